@@ -1,0 +1,42 @@
+// Validation rules of KeywardServer props (see validation.ts for how rules run).
+
+import type { KeywardServerProps } from './keyward-server';
+import { type ValidationRule, when } from './validation';
+
+export interface KeywardServerInput {
+  readonly props: KeywardServerProps;
+  /** Path of another KeywardServer already in the same stack, if any. */
+  readonly existing?: string;
+}
+
+export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] = [
+  {
+    id: 'one-per-stack',
+    check: ({ existing }) =>
+      existing ? [`a stack holds one KeywardServer (its manifest is per server); ${existing} is already defined: use another TerraformStack per server`] : [],
+  },
+  {
+    id: 'address-url',
+    check: ({ props }) =>
+      when(props.address, (a) => {
+        try {
+          const u = new URL(a);
+          return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `address ${JSON.stringify(a)} must use http or https`;
+        } catch {
+          return `address ${JSON.stringify(a)} is not a URL (expected a form like https://vault.example.com:8200)`;
+        }
+      }),
+  },
+  {
+    id: 'namespace-format',
+    check: ({ props }) =>
+      when(props.namespace, (ns) =>
+        /^[\w.-]+(\/[\w.-]+)*\/?$/.test(ns) ? undefined : `namespace ${JSON.stringify(ns)} must be a path like "team-a" or "team-a/dev"`,
+      ),
+  },
+  {
+    id: 'salt-length',
+    check: ({ props }) =>
+      when(props.fingerprintSalt, (s) => (s.length >= 16 ? undefined : 'fingerprintSalt must be at least 16 characters')),
+  },
+];

@@ -1,0 +1,87 @@
+// The server connection: where a stack's auth backends and snapshot configs are applied. It owns
+// the stack's manifest and the terraform_data resources whose provisioners run `keyward`.
+
+import { TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+import { createHash } from 'node:crypto';
+import type { AuthBackendPart, SnapshotPart } from './manifest-parts';
+import { keywardServerRules } from './keyward-server-rules';
+import { attachStackSynthesis } from './stack-synthesis';
+import { validateAll } from './validation';
+
+export interface KeywardServerProps {
+  /**
+   * Server address, e.g. `https://vault.example.com:8200`. `VAULT_ADDR` in the deploying
+   * environment overrides it.
+   * @default the `VAULT_ADDR` environment variable of the process that runs the deploy
+   */
+  readonly address?: string;
+  /**
+   * Namespace the auth backends live in (snapshot configs always use the root namespace).
+   * @default the root namespace, or `VAULT_NAMESPACE` of the deploying process
+   */
+  readonly namespace?: string;
+  /**
+   * Key for secret fingerprints (not itself secret). Changing it rewrites every secret once.
+   * @default derived from the stack's construct path, so it is stable across synths
+   */
+  readonly fingerprintSalt?: string;
+  /**
+   * Delete snapshot configs on the server that this stack does not declare.
+   * @default false - undeclared snapshot configs are left alone
+   */
+  readonly exclusiveSnapshotConfigs?: boolean;
+}
+
+const BRAND = Symbol.for('keyward.KeywardServer');
+
+/**
+ * The server a stack manages. The token is never a prop: `keyward` reads `VAULT_TOKEN` from the
+ * environment of `cdktf deploy` (or of `keyward apply`), so it is in no file and no state.
+ * One per stack.
+ */
+export class KeywardServer extends Construct {
+  static isKeywardServer(x: unknown): x is KeywardServer {
+    return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  /** The server construct of a stack, if it has one. */
+  static of(scope: Construct): KeywardServer | undefined {
+    return TerraformStack.of(scope).node.findAll().find((c): c is KeywardServer => KeywardServer.isKeywardServer(c));
+  }
+
+  readonly address?: string;
+  readonly namespace?: string;
+  readonly fingerprintSalt: string;
+  readonly exclusiveSnapshotConfigs: boolean;
+  private readonly authBackends: AuthBackendPart[] = [];
+  private readonly snapshotConfigs: SnapshotPart[] = [];
+
+  constructor(scope: Construct, id: string, props: KeywardServerProps = {}) {
+    const existing = KeywardServer.of(scope);
+    super(scope, id);
+    Object.defineProperty(this, BRAND, { value: true });
+    validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
+    this.address = props.address;
+    this.namespace = props.namespace;
+    this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;
+    this.fingerprintSalt =
+      props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}`).digest('hex').slice(0, 32);
+    attachStackSynthesis(this);
+  }
+
+  /** @internal called by CloudAuthBackend */
+  _addAuthBackend(part: AuthBackendPart): void {
+    this.authBackends.push(part);
+  }
+
+  /** @internal called by SnapshotAutoConfig */
+  _addSnapshotConfig(part: SnapshotPart): void {
+    this.snapshotConfigs.push(part);
+  }
+
+  /** @internal */
+  _parts(): { authBackends: readonly AuthBackendPart[]; snapshotConfigs: readonly SnapshotPart[] } {
+    return { authBackends: this.authBackends, snapshotConfigs: this.snapshotConfigs };
+  }
+}

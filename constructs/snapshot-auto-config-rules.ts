@@ -1,0 +1,156 @@
+// Validation rules of SnapshotAutoConfig props; required fields per storage type come from the wire
+// field table (src/schema/snapshot-config.ts) so construct and server agree.
+
+import { parseDurationSeconds } from '../src/schema/duration';
+import { fieldsForStorageType, isStorageType, snapshotConfigNameProblem } from '../src/schema/snapshot-config';
+import { BLOB_ENVIRONMENTS } from '../src/schema/snapshot-validate';
+import { KeywardServer } from './keyward-server';
+import { RemovalPolicy } from './manifest-parts';
+import type { SnapshotAutoConfigProps } from './snapshot-auto-config';
+import { type ValidationRule, isToken, when } from './validation';
+
+export interface SnapshotAutoConfigInput {
+  readonly props: SnapshotAutoConfigProps;
+  readonly configName: string;
+  readonly secretProblems: readonly string[];
+  /** Path of another config on the same server with the same name. */
+  readonly clash?: string;
+}
+
+/** Wire field name -> the option that sets it, for messages in the caller's vocabulary. */
+const OPTION_NAMES: Record<string, string> = {
+  local_max_space: 'SnapshotStorage.local({ maxSpaceBytes })',
+  cloudone_bucket: 'SnapshotStorage.cloudOne({ bucket })',
+  cloudone_region: 'SnapshotStorage.cloudOne({ region })',
+  cloudtwo_bucket: 'SnapshotStorage.cloudTwo({ bucket })',
+  cloudthree_container_name: 'SnapshotStorage.cloudThree({ containerName })',
+  cloudthree_account_name: 'SnapshotStorage.cloudThree({ accountName })',
+  cloudthree_account_key: 'SnapshotStorage.cloudThree({ accountKey })',
+};
+
+const storageOf = (p: SnapshotAutoConfigProps) => (p.storage && isStorageType(p.storage.storageType) ? p.storage : undefined);
+
+export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfigInput>[] = [
+  {
+    id: 'server-required',
+    check: ({ props }) => (KeywardServer.isKeywardServer(props.server) ? [] : ['server must be a KeywardServer construct']),
+  },
+  {
+    id: 'config-name',
+    check: ({ props, configName }) => {
+      if (isToken(props.configName)) return ['configName must be known at synth time (it identifies the config), not a Terraform token'];
+      const p = snapshotConfigNameProblem(configName);
+      return p ? [`configName: ${p}`] : [];
+    },
+  },
+  { id: 'config-name-unique', check: ({ configName, clash }) => (clash ? [`configName ${JSON.stringify(configName)} is already used on this server by ${clash}`] : []) },
+  {
+    id: 'storage-choice',
+    check: ({ props }) => (storageOf(props) ? [] : ['storage must be SnapshotStorage.local(...), .cloudOne(...), .cloudTwo(...) or .cloudThree(...)']),
+  },
+  {
+    id: 'interval-syntax',
+    check: ({ props }) => {
+      if (props.interval === undefined) return ['interval is required (seconds or a duration string such as "1h")'];
+      return when(props.interval, (v) => {
+        try {
+          return parseDurationSeconds(v) > 0 ? undefined : `interval must be positive (got ${JSON.stringify(v)})`;
+        } catch (e) {
+          return `interval: ${(e as Error).message}`;
+        }
+      });
+    },
+  },
+  {
+    id: 'retain-min',
+    check: ({ props }) => when(props.retain, (r) => (Number.isInteger(r) && r >= 1 ? undefined : `retain must be a whole number >= 1 (got ${r})`)),
+  },
+  {
+    id: 'required-per-storage-type',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      const out: string[] = [];
+      if (props.pathPrefix === undefined || props.pathPrefix === '') out.push('pathPrefix is required');
+      if (!s) return out;
+      for (const spec of fieldsForStorageType(s.storageType)) {
+        if (!spec.required || spec.owner === 'common') continue;
+        const v = spec.secret ? s.secrets[spec.name] : s.fields[spec.name];
+        if (isToken(v)) continue;
+        const missing = v === undefined || v === '' || (spec.kind === 'int' && !(typeof v === 'number' && Number.isInteger(v) && v > 0));
+        if (missing) {
+          out.push(`${OPTION_NAMES[spec.name] ?? spec.name} is required for storage type ${s.storageType}${spec.kind === 'int' ? ' (a whole number of bytes > 0)' : ''}`);
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: 'trailing-slash',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      if (!s || (s.storageType !== 'cloudtwo-store' && s.storageType !== 'cloudthree-store')) return [];
+      return when(props.pathPrefix, (p) =>
+        p === '' || p.endsWith('/') ? undefined : `pathPrefix must end with "/" for storage type ${s.storageType} (got ${JSON.stringify(p)})`,
+      );
+    },
+  },
+  {
+    id: 'file-prefix',
+    check: ({ props }) => when(props.filePrefix, (f) => (f.includes('/') ? 'filePrefix must not contain "/" (put directories in pathPrefix)' : undefined)),
+  },
+  {
+    id: 'cloudone-options',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      if (s?.storageType !== 'cloudone-store') return [];
+      const out: string[] = [];
+      if (s.fields.cloudone_enable_kms === true && s.fields.cloudone_server_side_encryption === true) {
+        out.push('cloudOne: enableKms and serverSideEncryption are mutually exclusive');
+      }
+      if ((s.fields.cloudone_access_key_id === undefined) !== (s.secrets.cloudone_secret_access_key === undefined)) {
+        out.push('cloudOne: accessKeyId and secretAccessKey must be set together');
+      }
+      return out;
+    },
+  },
+  {
+    id: 'bucket-names',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      if (!s) return [];
+      return ['cloudone_bucket', 'cloudtwo_bucket', 'cloudthree_container_name'].flatMap((f) =>
+        when(s.fields[f] as string | undefined, (b) => (String(b).includes('/') ? `${OPTION_NAMES[f] ?? f}: must be a bare name without "/" (put prefixes in pathPrefix)` : undefined)),
+      );
+    },
+  },
+  {
+    id: 'cloudtwo-key-json',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      return when(s?.secrets.cloudtwo_service_account_key, (k) => {
+        try {
+          const v: unknown = JSON.parse(k);
+          if (typeof v === 'object' && v !== null && !Array.isArray(v)) return undefined;
+        } catch {
+          // fall through: the message must not quote the secret
+        }
+        return 'cloudTwo: serviceAccountKey must be a JSON object (a service-account key file)';
+      });
+    },
+  },
+  {
+    id: 'blob-environment',
+    check: ({ props }) =>
+      when(storageOf(props)?.fields.cloudthree_blob_environment as string | undefined, (e) =>
+        e === '' || e.toUpperCase() in BLOB_ENVIRONMENTS ? undefined : `cloudThree: blobEnvironment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')}`,
+      ),
+  },
+  { id: 'secrets', check: ({ secretProblems }) => secretProblems },
+  {
+    id: 'removal-policy',
+    check: ({ props }) =>
+      props.removalPolicy === undefined || Object.values(RemovalPolicy).includes(props.removalPolicy)
+        ? []
+        : [`removalPolicy must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN (got ${JSON.stringify(props.removalPolicy)})`],
+  },
+];

@@ -1,0 +1,97 @@
+// SnapshotAutoConfig: a named automated snapshot configuration on the server (root namespace).
+
+import { Construct } from 'constructs';
+import type { DurationValue } from './cloud-auth-role';
+import type { KeywardServer } from './keyward-server';
+import { type ManifestContext, type SnapshotEntry, type SnapshotPart, RemovalPolicy, compact } from './manifest-parts';
+import { type SecretBinding, bindSecret, isSecretProblem } from './secret';
+import { snapshotAutoConfigRules } from './snapshot-auto-config-rules';
+import type { SnapshotStorage } from './snapshot-storage';
+import { validateAll } from './validation';
+
+export interface SnapshotAutoConfigProps {
+  /** The server the configuration lives on. */
+  readonly server: KeywardServer;
+  /**
+   * Configuration name.
+   * @default the construct id
+   */
+  readonly configName?: string;
+  /** Time between snapshots: whole seconds or a duration string ("1h", "24h", "30m"). */
+  readonly interval: DurationValue;
+  /**
+   * Number of snapshots kept; older ones are deleted after a new one is complete.
+   * @default 1
+   */
+  readonly retain?: number;
+  /**
+   * `local`: the directory. Object stores: the key prefix, which must end with "/" for cloudTwo and
+   * cloudThree.
+   */
+  readonly pathPrefix: string;
+  /**
+   * Start of each snapshot's file or object name.
+   * @default 'vault-snapshot'
+   */
+  readonly filePrefix?: string;
+  /** Where snapshots go: `SnapshotStorage.local(...)`, `.cloudOne(...)`, `.cloudTwo(...)`, `.cloudThree(...)`. */
+  readonly storage: SnapshotStorage;
+  /**
+   * What `cdktf destroy` does with the configuration (snapshots already written are never deleted).
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+const BRAND = Symbol.for('keyward.SnapshotAutoConfig');
+
+/** An automated snapshot configuration. */
+export class SnapshotAutoConfig extends Construct implements SnapshotPart {
+  static isSnapshotAutoConfig(x: unknown): x is SnapshotAutoConfig {
+    return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  readonly server: KeywardServer;
+  readonly configName: string;
+  readonly removalPolicy: RemovalPolicy;
+  private readonly props: SnapshotAutoConfigProps;
+  private readonly bindings: SecretBinding[] = [];
+
+  constructor(scope: Construct, id: string, props: SnapshotAutoConfigProps) {
+    super(scope, id);
+    Object.defineProperty(this, BRAND, { value: true });
+    this.configName = props.configName ?? id;
+    const secretProblems: string[] = [];
+    for (const [field, value] of Object.entries(props.storage?.secrets ?? {})) {
+      if (value === undefined) continue;
+      const b = bindSecret(this, field, value);
+      if (isSecretProblem(b)) secretProblems.push(b.problem);
+      else this.bindings.push(b);
+    }
+    const other = props.server?._parts?.().snapshotConfigs.find((s) => s.configName === this.configName);
+    validateAll(this, 'SnapshotAutoConfig', { props, configName: this.configName, secretProblems, clash: other?.node.path }, snapshotAutoConfigRules);
+    this.props = props;
+    this.server = props.server;
+    this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
+    props.server._addSnapshotConfig(this);
+  }
+
+  secretBindings(): readonly SecretBinding[] {
+    return this.bindings;
+  }
+
+  renderSnapshotConfig(ctx: ManifestContext): SnapshotEntry {
+    const p = this.props;
+    const secrets = Object.fromEntries(this.bindings.map((b) => [b.field, ctx.secretRef(b)]));
+    return compact({
+      name: this.configName,
+      storage_type: p.storage.storageType,
+      interval: p.interval,
+      retain: p.retain,
+      path_prefix: p.pathPrefix,
+      file_prefix: p.filePrefix,
+      ...compact({ ...p.storage.fields }),
+      ...secrets,
+    }) as SnapshotEntry;
+  }
+}

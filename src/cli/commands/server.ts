@@ -1,0 +1,85 @@
+// `keyward server`: the embedded engine, in dev mode (like `vault server -dev`) or from a config file.
+
+import type { Command } from 'commander';
+import { startEngine, type EngineOptions } from '../../engine/engine';
+import { loadServerConfig } from '../../engine/config';
+import { isLogLevel } from '../../engine/log';
+
+interface ServerFlags {
+  dev?: boolean;
+  config?: string;
+  listen?: string;
+  rootToken?: string;
+  dataDir?: string;
+  edition?: string;
+  logLevel?: string;
+}
+
+function optionsFrom(flags: ServerFlags): EngineOptions {
+  if (flags.dev) {
+    if (flags.edition && !['oss', 'enterprise', 'plus'].includes(flags.edition)) throw new Error(`--edition must be oss, enterprise or plus`);
+    if (flags.logLevel && !isLogLevel(flags.logLevel)) throw new Error(`--log-level must be one of trace, debug, info, warn, error, off`);
+    return {
+      dev: true,
+      listen: flags.listen ?? '127.0.0.1:8200',
+      rootToken: flags.rootToken,
+      dataDir: flags.dataDir,
+      edition: (flags.edition as EngineOptions['edition']) ?? 'enterprise',
+      logLevel: (flags.logLevel as EngineOptions['logLevel']) ?? 'info',
+    };
+  }
+  if (!flags.config) throw new Error('keyward server needs --dev or --config FILE');
+  const c = loadServerConfig(flags.config);
+  return {
+    dev: false,
+    listen: flags.listen ?? c.listen,
+    dataDir: c.data_dir,
+    sealKeyFile: c.seal_key_file,
+    edition: c.edition,
+    logLevel: c.log_level,
+    maxBodyBytes: c.max_request_bytes,
+    clusterName: c.cluster_name,
+  };
+}
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('Run the embedded Vault-compatible engine')
+    .option('--dev', 'development mode: enterprise edition, temp data dir, known root token')
+    .option('--config <file>', 'config file (listen, data_dir, seal_key_file, edition, log_level)')
+    .option('--listen <addr>', 'listen address host:port (dev default 127.0.0.1:8200)')
+    .option('--root-token <token>', 'dev mode: use this root token')
+    .option('--data-dir <dir>', 'dev mode: keep data in this directory instead of a temp dir')
+    .option('--edition <edition>', 'dev mode: oss, enterprise or plus (default enterprise)')
+    .option('--log-level <level>', 'trace, debug, info, warn, error or off')
+    .action(async (flags: ServerFlags) => {
+      const engine = await startEngine(optionsFrom(flags));
+      const lines = [
+        `keyward engine listening on ${engine.url} (edition: ${engine.edition}${flags.dev ? ', dev mode' : ''})`,
+        `data directory: ${engine.dataDir}`,
+        '',
+        `    export VAULT_ADDR='${engine.url}'`,
+      ];
+      if (engine.rootToken) {
+        lines.push(`    export VAULT_TOKEN='${engine.rootToken}'`);
+        if (!flags.dev) lines.push('', 'This root token is shown once, at first initialization. Store it safely.');
+      }
+      process.stdout.write(lines.join('\n') + '\n');
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stdout.write(`${signal} received, shutting down\n`);
+        engine.close().then(
+          () => process.exit(0),
+          (e) => {
+            process.stderr.write(`shutdown failed: ${String(e)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
+}

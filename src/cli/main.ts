@@ -1,0 +1,21 @@
+// The `keyward` command: one subcommand per file under ./commands, registered here.
+
+import { Command } from 'commander';
+import { registerServer } from './commands/server';
+
+export function buildProgram(): Command {
+  const program = new Command('keyward')
+    .description('Declarative management of a Vault-compatible server: cloud auth and automated snapshots')
+    .showHelpAfterError();
+  registerServer(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,10 @@
+// The typed client for Vault-compatible servers (embedded engine or real Vault).
+
+export { VaultClient } from './vault-client';
+export { VaultClientError } from './errors';
+export { settingsFromEnv, createDispatcher, defaultRetryPolicy } from './options';
+export type { ClientSettings, RetryPolicy, SettingsOverrides } from './options';
+export type { ClientHooks, RetryEvent, Method } from './http';
+export type { AuthMount } from './sys-auth';
+export type { CloudConfigRead, CloudRoleRead } from './cloud-auth';
+export type { SnapshotConfigRead, SnapshotStatus } from './snapshots';

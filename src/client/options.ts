@@ -1,0 +1,70 @@
+// Client settings from Vault's environment conventions (VAULT_ADDR, VAULT_TOKEN, VAULT_NAMESPACE,
+// VAULT_CACERT, VAULT_SKIP_VERIFY) with explicit values taking precedence, and the retry policy.
+
+import { readFileSync } from 'node:fs';
+import { Agent, type Dispatcher } from 'undici';
+
+export interface RetryPolicy {
+  /** Total attempts per request, the first one included. */
+  attempts: number;
+  /** First backoff ceiling; doubles per retry ("full jitter": a uniform draw below the ceiling). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { attempts: 8, baseDelayMs: 50, maxDelayMs: 4000 };
+
+export interface ClientSettings {
+  address: string;
+  token?: string;
+  namespace?: string;
+  /** PEM file of the CA that signed the server's certificate. */
+  caFile?: string;
+  /** Disable certificate verification (testing only). */
+  tlsSkipVerify?: boolean;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout for headers and body. */
+  timeoutMs?: number;
+  /** Concurrent connections to the server (keep-alive pool size). */
+  connections?: number;
+}
+
+export interface SettingsOverrides {
+  address?: string;
+  token?: string;
+  namespace?: string;
+  caFile?: string;
+  tlsSkipVerify?: boolean;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
+
+/** Flags first, then the manifest's server block (address/namespace only), then the environment. */
+export function settingsFromEnv(
+  overrides: SettingsOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+  manifestServer: { address?: string; namespace?: string } = {},
+): ClientSettings {
+  const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
+  return {
+    address,
+    token: overrides.token ?? env.VAULT_TOKEN,
+    namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
+    caFile: overrides.caFile ?? env.VAULT_CACERT,
+    tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
+  };
+}
+
+/** A keep-alive connection pool with the TLS options applied. */
+export function createDispatcher(s: ClientSettings): Dispatcher {
+  const connect: Record<string, unknown> = {};
+  if (s.caFile) connect.ca = readFileSync(s.caFile);
+  if (s.tlsSkipVerify) connect.rejectUnauthorized = false;
+  return new Agent({
+    connect,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: s.connections ?? 32,
+    pipelining: 1,
+  });
+}

@@ -1,0 +1,54 @@
+// auth/<mount>/role/:name (write = create or merge-update, read, delete) and LIST role/, roles/.
+// Names are lower-cased on every path; the write rules live in src/schema/cloud-role-write.ts.
+
+import { randomUUID } from 'node:crypto';
+import type { Route, RequestContext } from '../../backend';
+import { reply } from '../../http/reply';
+import { requestFields } from '../../http/request-fields';
+import { Errors } from '../../../schema/errors';
+import { roleWriteShape, normalizeRoleName } from '../../../schema/cloud-role';
+import { applyRoleWrite, roleReadShape } from '../../../schema/cloud-role-write';
+import { ROLE_PREFIX, type CloudState } from './state';
+
+const nameOf = (ctx: RequestContext) => normalizeRoleName(ctx.params.name ?? '');
+
+export function roleRoutes(state: CloudState): Route[] {
+  const write = async (ctx: RequestContext) => {
+    const name = nameOf(ctx);
+    if (!name) throw Errors.badRequest('role name is required');
+    const { values } = requestFields(ctx, roleWriteShape);
+    delete values.name;
+    const existing = await state.role(name, ctx.storage);
+    const { role, warnings } = applyRoleWrite(existing, values, { newRoleId: randomUUID() });
+    await ctx.storage.put(ROLE_PREFIX + name, role);
+    ctx.warnings.push(...warnings);
+    return reply.data(null);
+  };
+  const list = async (ctx: RequestContext) => {
+    const keys = (await ctx.storage.list(ROLE_PREFIX)).filter((k) => !k.includes('/'));
+    if (keys.length === 0) throw Errors.notFound();
+    return reply.data({ keys });
+  };
+  return [
+    {
+      pattern: 'role/:name',
+      unknownFields: 'reject',
+      exists: async (ctx) => (await state.role(nameOf(ctx), ctx.storage)) !== undefined,
+      operations: {
+        create: write,
+        update: write,
+        read: async (ctx) => {
+          const role = await state.role(nameOf(ctx), ctx.storage);
+          if (!role) throw Errors.notFound();
+          return reply.data(roleReadShape(role));
+        },
+        delete: async (ctx) => {
+          await ctx.storage.delete(ROLE_PREFIX + nameOf(ctx));
+          return reply.none();
+        },
+      },
+    },
+    { pattern: 'role/?', operations: { list } },
+    { pattern: 'roles/?', operations: { list } },
+  ];
+}

@@ -1,0 +1,230 @@
+// The request pipeline, a function from EngineRequest to EngineResponse: namespace, routing, token,
+// ACL, body, handler, envelope. Expected errors carry their status; anything else is logged and
+// answered with a generic 500.
+
+import { randomUUID } from 'node:crypto';
+import type { Operation, RequestContext, Route } from './backend';
+import type { Clock } from './clock';
+import type { Logger } from './log';
+import type { JsonStore } from './storage/json-store';
+import { ApiError, Errors } from '../schema/errors';
+import { addressInCidrs } from '../schema/cidr';
+import { parseJsonObject, readBody } from './http/body';
+import { jsonResponse, type EngineRequest, type EngineResponse } from './http/request';
+import type { Reply } from './http/reply';
+import { RouteTable } from './http/router';
+import { Namespaces } from './namespace/namespaces';
+import type { Mounts, LiveMount } from './mount/mounts';
+import type { PolicyStore } from './policy/policy-store';
+import type { TokenStore } from './token/token-store';
+import type { TokenEntry } from './token/token-entry';
+import type { IdentityStore } from './identity/identity-store';
+import { issueLoginToken } from './token/login-issue';
+
+export interface CoreDeps {
+  clock: Clock;
+  log: Logger;
+  namespaces: Namespaces;
+  mounts: Mounts;
+  tokens: TokenStore;
+  policies: PolicyStore;
+  identity: IdentityStore;
+  rootStore: JsonStore;
+  /** Namespace-relative system paths (sys/..., identity/...). */
+  systemRoutes: () => RouteTable;
+  /** Paths under auth/token/. */
+  tokenRoutes: RouteTable;
+  maxBodyBytes: number;
+}
+
+interface Target {
+  route: Route;
+  params: Record<string, string>;
+  path: string;
+  storage: JsonStore;
+  mount?: LiveMount;
+}
+
+function operationOf(method: string, query: URLSearchParams): Operation {
+  switch (method) {
+    case 'GET': {
+      const list = query.get('list');
+      if (list === null) return 'read';
+      if (['true', '1', 't', 'TRUE', 'True', 'T'].includes(list)) return 'list';
+      if (['false', '0', 'f', 'FALSE', 'False', 'F', ''].includes(list)) return 'read';
+      throw Errors.badRequest(`invalid value for "list" query parameter: ${JSON.stringify(list)} (use true or false)`);
+    }
+    case 'LIST':
+      return 'list';
+    case 'POST':
+    case 'PUT':
+      return 'update';
+    case 'DELETE':
+      return 'delete';
+    default:
+      throw Errors.unsupportedOperation();
+  }
+}
+
+function tokenFrom(headers: EngineRequest['headers']): string | undefined {
+  const v = headers['x-vault-token'];
+  if (v && v.trim() !== '') return v.trim();
+  const auth = headers['authorization'];
+  const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
+  return m ? m[1].trim() : undefined;
+}
+
+/** Create and update share a handler when a route defines only one of them. */
+function handlerFor(route: Route, op: Operation) {
+  const ops = route.operations;
+  if (op === 'create') return ops.create ?? ops.update;
+  if (op === 'update') return ops.update ?? ops.create;
+  return ops[op];
+}
+
+export class Core {
+  private readonly mountTables = new WeakMap<LiveMount, RouteTable>();
+
+  constructor(private readonly d: CoreDeps) {}
+
+  async handle(req: EngineRequest): Promise<EngineResponse> {
+    const requestId = randomUUID();
+    try {
+      return await this.dispatch(req, requestId);
+    } catch (e) {
+      if (req.body && !Buffer.isBuffer(req.body)) req.body.resume();
+      if (ApiError.isApiError(e)) return jsonResponse(e.status, { errors: e.errors });
+      this.d.log.error('request failed', { request_id: requestId, method: req.method, error: (e as Error)?.stack ?? String(e) });
+      return jsonResponse(500, { errors: ['internal error'] });
+    }
+  }
+
+  private async dispatch(req: EngineRequest, requestId: string): Promise<EngineResponse> {
+    const url = new URL(req.url, 'http://engine');
+    if (!url.pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
+    const method = req.method.toUpperCase();
+    let operation = operationOf(method, url.searchParams);
+    const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], url.pathname.slice(4));
+    let path = nsPath;
+    if (operation === 'list' && !path.endsWith('/')) path += '/';
+    const tokenId = tokenFrom(req.headers);
+    const target = this.route(namespace, path);
+
+    // Authenticate before revealing whether a path exists.
+    let token: TokenEntry | undefined;
+    if (tokenId) token = await this.d.tokens.lookup(tokenId);
+    const needsToken = !target?.route.unauthenticated;
+    if (needsToken) {
+      if (!token) throw Errors.permissionDenied();
+      if (!Namespaces.covers(this.d.namespaces.byId(token.namespaceId) ?? { id: '', path: '\u0000' }, namespace)) throw Errors.permissionDenied();
+    }
+    if (token && token.boundCidrs.length > 0 && !addressInCidrs(req.remoteAddress, token.boundCidrs)) {
+      throw Errors.permissionDenied();
+    }
+    if (!target) throw Errors.unsupportedPath();
+    if (!handlerFor(target.route, operation)) throw Errors.unsupportedOperation();
+    if ((operation === 'update' || operation === 'create') && path.endsWith('/') && !target.route.pattern.endsWith('/?')) {
+      throw Errors.badRequest("cannot write to a path ending in '/'");
+    }
+    if (target.route.rootOnly && namespace.id !== 'root') throw Errors.namespaceUnavailable();
+
+    let body: Record<string, unknown> = {};
+    if (!target.route.raw) {
+      body = parseJsonObject(await readBody(req.body, this.d.maxBodyBytes));
+      if (method === 'GET' || method === 'DELETE' || method === 'LIST') {
+        for (const [k, v] of url.searchParams) if (k !== 'list' && !(k in body)) body[k] = v;
+      }
+    }
+    const ctx: RequestContext = {
+      operation,
+      path: target.path,
+      aclPath: path,
+      params: target.params,
+      body,
+      stream: target.route.raw && req.body && !Buffer.isBuffer(req.body) ? req.body : undefined,
+      query: url.searchParams,
+      namespace,
+      token,
+      clientAddress: req.remoteAddress,
+      warnings: [],
+      storage: target.storage,
+      clock: this.d.clock,
+      log: this.d.log,
+      requestId,
+      unknownFields: target.route.unknownFields,
+    };
+    if (target.route.raw && Buffer.isBuffer(req.body)) ctx.stream = (await import('node:stream')).Readable.from([req.body]);
+
+    let revokeAfter = false;
+    if (needsToken && token) {
+      if (operation === 'update' && target.route.exists && !(await target.route.exists(ctx))) operation = 'create';
+      ctx.operation = operation;
+      const ownerNs = this.d.namespaces.byId(token.namespaceId)!;
+      const aclPath = namespace.path.slice(ownerNs.path.length) + path;
+      const acl = await this.d.policies.acl(ownerNs, token.policies);
+      if (!acl.allows(operation, aclPath, { sudo: !!target.route.sudo })) throw Errors.permissionDenied();
+      const use = await this.d.tokens.use(token);
+      if (!use.ok) throw Errors.permissionDenied();
+      revokeAfter = use.revokeAfter;
+    }
+
+    const result = (await handlerFor(target.route, operation)!(ctx)) ?? { kind: 'none' };
+    if (revokeAfter && token) await this.d.tokens.revoke(token);
+    return this.respond(result, ctx, requestId, target.mount);
+  }
+
+  private route(namespace: { id: string; path: string }, path: string): Target | undefined {
+    if (path.startsWith('auth/token/') || path === 'auth/token') {
+      const m = this.d.tokenRoutes.match(path.slice('auth/token/'.length));
+      return m && { ...m, path: path.slice('auth/token/'.length), storage: this.d.rootStore.sub('sys/token/') };
+    }
+    if (path.startsWith('auth/')) {
+      const found = this.d.mounts.find(namespace, path.slice(5));
+      if (!found) return undefined;
+      let table = this.mountTables.get(found.mount);
+      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.backend.routes)));
+      const m = table.match(found.path);
+      return m && { ...m, path: found.path, storage: found.mount.storage, mount: found.mount };
+    }
+    const m = this.d.systemRoutes().match(path);
+    return m && { ...m, path, storage: this.d.rootStore };
+  }
+
+  private async respond(r: Reply, ctx: RequestContext, requestId: string, mount?: LiveMount): Promise<EngineResponse> {
+    const envelope = (data: unknown, auth: unknown = null, warnings: string[] = ctx.warnings) => ({
+      request_id: requestId,
+      lease_id: '',
+      renewable: false,
+      lease_duration: 0,
+      data,
+      wrap_info: null,
+      warnings: warnings.length > 0 ? warnings : null,
+      auth,
+    });
+    switch (r.kind) {
+      case 'none':
+        return ctx.warnings.length > 0 ? jsonResponse(200, envelope(null)) : { status: 204, headers: { 'cache-control': 'no-store' } };
+      case 'data':
+        return jsonResponse(r.status ?? 200, envelope(r.data));
+      case 'auth':
+        return jsonResponse(200, envelope(null, r.auth));
+      case 'plain':
+        return jsonResponse(r.status, r.body);
+      case 'stream':
+        return {
+          status: 200,
+          headers: {
+            'content-type': r.contentType,
+            'cache-control': 'no-store',
+            ...(r.filename ? { 'content-disposition': `attachment; filename="${r.filename}"` } : {}),
+          },
+          body: r.stream,
+        };
+      case 'login': {
+        if (!mount) throw Errors.internal();
+        const { auth, warnings } = await issueLoginToken(this.d, mount.info, r.login);
+        return jsonResponse(200, envelope(null, auth, [...ctx.warnings, ...warnings]));
+      }
+    }
+  }
+}

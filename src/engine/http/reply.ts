@@ -1,0 +1,25 @@
+// What a handler returns; the core turns it into the Vault response envelope (or 204, or a stream).
+
+import type { Readable } from 'node:stream';
+import type { LoginResult } from '../token/login-result';
+
+export type Reply =
+  | { kind: 'data'; data: unknown; status?: number }
+  | { kind: 'login'; login: LoginResult }
+  /** A token the handler created itself (token store): the envelope's auth block. */
+  | { kind: 'auth'; auth: unknown }
+  | { kind: 'none' }
+  | { kind: 'stream'; stream: Readable; contentType: string; filename?: string }
+  /** A body outside the envelope, for endpoints like sys/health that answer plain JSON with their own status. */
+  | { kind: 'plain'; status: number; body: unknown };
+
+export const reply = {
+  /** 200 with the envelope; data may be null (Vault's answer for writes that return an empty response). */
+  data: (data: unknown): Reply => ({ kind: 'data', data }),
+  /** 204 No Content. */
+  none: (): Reply => ({ kind: 'none' }),
+  login: (login: LoginResult): Reply => ({ kind: 'login', login }),
+  auth: (auth: unknown): Reply => ({ kind: 'auth', auth }),
+  stream: (stream: Readable, contentType: string, filename?: string): Reply => ({ kind: 'stream', stream, contentType, filename }),
+  plain: (status: number, body: unknown): Reply => ({ kind: 'plain', status, body }),
+};

@@ -1,0 +1,155 @@
+// The auth mount table of every namespace, with a live backend per mount. Each mount's data lives
+// under its own storage prefix, removed when the mount is disabled.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AuthBackend, AuthBackendFactory, MountInfo, NamespaceRef } from '../backend';
+import type { Clock } from '../clock';
+import type { Logger } from '../log';
+import type { JsonStore } from '../storage/json-store';
+import { Errors } from '../../schema/errors';
+
+export interface MountEntry {
+  /** With a trailing slash: "cloud/", "team/a/". */
+  path: string;
+  type: string;
+  description: string;
+  accessor: string;
+  uuid: string;
+  namespaceId: string;
+}
+
+export interface LiveMount {
+  entry: MountEntry;
+  info: MountInfo;
+  backend: AuthBackend;
+  storage: JsonStore;
+}
+
+export function normalizeMountPath(p: string): string {
+  const t = p.replace(/^\/+|\/+$/g, '');
+  return t === '' ? '' : `${t}/`;
+}
+
+export class Mounts {
+  private byNamespace = new Map<string, LiveMount[]>();
+  private byAccessor = new Map<string, LiveMount>();
+
+  constructor(
+    private readonly root: JsonStore,
+    private readonly factories: AuthBackendFactory[],
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly namespaceById: (id: string) => NamespaceRef | undefined,
+  ) {}
+
+  private tableKey(nsId: string) {
+    return `core/auth-mounts/${nsId}`;
+  }
+
+  mountStorage(entry: MountEntry): JsonStore {
+    return this.root.sub(`ns/${entry.namespaceId}/auth/${entry.uuid}/`);
+  }
+
+  async load(namespaceIds: string[]): Promise<void> {
+    await this.closeAll();
+    for (const nsId of namespaceIds) {
+      const table = (await this.root.get<MountEntry[]>(this.tableKey(nsId))) ?? [];
+      for (const entry of table) this.activate(entry);
+    }
+  }
+
+  private activate(entry: MountEntry): LiveMount {
+    const factory = this.factories.find((f) => f.type === entry.type);
+    if (!factory) throw new Error(`no auth method of type ${entry.type} is available`);
+    const namespace = this.namespaceById(entry.namespaceId) ?? { id: entry.namespaceId, path: '' };
+    const info: MountInfo = { path: entry.path.slice(0, -1), accessor: entry.accessor, type: entry.type, namespace };
+    const storage = this.mountStorage(entry);
+    const backend = factory.create({ storage, clock: this.clock, log: this.log, mount: info, env: process.env });
+    const live: LiveMount = { entry, info, backend, storage };
+    const list = this.byNamespace.get(entry.namespaceId) ?? [];
+    list.push(live);
+    list.sort((a, b) => b.entry.path.length - a.entry.path.length); // longest prefix first
+    this.byNamespace.set(entry.namespaceId, list);
+    this.byAccessor.set(entry.accessor, live);
+    return live;
+  }
+
+  list(ns: NamespaceRef): MountEntry[] {
+    return (this.byNamespace.get(ns.id) ?? []).map((m) => m.entry).sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /** The mount that serves `rest` (the path after "auth/"), and the path relative to it. */
+  find(ns: NamespaceRef, rest: string): { mount: LiveMount; path: string } | undefined {
+    for (const m of this.byNamespace.get(ns.id) ?? []) {
+      if (rest.startsWith(m.entry.path)) return { mount: m, path: rest.slice(m.entry.path.length) };
+      if (rest === m.entry.path.slice(0, -1)) return { mount: m, path: '' };
+    }
+    return undefined;
+  }
+
+  byAccessorId(accessor: string): LiveMount | undefined {
+    return this.byAccessor.get(accessor);
+  }
+
+  typeAvailable(type: string): boolean {
+    return this.factories.some((f) => f.type === type);
+  }
+
+  async enable(ns: NamespaceRef, path: string, type: string, description: string): Promise<MountEntry> {
+    const p = normalizeMountPath(path);
+    if (p === '') throw Errors.badRequest('mount path is required');
+    if (!/^[\w.-]+(\/[\w.-]+)*\/$/.test(p)) throw Errors.badRequest(`invalid mount path "${path}": use letters, digits, "_", "-", "." and "/"`);
+    if (p === 'token/' || p.startsWith('token/')) throw Errors.badRequest(`path is already in use at token/`);
+    if (!type) throw Errors.badRequest('the "type" field is required (for example "cloud")');
+    if (!this.typeAvailable(type)) {
+      throw Errors.badRequest(`unknown auth method type "${type}"; available: ${['token', ...this.factories.map((f) => f.type)].join(', ')}`);
+    }
+    for (const m of this.list(ns)) {
+      if (m.path === p || p.startsWith(m.path) || m.path.startsWith(p)) throw Errors.badRequest(`path is already in use at ${m.path}`);
+    }
+    const entry: MountEntry = {
+      path: p,
+      type,
+      description,
+      accessor: `auth_${type}_${randomBytes(4).toString('hex')}`,
+      uuid: randomUUID(),
+      namespaceId: ns.id,
+    };
+    await this.root.put(this.tableKey(ns.id), [...this.list(ns), entry]);
+    this.activate(entry);
+    return entry;
+  }
+
+  async tune(ns: NamespaceRef, path: string, description: string): Promise<void> {
+    const p = normalizeMountPath(path);
+    const table = this.list(ns).map((m) => (m.path === p ? { ...m, description } : m));
+    if (!table.some((m) => m.path === p)) throw Errors.badRequest(`no auth mount at ${p}`);
+    await this.root.put(this.tableKey(ns.id), table);
+    const live = (this.byNamespace.get(ns.id) ?? []).find((m) => m.entry.path === p);
+    if (live) live.entry.description = description;
+  }
+
+  /** Removes the mount and all of its data. Disabling a path that is not mounted is a no-op. */
+  async disable(ns: NamespaceRef, path: string): Promise<void> {
+    const p = normalizeMountPath(path);
+    const live = (this.byNamespace.get(ns.id) ?? []).find((m) => m.entry.path === p);
+    if (!live) return;
+    await this.root.put(this.tableKey(ns.id), this.list(ns).filter((m) => m.path !== p));
+    this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
+    this.byAccessor.delete(live.entry.accessor);
+    await live.backend.close?.();
+    await live.storage.deletePrefix();
+  }
+
+  /** Drops every mount of a namespace (namespace deletion). */
+  async disableAll(ns: NamespaceRef): Promise<void> {
+    for (const m of this.list(ns)) await this.disable(ns, m.path);
+    await this.root.delete(this.tableKey(ns.id));
+  }
+
+  async closeAll(): Promise<void> {
+    for (const list of this.byNamespace.values()) for (const m of list) await m.backend.close?.();
+    this.byNamespace.clear();
+    this.byAccessor.clear();
+  }
+}

@@ -1,0 +1,36 @@
+// AES-256-GCM sealing of values at rest. Blob layout: 1-byte version, 12-byte nonce, ciphertext,
+// 16-byte tag. Optional associated data binds a value to its storage key, so values cannot be
+// swapped between keys undetected.
+
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Seal } from '../backend';
+
+const VERSION = 1;
+
+export class AesSeal implements Seal {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('seal key must be 32 bytes (AES-256)');
+  }
+
+  encrypt(plain: Buffer, aad?: string): Buffer {
+    const nonce = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.key, nonce);
+    if (aad !== undefined) c.setAAD(Buffer.from(aad, 'utf8'));
+    const body = Buffer.concat([c.update(plain), c.final()]);
+    return Buffer.concat([Buffer.from([VERSION]), nonce, body, c.getAuthTag()]);
+  }
+
+  decrypt(sealed: Buffer, aad?: string): Buffer {
+    if (sealed.length < 29 || sealed[0] !== VERSION) throw new Error('value is not sealed by this server');
+    const nonce = sealed.subarray(1, 13);
+    const tag = sealed.subarray(sealed.length - 16);
+    const d = createDecipheriv('aes-256-gcm', this.key, nonce);
+    if (aad !== undefined) d.setAAD(Buffer.from(aad, 'utf8'));
+    d.setAuthTag(tag);
+    try {
+      return Buffer.concat([d.update(sealed.subarray(13, sealed.length - 16)), d.final()]);
+    } catch {
+      throw new Error('value could not be unsealed: wrong seal key or corrupted data');
+    }
+  }
+}

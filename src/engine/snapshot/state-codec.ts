@@ -1,0 +1,98 @@
+// The state.bin encoding inside a snapshot archive: every storage entry as length-prefixed key and
+// value bytes (values stay barrier-encrypted), then an end marker with the entry count.
+
+import type { Readable, Writable } from 'node:stream';
+import { once } from 'node:events';
+import type { StorageEntry } from '../storage/storage';
+
+export const STATE_MAGIC = Buffer.from('KWSTATE1');
+const END_MARK = 0xffffffff;
+const FLUSH_AT = 256 * 1024;
+
+export class StateFormatError extends Error {}
+
+/**
+ * Streams entries into `out` (backpressure respected), feeding every byte to `onChunk` as well
+ * (hashing, counting). Memory stays bounded by FLUSH_AT plus the largest entry.
+ */
+export async function encodeState(
+  entries: AsyncIterable<StorageEntry>,
+  out: Writable,
+  onChunk: (chunk: Buffer) => void,
+): Promise<{ count: number; bytes: number }> {
+  let pending: Buffer[] = [STATE_MAGIC];
+  let pendingBytes = STATE_MAGIC.length;
+  let bytes = 0;
+  let count = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const chunk = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    onChunk(chunk);
+    bytes += chunk.length;
+    if (!out.write(chunk)) await once(out, 'drain');
+  };
+  for await (const e of entries) {
+    const key = Buffer.from(e.key, 'utf8');
+    const head = Buffer.allocUnsafe(4);
+    head.writeUInt32BE(key.length);
+    const vlen = Buffer.allocUnsafe(4);
+    vlen.writeUInt32BE(e.value.length);
+    pending.push(head, key, vlen, e.value);
+    pendingBytes += 8 + key.length + e.value.length;
+    count++;
+    if (pendingBytes >= FLUSH_AT) await flush();
+  }
+  const end = Buffer.allocUnsafe(8);
+  end.writeUInt32BE(END_MARK, 0);
+  end.writeUInt32BE(count, 4);
+  pending.push(end);
+  pendingBytes += 8;
+  await flush();
+  return { count, bytes };
+}
+
+/** Reads entries back lazily from a state.bin stream; throws StateFormatError on any damage. */
+export async function* decodeState(input: Readable): AsyncGenerator<StorageEntry> {
+  const it = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let buf: Buffer = Buffer.alloc(0);
+  let off = 0;
+  const need = async (n: number): Promise<boolean> => {
+    while (buf.length - off < n) {
+      const r = await it.next();
+      if (r.done) return false;
+      buf = off === buf.length ? r.value : Buffer.concat([buf.subarray(off), r.value]);
+      off = 0;
+    }
+    return true;
+  };
+  const take = (n: number) => {
+    const out = buf.subarray(off, off + n);
+    off += n;
+    return out;
+  };
+  if (!(await need(STATE_MAGIC.length)) || !take(STATE_MAGIC.length).equals(STATE_MAGIC)) {
+    throw new StateFormatError('state.bin has an unknown format');
+  }
+  let count = 0;
+  for (;;) {
+    if (!(await need(4))) throw new StateFormatError('state.bin is truncated');
+    const klen = take(4).readUInt32BE();
+    if (klen === END_MARK) {
+      if (!(await need(4))) throw new StateFormatError('state.bin is truncated');
+      const expected = take(4).readUInt32BE();
+      if (expected !== count) throw new StateFormatError(`state.bin holds ${count} entries, its end marker says ${expected}`);
+      if (await need(1)) throw new StateFormatError('state.bin has trailing bytes');
+      return;
+    }
+    if (!(await need(klen + 4))) throw new StateFormatError('state.bin is truncated');
+    const key = take(klen).toString('utf8');
+    const vlen = take(4).readUInt32BE();
+    if (!(await need(vlen))) throw new StateFormatError('state.bin is truncated');
+    // Copy: the chunk buffer is reused for later entries.
+    const value = Buffer.from(take(vlen));
+    count++;
+    yield { key, value };
+  }
+}

@@ -1,0 +1,77 @@
+// The `cloudthree-store` target (Azure Blob, @azure/storage-blob, shared-key auth). uploadStream
+// stages blocks and commits the block list last; until that commit the blob does not exist under
+// its name, and uncommitted blocks of an interrupted upload are discarded by the service.
+
+import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
+import type { Readable } from 'node:stream';
+import { BLOB_ENVIRONMENTS } from '../../../schema/snapshot-validate';
+import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+
+export interface AzureTargetOptions {
+  container: string;
+  accountName: string;
+  accountKey: string;
+  pathPrefix: string;
+  /** AZUREPUBLICCLOUD (default), AZURECHINACLOUD, AZUREGERMANCLOUD, AZUREUSGOVERNMENTCLOUD. */
+  blobEnvironment?: string;
+  /** Full service URL, e.g. http://127.0.0.1:10000/devstoreaccount1 (Azurite). */
+  endpoint?: string;
+}
+
+const BLOCK_SIZE = 4 * 1024 * 1024;
+
+export class AzureTarget implements SnapshotTarget {
+  readonly storageType = 'cloudthree-store' as const;
+  private readonly container: ContainerClient;
+
+  constructor(private readonly opts: AzureTargetOptions) {
+    const suffix = BLOB_ENVIRONMENTS[(opts.blobEnvironment || 'AZUREPUBLICCLOUD').toUpperCase()] ?? BLOB_ENVIRONMENTS.AZUREPUBLICCLOUD;
+    const serviceUrl = opts.endpoint ? opts.endpoint.replace(/\/$/, '') : `https://${opts.accountName}.${suffix}`;
+    const service = new BlobServiceClient(serviceUrl, new StorageSharedKeyCredential(opts.accountName, opts.accountKey), {
+      retryOptions: { maxTries: 3 },
+    });
+    this.container = service.getContainerClient(opts.container);
+  }
+
+  private key(name: string): string {
+    return joinKey(this.opts.pathPrefix, name);
+  }
+
+  url(name: string): string {
+    return this.container.getBlockBlobClient(this.key(name)).url;
+  }
+
+  async put(name: string, open: () => Readable, _size: number): Promise<void> {
+    const blob = this.container.getBlockBlobClient(this.key(name));
+    const source = open();
+    try {
+      // Memory: at most BLOCK_SIZE x 2 buffers in flight, whatever the archive size.
+      await blob.uploadStream(source, BLOCK_SIZE, 2, { blobHTTPHeaders: { blobContentType: 'application/gzip' } });
+    } finally {
+      source.destroy();
+    }
+  }
+
+  async list(): Promise<StoredObject[]> {
+    const prefix = listPrefix(this.opts.pathPrefix);
+    const out: StoredObject[] = [];
+    for await (const item of this.container.listBlobsByHierarchy('/', { prefix })) {
+      if (item.kind === 'blob') out.push({ name: item.name.slice(prefix.length), size: item.properties.contentLength ?? 0 });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async get(name: string): Promise<Readable> {
+    const r = await this.container.getBlockBlobClient(this.key(name)).download();
+    return r.readableStreamBody as Readable;
+  }
+
+  async delete(name: string): Promise<void> {
+    await this.container.getBlockBlobClient(this.key(name)).deleteIfExists();
+  }
+
+  /** Nothing to clean: uncommitted blocks never form a blob and the service drops them. */
+  async cleanup(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

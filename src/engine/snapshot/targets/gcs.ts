@@ -1,0 +1,102 @@
+// The `cloudtwo-store` target (GCS JSON API, @google-cloud/storage). An upload (multipart, or a
+// resumable session for large archives) creates the object only when the last byte is accepted;
+// an interrupted session stays invisible and expires, so the final name never holds a partial.
+
+import { Storage, type GetFilesResponse, type StorageOptions } from '@google-cloud/storage';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+
+export interface GcsTargetOptions {
+  bucket: string;
+  pathPrefix: string;
+  /** Service-account key JSON text; application default credentials when absent. */
+  serviceAccountKey?: string;
+  /** Custom endpoint (host[:port] or URL), e.g. an emulator. */
+  endpoint?: string;
+  disableTls?: boolean;
+  /** Archives larger than this go through a resumable session (default 8 MiB). */
+  resumableThreshold?: number;
+}
+
+export class GcsTarget implements SnapshotTarget {
+  readonly storageType = 'cloudtwo-store' as const;
+  private readonly storage: Storage;
+  private readonly base: string;
+
+  constructor(private readonly opts: GcsTargetOptions) {
+    const options: StorageOptions = { retryOptions: { autoRetry: true, maxRetries: 2 } };
+    if (opts.serviceAccountKey) {
+      const key = JSON.parse(opts.serviceAccountKey) as { project_id?: string };
+      options.credentials = key as StorageOptions['credentials'];
+      if (key.project_id) options.projectId = key.project_id;
+    }
+    if (opts.endpoint) {
+      const scheme = opts.disableTls ? 'http' : 'https';
+      const u = new URL(/^[a-z]+:\/\//i.test(opts.endpoint) ? opts.endpoint : `${scheme}://${opts.endpoint}`);
+      if (opts.disableTls) u.protocol = 'http:';
+      options.apiEndpoint = u.href.replace(/\/$/, '');
+      // A custom endpoint with a key still authenticates (private endpoints); without one it is an emulator.
+      options.useAuthWithCustomEndpoint = Boolean(opts.serviceAccountKey);
+      this.base = options.apiEndpoint;
+    } else {
+      this.base = 'https://storage.googleapis.com';
+    }
+    this.storage = new Storage(options);
+  }
+
+  private key(name: string): string {
+    return joinKey(this.opts.pathPrefix, name);
+  }
+
+  url(name: string): string {
+    return `${this.base}/${this.opts.bucket}/${this.key(name).split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  async put(name: string, open: () => Readable, size: number): Promise<void> {
+    const file = this.storage.bucket(this.opts.bucket).file(this.key(name));
+    const resumable = size > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
+    await pipeline(
+      open(),
+      file.createWriteStream({
+        resumable,
+        validation: 'md5',
+        gzip: false,
+        metadata: { contentType: 'application/gzip' },
+      }),
+    );
+  }
+
+  async list(): Promise<StoredObject[]> {
+    const prefix = listPrefix(this.opts.pathPrefix);
+    const out: StoredObject[] = [];
+    type Query = { prefix: string; delimiter: string; autoPaginate: false; pageToken?: string };
+    let query: Query | null = {
+      prefix,
+      delimiter: '/',
+      autoPaginate: false,
+    };
+    while (query) {
+      const res: GetFilesResponse = await this.storage.bucket(this.opts.bucket).getFiles(query);
+      for (const f of res[0]) out.push({ name: f.name.slice(prefix.length), size: Number(f.metadata.size ?? 0) });
+      const pageToken: string | undefined = (res[1] as { pageToken?: string } | null | undefined)?.pageToken;
+      query = pageToken ? { ...query, pageToken } : null;
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async get(name: string): Promise<Readable> {
+    const file = this.storage.bucket(this.opts.bucket).file(this.key(name));
+    await file.getMetadata();
+    return file.createReadStream({ validation: false });
+  }
+
+  async delete(name: string): Promise<void> {
+    await this.storage.bucket(this.opts.bucket).file(this.key(name)).delete({ ignoreNotFound: true });
+  }
+
+  /** Nothing to clean: unfinished upload sessions hold no object and expire on their own. */
+  async cleanup(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,65 @@
+// The one interface every snapshot destination implements (local directory and three object
+// stores), plus the naming rules they share. All targets pass test/unit/engine/snapshot/conformance.
+
+import type { Readable } from 'node:stream';
+import type { StorageType } from '../../../schema/snapshot-config';
+
+export interface StoredObject {
+  /** Name relative to the target's prefix (directory or key prefix). */
+  name: string;
+  size: number;
+}
+
+export interface SnapshotTarget {
+  readonly storageType: StorageType;
+  /** Where the object `name` lives, as status URLs show it (file://, http(s)://). */
+  url(name: string): string;
+  /**
+   * Writes `size` bytes from `open()` and makes them visible as `name` only once complete: a
+   * failed or interrupted put never leaves anything under `name`.
+   */
+  put(name: string, open: () => Readable, size: number): Promise<void>;
+  /** Objects directly under the prefix (no deeper levels), any name. */
+  list(): Promise<StoredObject[]>;
+  get(name: string): Promise<Readable>;
+  /** Deletes `name`; deleting a missing object is not an error. */
+  delete(name: string): Promise<void>;
+  /** Removes leftovers of interrupted writes where the store keeps them (local temp files). */
+  cleanup(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `<file_prefix>-<unix ns>.snap`; the timestamp doubles as an increasing snapshot id. */
+export function snapshotFileName(filePrefix: string, unixNs: bigint): string {
+  return `${filePrefix}-${unixNs.toString()}.snap`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Exactly this config's snapshots: `a` and `a-b` prefixes never match each other's files. */
+export function snapshotNamePattern(filePrefix: string): RegExp {
+  return new RegExp(`^${escapeRegExp(filePrefix)}-([0-9]+)\\.snap$`);
+}
+
+/** Cloud object key: path_prefix and name joined by exactly one "/", no leading "/". */
+export function joinKey(prefix: string, name: string): string {
+  const p = prefix.replace(/^\/+/, '');
+  if (p === '') return name;
+  return p.endsWith('/') ? p + name : `${p}/${name}`;
+}
+
+/** The key prefix under which a target lists its objects ("" or ending in "/"). */
+export function listPrefix(prefix: string): string {
+  const p = prefix.replace(/^\/+/, '');
+  return p === '' || p.endsWith('/') ? p : `${p}/`;
+}
+
+/** Error text for a target failure: names the stage and the store's own message. */
+export function describeStoreError(stage: string, storageType: StorageType, e: unknown): string {
+  const err = e as { name?: string; message?: string; code?: unknown; $metadata?: { httpStatusCode?: number }; statusCode?: number };
+  const status = err?.$metadata?.httpStatusCode ?? err?.statusCode ?? (typeof err?.code === 'number' ? err.code : undefined);
+  const name = err?.name && err.name !== 'Error' ? `${err.name}: ` : '';
+  return `${stage} ${storageType} failed: ${name}${err?.message ?? String(e)}${status ? ` (status ${status})` : ''}`;
+}

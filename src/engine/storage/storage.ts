@@ -1,0 +1,35 @@
+// The physical storage contract: bytes under string keys. Every backend (SQLite here; etcd or a
+// Raft-replicated store later) implements this and passes test/unit/engine/storage/conformance.
+
+export type StorageOp = { type: 'put'; key: string; value: Buffer } | { type: 'delete'; key: string };
+
+export interface StorageEntry {
+  key: string;
+  value: Buffer;
+}
+
+/** A consistent, point-in-time view of the whole store, read lazily in key order. */
+export interface StorageSnapshot extends AsyncIterable<StorageEntry> {
+  /** Number of entries in the view. */
+  readonly count: number;
+  /** Releases the view; iteration ends. Safe to call twice. */
+  close(): void;
+}
+
+export interface Storage {
+  get(key: string): Promise<Buffer | undefined>;
+  /** Resolves once the write is durable. */
+  put(key: string, value: Buffer): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Every key that starts with prefix, sorted, returned whole (not relative to prefix). */
+  list(prefix: string): Promise<string[]>;
+  /** Applies all ops atomically and durably. */
+  batch(ops: StorageOp[]): Promise<void>;
+  /** Deletes every key under prefix atomically. */
+  deletePrefix(prefix: string): Promise<void>;
+  /** Opens a consistent point-in-time iterator over every entry. */
+  snapshot(): Promise<StorageSnapshot>;
+  /** Atomically replaces the whole store with the given entries (restore). */
+  replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,189 @@
+// auth/token/*: create, lookup, renew and revoke, for the caller's own token and for others.
+// Renewal of a token issued by an auth method asks that method to re-check it first.
+
+import type { RequestContext, Route } from '../backend';
+import type { Clock } from '../clock';
+import type { Mounts } from '../mount/mounts';
+import type { NamespaceRef } from '../backend';
+import { ApiError, Errors } from '../../schema/errors';
+import { field } from '../../schema/fields';
+import { canonicalCidr, CidrError } from '../../schema/cidr';
+import { reply } from '../http/reply';
+import { requestFields } from '../http/request-fields';
+import { authBlock, tokenPolicies } from './auth-block';
+import { issueTtl, renewTtl } from './lifetime';
+import type { TokenEntry } from './token-entry';
+import type { TokenStore } from './token-store';
+
+const createShape = {
+  policies: field.commaList(),
+  meta: field.kvMap(),
+  no_parent: field.bool(),
+  no_default_policy: field.bool(),
+  renewable: field.bool(),
+  ttl: field.duration(),
+  type: field.string(),
+  explicit_max_ttl: field.duration(),
+  display_name: field.string(),
+  num_uses: field.int(),
+  period: field.duration(),
+  bound_cidrs: field.commaList(),
+};
+
+export interface TokenRouteDeps {
+  tokens: TokenStore;
+  mounts: Mounts;
+  clock: Clock;
+  namespacePath: (id: string) => NamespaceRef | undefined;
+}
+
+export function lookupData(t: TokenEntry, now: number, nsPath: string, withId: boolean) {
+  const remaining = t.expireTime > 0 ? Math.max(0, Math.floor((t.expireTime - now) / 1000)) : 0;
+  return {
+    accessor: t.accessor,
+    creation_time: Math.floor(t.creationTime / 1000),
+    creation_ttl: t.ttl,
+    display_name: t.displayName,
+    entity_id: t.entityId,
+    expire_time: t.expireTime > 0 ? new Date(t.expireTime).toISOString() : null,
+    explicit_max_ttl: t.explicitMaxTtl,
+    id: withId ? t.id : '',
+    issue_time: new Date(t.creationTime).toISOString(),
+    meta: Object.keys(t.meta).length > 0 ? t.meta : null,
+    num_uses: t.numUses,
+    orphan: t.orphan,
+    path: t.path,
+    policies: t.policies,
+    renewable: t.renewable,
+    ttl: remaining,
+    type: t.type,
+    namespace_path: nsPath,
+    ...(t.period > 0 ? { period: t.period } : {}),
+    ...(t.boundCidrs.length > 0 ? { bound_cidrs: t.boundCidrs } : {}),
+  };
+}
+
+export function tokenRoutes(d: TokenRouteDeps): Route[] {
+  const nsPath = (t: TokenEntry) => d.namespacePath(t.namespaceId)?.path ?? '';
+
+  const create = async (ctx: RequestContext) => {
+    const caller = ctx.token!;
+    const { values: v } = requestFields(ctx, createShape);
+    const type = v.type === undefined || v.type === '' || v.type === 'service' ? 'service' : v.type;
+    if (type !== 'service' && type !== 'batch') throw Errors.badRequest(`invalid "type" value "${v.type}": use service or batch`);
+    let policies = v.policies ? tokenPolicies(v.policies, !!v.no_default_policy) : caller.policies.filter((p) => p !== 'default' || !v.no_default_policy);
+    if (!v.policies && !v.no_default_policy && !policies.includes('default') && !policies.includes('root')) policies = tokenPolicies(policies, false);
+    if (policies.includes('root') && !caller.policies.includes('root')) {
+      throw Errors.badRequest('root tokens may only be created by a root token');
+    }
+    if (type === 'batch' && (v.num_uses ?? 0) > 0) throw Errors.badRequest('batch tokens cannot have a use limit (num_uses)');
+    if (type === 'batch' && (v.period ?? 0) > 0) throw Errors.badRequest('batch tokens cannot be periodic');
+    if ((v.num_uses ?? 0) < 0) throw Errors.badRequest('num_uses cannot be negative');
+    let boundCidrs: string[] = [];
+    try {
+      boundCidrs = (v.bound_cidrs ?? []).filter(Boolean).map(canonicalCidr);
+    } catch (e) {
+      if (e instanceof CidrError) throw Errors.badRequest(`bound_cidrs: ${e.message}`);
+      throw e;
+    }
+    const isRoot = policies.length === 1 && policies[0] === 'root';
+    const lifetime = { ttl: v.ttl ?? 0, maxTtl: 0, explicitMaxTtl: v.explicit_max_ttl ?? 0, period: v.period ?? 0 };
+    const ttl = isRoot && !v.ttl && !v.period && !v.explicit_max_ttl ? 0 : issueTtl(lifetime).ttl;
+    const orphan = !!v.no_parent;
+    const token = await d.tokens.create({
+      type,
+      policies,
+      path: 'auth/token/create',
+      meta: v.meta,
+      displayName: `token${v.display_name ? `-${v.display_name}` : ''}`,
+      namespaceId: ctx.namespace.id,
+      numUses: v.num_uses ?? 0,
+      ttl,
+      explicitMaxTtl: lifetime.explicitMaxTtl,
+      period: lifetime.period,
+      boundCidrs,
+      renewable: v.renewable ?? true,
+      orphan,
+      parentAccessor: orphan ? '' : caller.accessor,
+      entityId: caller.entityId,
+    });
+    return reply.auth(authBlock(token));
+  };
+
+  const renew = async (ctx: RequestContext, t: TokenEntry) => {
+    const increment = (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0;
+    if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
+    if (!t.renewable) throw Errors.badRequest('lease is not renewable');
+    let settings = { ttl: t.ttl, maxTtl: t.maxTtl, period: t.period };
+    if (t.mountAccessor) {
+      const mount = d.mounts.byAccessorId(t.mountAccessor);
+      if (!mount) throw Errors.badRequest('the auth method that issued this token is no longer mounted');
+      if (mount.backend.renew) {
+        try {
+          settings = await mount.backend.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
+        } catch (e) {
+          if (ApiError.isApiError(e)) throw new ApiError(e.code, e.errors.map((m) => `renewal refused: ${m}`), e.status);
+          throw e;
+        }
+      }
+    }
+    const wanted = increment > 0 ? increment : settings.period > 0 ? settings.period : settings.ttl;
+    const ttl = renewTtl({ ...settings, explicitMaxTtl: t.explicitMaxTtl }, t.creationTime, d.clock.now(), increment);
+    if (ttl <= 0) throw Errors.badRequest('the token has reached its maximum TTL and cannot be renewed');
+    if (wanted > 0 && ttl < wanted) ctx.warnings.push(`TTL of ${wanted}s exceeded the effective max TTL; TTL is capped at ${ttl}s`);
+    const next = await d.tokens.extend(t, ttl, settings);
+    return reply.auth({ ...authBlock(next), lease_duration: ttl });
+  };
+
+  const target = async (ctx: RequestContext): Promise<TokenEntry> => {
+    const id = requestFields(ctx, { token: field.string(), increment: field.duration() }).values.token;
+    if (!id) throw Errors.badRequest('the "token" field is required');
+    const t = await d.tokens.lookup(id);
+    if (!t) throw Errors.badRequest('bad token');
+    return t;
+  };
+  const accessorTarget = async (ctx: RequestContext): Promise<TokenEntry> => {
+    const accessor = requestFields(ctx, { accessor: field.string() }).values.accessor;
+    if (!accessor) throw Errors.badRequest('the "accessor" field is required');
+    const t = await d.tokens.lookupAccessor(accessor);
+    if (!t) throw Errors.badRequest('invalid accessor');
+    return t;
+  };
+
+  return [
+    { pattern: 'create', sudo: true, operations: { update: create } },
+    { pattern: 'lookup-self', operations: { read: (ctx) => reply.data(lookupData(ctx.token!, d.clock.now(), nsPath(ctx.token!), true)) } },
+    { pattern: 'renew-self', operations: { update: (ctx) => renew(ctx, ctx.token!) } },
+    { pattern: 'revoke-self', operations: { update: async (ctx) => void (await d.tokens.revoke(ctx.token!)) } },
+    {
+      pattern: 'lookup',
+      operations: {
+        update: async (ctx) => {
+          const t = await target(ctx);
+          return reply.data(lookupData(t, d.clock.now(), nsPath(t), true));
+        },
+      },
+    },
+    { pattern: 'renew', operations: { update: async (ctx) => renew(ctx, await target(ctx)) } },
+    {
+      pattern: 'revoke',
+      operations: {
+        update: async (ctx) => {
+          const t = await target(ctx);
+          if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be revoked; they expire at the end of their TTL');
+          await d.tokens.revoke(t);
+        },
+      },
+    },
+    {
+      pattern: 'lookup-accessor',
+      operations: {
+        update: async (ctx) => {
+          const t = await accessorTarget(ctx);
+          return reply.data(lookupData(t, d.clock.now(), nsPath(t), false));
+        },
+      },
+    },
+    { pattern: 'revoke-accessor', operations: { update: async (ctx) => void (await d.tokens.revoke(await accessorTarget(ctx))) } },
+  ];
+}

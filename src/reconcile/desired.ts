@@ -1,0 +1,93 @@
+// The desired state: a parsed manifest turned into canonical objects keyed by identity, with
+// secret references resolved to fingerprints (read from the environment only when the manifest
+// carries none). Secret values never leave this module except through secretValue().
+
+import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
+import {
+  CONFIG_SECRET,
+  desiredConfigFields,
+  desiredRoleFields,
+  desiredSnapshotFields,
+  mountFields,
+  snapshotSecretFields,
+} from './canonical';
+import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
+
+export interface DesiredState {
+  objects: Map<string, DesiredObject>;
+  /** Mounts whose undeclared roles are deleted. */
+  exclusiveRoleMounts: Set<string>;
+  exclusiveSnapshotConfigs: boolean;
+  fingerprintSalt: string;
+}
+
+export class SecretEnvError extends Error {}
+
+export interface DesiredOptions {
+  /** A secret without fingerprint and env value gets fingerprint "" instead of failing (old manifests as records). */
+  lenientSecrets?: boolean;
+}
+
+function secretOf(where: string, field: string, ref: unknown, salt: string, env: NodeJS.ProcessEnv, opts: DesiredOptions): DesiredSecret {
+  if (!isSecretRef(ref)) throw new Error(`${where}: field "${field}" must be a secret reference {"secretRef":{"env":"NAME"}}`);
+  const { env: name, fingerprint } = ref.secretRef;
+  if (fingerprint) return { env: name, fingerprint };
+  const value = env[name];
+  if (value === undefined) {
+    if (opts.lenientSecrets) return { env: name, fingerprint: '' };
+    throw new SecretEnvError(`${where}: field "${field}" reads environment variable ${name}, which is not set (and the manifest has no fingerprint for it)`);
+  }
+  return { env: name, fingerprint: fingerprintSecret(salt, value) };
+}
+
+/** Builds the canonical desired state; throws naming the object and field on invalid values. */
+export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = process.env, opts: DesiredOptions = {}): DesiredState {
+  const objects = new Map<string, DesiredObject>();
+  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[]) => {
+    const id = objectId(address);
+    objects.set(id, { id, address, fields, secrets, immutable });
+  };
+  const exclusiveRoleMounts = new Set<string>();
+  for (const b of m.authBackends) {
+    const mount = b.path;
+    add({ kind: 'auth-mount', mount }, mountFields(b.type, b.description), {}, ['type']);
+    if (b.config) {
+      const where = objectId({ kind: 'auth-config', mount });
+      const secrets: DesiredObject['secrets'] = {};
+      if (b.config.credentials) secrets[CONFIG_SECRET] = secretOf(where, CONFIG_SECRET, b.config.credentials, m.fingerprintSalt, env, opts);
+      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, []);
+    }
+    for (const r of b.roles) {
+      const name = r.name.toLowerCase();
+      const address: ObjectAddress = { kind: 'role', mount, name };
+      add(address, desiredRoleFields(objectId(address), r as Record<string, unknown>), {}, ['type']);
+    }
+    if (b.exclusiveRoles) exclusiveRoleMounts.add(mount);
+  }
+  for (const s of m.snapshotConfigs) {
+    const address: ObjectAddress = { kind: 'snapshot-config', name: s.name };
+    const where = objectId(address);
+    const secrets: DesiredObject['secrets'] = {};
+    const raw = s as Record<string, unknown>;
+    for (const field of snapshotSecretFields(s.storage_type)) {
+      if (raw[field] !== undefined) secrets[field] = secretOf(where, field, raw[field], m.fingerprintSalt, env, opts);
+    }
+    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type']);
+  }
+  return { objects, exclusiveRoleMounts, exclusiveSnapshotConfigs: m.exclusiveSnapshotConfigs, fingerprintSalt: m.fingerprintSalt };
+}
+
+/**
+ * The value of a secret at apply time. Refuses when the environment's value does not match the
+ * planned fingerprint (the secret changed after the plan or synth): applying it would go unrecorded.
+ */
+export function secretValue(where: string, field: string, s: DesiredSecret, salt: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[s.env];
+  if (value === undefined) throw new SecretEnvError(`${where}: field "${field}" needs environment variable ${s.env}, which is not set`);
+  if (fingerprintSecret(salt, value) !== s.fingerprint) {
+    throw new SecretEnvError(
+      `${where}: the value of ${s.env} does not match the fingerprint planned for field "${field}" (the secret changed after the manifest or plan was made; synthesize or plan again)`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,131 @@
+// The diff as a pure function: desired state + live state + last-applied record -> per object an
+// action with field-level changes, plus the drift section (live differs from what was applied).
+
+import type { DesiredState } from './desired';
+import type { LiveState } from './live';
+import {
+  KIND_ORDER,
+  parseObjectId,
+  sameValue,
+  summarize,
+  type DesiredObject,
+  type DriftEntry,
+  type FieldChange,
+  type LiveObject,
+  type ObjectPlan,
+} from './model';
+import type { LastApplied, RecordedObject } from './record';
+
+export interface DiffResult {
+  objects: ObjectPlan[];
+  drift: DriftEntry[];
+}
+
+const parentMountId = (o: { address: { mount?: string; kind: string } }) => (o.address.kind === 'auth-mount' || !o.address.mount ? undefined : `auth/${o.address.mount}`);
+
+function fieldChanges(d: DesiredObject, live: LiveObject | undefined): { changes: FieldChange[]; unchanged: number } {
+  const changes: FieldChange[] = [];
+  let unchanged = 0;
+  for (const [field, after] of Object.entries(d.fields)) {
+    const before = live?.fields[field];
+    if (live && sameValue(before, after)) {
+      unchanged++;
+      continue;
+    }
+    const c: FieldChange = { field, after };
+    if (live && before !== undefined) c.before = before;
+    if (live && d.immutable.includes(field)) c.forcesReplace = true;
+    changes.push(c);
+  }
+  return { changes, unchanged };
+}
+
+/** Secret fields: compared through fingerprints (reads never return secrets). */
+function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: RecordedObject | undefined): { changes: FieldChange[]; unchanged: number } {
+  const changes: FieldChange[] = [];
+  let unchanged = 0;
+  const names = new Set([...Object.keys(d.secrets), ...Object.keys(live?.secrets ?? {})]);
+  for (const field of [...names].sort()) {
+    const want = d.secrets[field];
+    const state = live?.secrets[field] ?? 'unset';
+    if (!live) {
+      if (want) changes.push({ field, sensitive: true, after: '(sensitive)' });
+      continue;
+    }
+    if (want) {
+      const recorded = rec?.secrets[field];
+      const keyMoved = rec?.observed[field] !== undefined && live.observed[field] !== rec.observed[field];
+      if (state === 'unset' || recorded !== want.fingerprint || keyMoved) {
+        changes.push({ field, sensitive: true, before: state === 'unset' ? null : '(sensitive)', after: '(sensitive)' });
+      } else unchanged++;
+    } else if (state === 'set' || (state === 'unknown' && rec?.secrets[field] !== undefined)) {
+      // Absent from the desired object means the server default: no secret.
+      changes.push({ field, sensitive: true, before: '(sensitive)', after: null });
+    } else unchanged++;
+  }
+  return { changes, unchanged };
+}
+
+function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject | undefined): DriftEntry[] {
+  if (!rec) return [];
+  if (!live) return [{ id, field: '*', kind: 'deleted' }];
+  const out: DriftEntry[] = [];
+  for (const [field, applied] of Object.entries(rec.fields)) {
+    if (field in live.fields && !sameValue(applied, live.fields[field])) out.push({ id, field, lastApplied: applied, live: live.fields[field], kind: 'changed' });
+  }
+  for (const [field, keyId] of Object.entries(rec.observed)) {
+    if (live.observed[field] !== keyId) out.push({ id, field, sensitive: true, kind: 'changed' });
+  }
+  return out;
+}
+
+export function diff(desired: DesiredState, live: LiveState, record: LastApplied): DiffResult {
+  const plans = new Map<string, ObjectPlan>();
+  const drift: DriftEntry[] = [];
+
+  // Declared objects, parents first so children of a replaced or created mount are created.
+  const declared = [...desired.objects.values()].sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind));
+  for (const d of declared) {
+    const parent = parentMountId(d);
+    const parentPlan = parent ? plans.get(parent) : undefined;
+    const recreated = parentPlan?.action === 'replace' || parentPlan?.action === 'create';
+    const l = recreated ? undefined : live.objects.get(d.id);
+    const rec = record.objects[d.id];
+    const f = fieldChanges(d, l);
+    const s = secretChanges(d, l, rec);
+    const changes = [...f.changes, ...s.changes];
+    const action = !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
+    plans.set(d.id, { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged });
+    drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
+  }
+
+  // Managed before, no longer declared: delete (a config cannot be deleted: it is reset).
+  const deleting = (id: string, reason: string, l: LiveObject | undefined) => {
+    const changes: FieldChange[] = Object.entries(l?.fields ?? {}).map(([field, before]) => ({ field, before }));
+    plans.set(id, { id, address: parseObjectId(id), action: 'delete', reason, changes, unchangedFields: 0 });
+  };
+  for (const id of Object.keys(record.objects).sort()) {
+    if (desired.objects.has(id)) continue;
+    const l = live.objects.get(id);
+    if (!l) continue;
+    const a = parseObjectId(id);
+    const mountGone = a.mount && a.kind !== 'auth-mount' && !desired.objects.has(`auth/${a.mount}`);
+    if (a.kind === 'auth-config' && mountGone) continue;
+    deleting(id, a.kind === 'auth-config' ? 'removed from the desired state (reset to server defaults)' : 'removed from the desired state', l);
+  }
+
+  // Exclusive scopes: undeclared objects are deleted too.
+  for (const l of live.objects.values()) {
+    if (plans.has(l.id) || desired.objects.has(l.id)) continue;
+    const a = l.address;
+    if (a.kind === 'role' && desired.exclusiveRoleMounts.has(a.mount!)) deleting(l.id, 'not declared in an exclusive scope (exclusiveRoles)', l);
+    if (a.kind === 'snapshot-config' && desired.exclusiveSnapshotConfigs) deleting(l.id, 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', l);
+  }
+
+  const objects = [...plans.values()].sort(
+    (a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  return { objects, drift };
+}
+
+export { summarize };

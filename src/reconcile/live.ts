@@ -1,0 +1,111 @@
+// Reads the live state of everything in scope: one sys/auth read, per mount one LIST of roles and
+// bounded parallel GETs of the roles that matter (declared, recorded, or in an exclusive scope),
+// the same for snapshot configs. Values are canonicalized on the way in.
+
+import { createHash } from 'node:crypto';
+import type { VaultClient } from '../client/vault-client';
+import { CONFIG_SECRET, liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
+import type { DesiredState } from './desired';
+import { objectId, parseObjectId, stableJson, type LiveObject, type ObjectAddress } from './model';
+import { mapLimit } from './pool';
+import type { LastApplied } from './record';
+import { isStorageType } from '../schema/snapshot-config';
+
+export interface LiveState {
+  objects: Map<string, LiveObject>;
+  /** Role names listed per mount in scope (all of them, managed or not). */
+  listedRoles: Map<string, string[]>;
+  listedSnapshots: string[];
+}
+
+export interface ReadOptions {
+  /** Concurrent GETs. */
+  parallelism?: number;
+}
+
+/** Which mounts, roles and snapshot configs the plan needs, from the desired state and the record. */
+function scopeOf(desired: DesiredState, record: LastApplied) {
+  const ids = new Set([...desired.objects.keys(), ...Object.keys(record.objects)]);
+  const mounts = new Set<string>();
+  const configs = new Set<string>();
+  const roles = new Map<string, Set<string>>();
+  const snapshots = new Set<string>();
+  for (const id of ids) {
+    const a = parseObjectId(id);
+    if (a.mount) mounts.add(a.mount);
+    if (a.kind === 'auth-config') configs.add(a.mount!);
+    if (a.kind === 'role') {
+      if (!roles.has(a.mount!)) roles.set(a.mount!, new Set());
+      roles.get(a.mount!)!.add(a.name!);
+    }
+    if (a.kind === 'snapshot-config') snapshots.add(a.name!);
+  }
+  return { mounts, configs, roles, snapshots };
+}
+
+export async function readLive(client: VaultClient, desired: DesiredState, record: LastApplied, opts: ReadOptions = {}): Promise<LiveState> {
+  const par = opts.parallelism ?? 32;
+  const scope = scopeOf(desired, record);
+  const objects = new Map<string, LiveObject>();
+  const put = (address: ObjectAddress, fields: LiveObject['fields'], secrets: LiveObject['secrets'] = {}, observed: LiveObject['observed'] = {}) => {
+    const id = objectId(address);
+    objects.set(id, { id, address, fields, secrets, observed });
+  };
+  const listedRoles = new Map<string, string[]>();
+  let listedSnapshots: string[] = [];
+  const getRoles: ObjectAddress[] = [];
+
+  const authPart = async () => {
+    if (scope.mounts.size === 0) return;
+    const mounts = await client.sys.listAuthMounts();
+    const present = [...scope.mounts].filter((m) => mounts.has(m));
+    for (const m of present) put({ kind: 'auth-mount', mount: m }, mountFields(mounts.get(m)!.type, mounts.get(m)!.description));
+    // Only mounts of our type hold our config and roles; another type at the path is replaced.
+    const ours = present.filter((m) => mounts.get(m)!.type === 'cloud');
+    await mapLimit(ours, par, async (mount) => {
+      const api = client.cloud(mount);
+      if (scope.configs.has(mount)) {
+        const data = (await api.readConfig()) ?? {};
+        const keyId = typeof data.private_key_id === 'string' ? data.private_key_id : '';
+        const set = keyId !== '' || typeof data.client_email === 'string';
+        put({ kind: 'auth-config', mount }, liveConfigFields(data), { [CONFIG_SECRET]: set ? 'set' : 'unset' }, keyId ? { [CONFIG_SECRET]: keyId } : {});
+      }
+      const names = await api.listRoles();
+      listedRoles.set(mount, names);
+      const wanted = desired.exclusiveRoleMounts.has(mount) ? null : scope.roles.get(mount) ?? new Set<string>();
+      for (const name of names) if (!wanted || wanted.has(name)) getRoles.push({ kind: 'role', mount, name });
+    });
+    await mapLimit(getRoles, par, async (a) => {
+      const data = await client.cloud(a.mount!).readRole(a.name!);
+      if (data) put(a, liveRoleFields(data));
+    });
+  };
+
+  const snapshotPart = async () => {
+    if (scope.snapshots.size === 0 && !desired.exclusiveSnapshotConfigs) return;
+    listedSnapshots = await client.snapshots.list();
+    const wanted = listedSnapshots.filter((n) => desired.exclusiveSnapshotConfigs || scope.snapshots.has(n));
+    await mapLimit(wanted, par, async (name) => {
+      const data = await client.snapshots.read(name);
+      if (!data) return;
+      const type = data.storage_type;
+      const secrets = isStorageType(type) ? Object.fromEntries(snapshotSecretFields(type).map((f) => [f, 'unknown' as const])) : {};
+      put({ kind: 'snapshot-config', name }, liveSnapshotFields(data), secrets);
+    });
+  };
+
+  await Promise.all([authPart(), snapshotPart()]);
+  return { objects, listedRoles, listedSnapshots };
+}
+
+/** Digest of a live state: a plan made from one live state must not be applied to another. */
+export function liveDigest(live: LiveState): string {
+  const h = createHash('sha256');
+  for (const id of [...live.objects.keys()].sort()) {
+    const o = live.objects.get(id)!;
+    h.update(`${id}\n${stableJson(o.fields)}\n${stableJson(o.secrets)}\n${stableJson(o.observed)}\n`);
+  }
+  for (const m of [...live.listedRoles.keys()].sort()) h.update(`list ${m}\n${live.listedRoles.get(m)!.join(',')}\n`);
+  h.update(`snapshots\n${live.listedSnapshots.join(',')}\n`);
+  return 'sha256:' + h.digest('hex');
+}

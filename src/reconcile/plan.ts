@@ -1,0 +1,38 @@
+// Making a plan: read the live state in scope, diff it with the desired state and the
+// last-applied record, and stamp it with the digest of what was read.
+
+import { createHash } from 'node:crypto';
+import type { VaultClient } from '../client/vault-client';
+import type { DesiredState } from './desired';
+import { diff } from './diff';
+import { liveDigest, readLive, type LiveState, type ReadOptions } from './live';
+import { stableJson, summarize, type Plan } from './model';
+import type { LastApplied } from './record';
+
+export interface PlanResult {
+  plan: Plan;
+  live: LiveState;
+}
+
+export async function makePlan(client: VaultClient, desired: DesiredState, record: LastApplied, opts: ReadOptions = {}): Promise<PlanResult> {
+  const live = await readLive(client, desired, record, opts);
+  return { plan: planFrom(desired, live, record, { address: client.address, namespace: client.namespace }), live };
+}
+
+/** The pure part: a plan from states already read. */
+export function planFrom(desired: DesiredState, live: LiveState, record: LastApplied, server: Plan['server']): Plan {
+  const { objects, drift } = diff(desired, live, record);
+  return {
+    formatVersion: 1,
+    server: server.namespace ? server : { address: server.address },
+    objects,
+    drift,
+    summary: summarize(objects),
+    liveDigest: combinedDigest(liveDigest(live), record),
+  };
+}
+
+/** The live digest with the record folded in: either moving invalidates a saved plan. */
+export function combinedDigest(live: string, record: LastApplied): string {
+  return 'sha256:' + createHash('sha256').update(live).update('\n').update(stableJson(record)).digest('hex');
+}

@@ -1,0 +1,316 @@
+// The role write rules of the `cloud` auth method as pure functions: merge a parsed request into
+// the stored role (create defaults, deprecated aliases, cross-type checks, validation), the read
+// shape, and the two edit endpoints. The engine stores what these return; the reconciler uses
+// canonicalRole() to fill server defaults before diffing.
+
+import { ApiError } from './errors';
+import { parseCidr, CidrError } from './cidr';
+import { formatGoDuration } from './duration';
+import {
+  MAX_JWT_EXP_DEFAULT,
+  MAX_JWT_EXP_LIMIT,
+  ROLE_TYPES,
+  TOKEN_TYPE_VALUES,
+  TYPE_ONLY_FIELDS,
+  canonicalList,
+  canonicalSet,
+  parseLabels,
+  sortedLabels,
+  type RoleType,
+} from './cloud-role';
+
+export interface StoredRole {
+  role_id: string;
+  type: RoleType;
+  bound_service_accounts: string[];
+  bound_projects: string[];
+  add_group_aliases: boolean;
+  max_jwt_exp: number;
+  allow_vm_inference: boolean;
+  bound_zones: string[];
+  bound_regions: string[];
+  bound_instance_groups: string[];
+  bound_labels: Record<string, string>;
+  token_policies: string[];
+  token_ttl: number;
+  token_max_ttl: number;
+  token_explicit_max_ttl: number;
+  token_period: number;
+  token_no_default_policy: boolean;
+  token_num_uses: number;
+  token_type: 'default' | 'service' | 'batch';
+  token_bound_cidrs: string[];
+  /** Legacy copies, set only when the deprecated field was used (read back under the old names). */
+  legacy: { policies?: string[]; ttl?: number; max_ttl?: number; period?: number };
+}
+
+/** Parsed role request values (output of parseFields with roleWriteShape). */
+export type RoleWriteValues = Record<string, unknown>;
+
+export interface RoleWriteOptions {
+  /** role_id for a new role. */
+  newRoleId: string;
+  /** Mount max lease TTL in seconds (for the period check and capping warnings); 0 = unknown. */
+  mountMaxTtl?: number;
+  mountDefaultTtl?: number;
+}
+
+const bad = (msg: string) => new ApiError('invalid_request', [msg]);
+
+function newRole(type: RoleType, roleId: string): StoredRole {
+  return {
+    role_id: roleId,
+    type,
+    bound_service_accounts: [],
+    bound_projects: [],
+    add_group_aliases: false,
+    max_jwt_exp: MAX_JWT_EXP_DEFAULT,
+    allow_vm_inference: true,
+    bound_zones: [],
+    bound_regions: [],
+    bound_instance_groups: [],
+    bound_labels: {},
+    token_policies: [],
+    token_ttl: 0,
+    token_max_ttl: 0,
+    token_explicit_max_ttl: 0,
+    token_period: 0,
+    token_no_default_policy: false,
+    token_num_uses: 0,
+    token_type: 'default',
+    token_bound_cidrs: [],
+    legacy: {},
+  };
+}
+
+const has = (v: RoleWriteValues, k: string) => Object.prototype.hasOwnProperty.call(v, k) && v[k] !== undefined;
+const list = (v: RoleWriteValues, k: string) => (v[k] as string[] | undefined) ?? [];
+
+/** Token fields with Vault's check order; deprecated aliases folded in. Mutates role. */
+function applyTokenFields(role: StoredRole, v: RoleWriteValues): void {
+  if (has(v, 'token_bound_cidrs')) {
+    const cidrs = canonicalList(list(v, 'token_bound_cidrs'));
+    for (const c of cidrs) {
+      try {
+        parseCidr(c);
+      } catch (e) {
+        if (e instanceof CidrError) throw bad(`field "token_bound_cidrs": ${e.message}`);
+        throw e;
+      }
+    }
+    role.token_bound_cidrs = cidrs;
+  }
+  if (has(v, 'token_type')) {
+    const t = String(v.token_type).trim();
+    const norm = t === '' ? 'default' : t;
+    if (!(TOKEN_TYPE_VALUES as readonly string[]).includes(norm)) {
+      throw bad(`invalid 'token_type' value ${JSON.stringify(t)}: must be one of: default, service, batch`);
+    }
+    role.token_type = norm as StoredRole['token_type'];
+  }
+  if (has(v, 'token_num_uses')) {
+    const n = v.token_num_uses as number;
+    if (n < 0) throw bad(`'token_num_uses' cannot be negative`);
+    role.token_num_uses = n;
+  }
+  if (has(v, 'token_explicit_max_ttl')) role.token_explicit_max_ttl = v.token_explicit_max_ttl as number;
+  if (has(v, 'token_no_default_policy')) role.token_no_default_policy = v.token_no_default_policy as boolean;
+
+  // Deprecated aliases: the new field wins; the legacy copy mirrors whichever was used.
+  const pairs = [
+    ['policies', 'token_policies'],
+    ['ttl', 'token_ttl'],
+    ['max_ttl', 'token_max_ttl'],
+    ['period', 'token_period'],
+  ] as const;
+  for (const [old, neu] of pairs) {
+    const norm = (x: unknown) => (old === 'policies' ? canonicalList(x as string[]) : x);
+    if (has(v, neu)) {
+      const val = norm(v[neu]);
+      (role as unknown as Record<string, unknown>)[neu] = val;
+      if (has(v, old)) (role.legacy as Record<string, unknown>)[old] = val;
+      else delete role.legacy[old];
+    } else if (has(v, old)) {
+      const val =
+        old === 'policies' ? canonicalSet((v[old] as string[]).map((p) => p.toLowerCase())) : (v[old] as number);
+      (role as unknown as Record<string, unknown>)[neu] = val;
+      (role.legacy as Record<string, unknown>)[old] = val;
+    }
+  }
+  if (role.token_type === 'batch' && role.token_period > 0) {
+    throw bad(`'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens`);
+  }
+  if (role.token_type === 'batch' && role.token_num_uses > 0) {
+    throw bad(`'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count`);
+  }
+  if (role.token_ttl > 0 && role.token_max_ttl > 0 && role.token_ttl > role.token_max_ttl) {
+    throw bad(`'token_ttl' cannot be greater than 'token_max_ttl'`);
+  }
+}
+
+/** Applies a role write (create when existing is undefined); returns the role and warnings. */
+export function applyRoleWrite(
+  existing: StoredRole | undefined,
+  v: RoleWriteValues,
+  opts: RoleWriteOptions,
+): { role: StoredRole; warnings: string[] } {
+  const warnings: string[] = [];
+  let role: StoredRole;
+  const givenType = has(v, 'type') ? String(v.type).trim() : undefined;
+  if (existing) {
+    if (givenType !== undefined && givenType !== existing.type) {
+      throw bad(`role type cannot be changed for an existing role (it is ${JSON.stringify(existing.type)}, the request says ${JSON.stringify(givenType)})`);
+    }
+    role = structuredClone(existing);
+  } else {
+    if (!givenType) throw bad('role type cannot be empty: field "type" is required (iam or vm)');
+    if (!(ROLE_TYPES as readonly string[]).includes(givenType)) throw bad(`role type '${givenType}' is invalid: must be iam or vm`);
+    role = newRole(givenType as RoleType, opts.newRoleId);
+  }
+
+  applyTokenFields(role, v);
+
+  if (has(v, 'bound_service_accounts')) role.bound_service_accounts = canonicalSet(list(v, 'bound_service_accounts'));
+  else if (has(v, 'service_accounts')) role.bound_service_accounts = canonicalSet(list(v, 'service_accounts'));
+  if (has(v, 'bound_projects') && has(v, 'project_id')) throw bad(`only one of 'bound_projects' or 'project_id' can be given`);
+  if (has(v, 'bound_projects')) role.bound_projects = canonicalSet(list(v, 'bound_projects'));
+  else if (has(v, 'project_id') && String(v.project_id).trim() !== '') role.bound_projects = [String(v.project_id).trim()];
+  if (has(v, 'add_group_aliases')) role.add_group_aliases = v.add_group_aliases as boolean;
+
+  const other: RoleType = role.type === 'iam' ? 'vm' : 'iam';
+  const wrong = TYPE_ONLY_FIELDS[other].filter((k) => has(v, k));
+  if (wrong.length > 0) {
+    throw bad(`invalid args found for role of type ${role.type}: ${wrong.join(',')} (these fields apply only to ${other} roles)`);
+  }
+
+  if (role.type === 'iam') {
+    if (has(v, 'max_jwt_exp')) role.max_jwt_exp = v.max_jwt_exp as number;
+    if (has(v, 'allow_vm_inference')) role.allow_vm_inference = v.allow_vm_inference as boolean;
+  } else {
+    for (const [single, plural] of [
+      ['bound_zone', 'bound_zones'],
+      ['bound_region', 'bound_regions'],
+      ['bound_instance_group', 'bound_instance_groups'],
+    ] as const) {
+      if (has(v, single) && has(v, plural)) throw bad(`cannot specify both "${single}" and "${plural}"`);
+      if (has(v, plural)) role[plural] = canonicalSet(list(v, plural));
+      else if (has(v, single) && String(v[single]).trim() !== '') role[plural] = canonicalSet([...role[plural], String(v[single])]);
+    }
+    if (has(v, 'bound_labels')) {
+      const { labels, invalid } = parseLabels(list(v, 'bound_labels'));
+      if (invalid.length > 0) {
+        throw bad(`invalid labels given: [${invalid.map((s) => JSON.stringify(s)).join(' ')}] (each label must be key:value, key starting with a lower-case letter)`);
+      }
+      role.bound_labels = sortedLabels(labels);
+    }
+  }
+  warnings.push(...validateRole(role, opts));
+  return { role, warnings };
+}
+
+/** Whole-role validation (after writes and edits); returns warnings, throws on errors. */
+export function validateRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl'> = {}): string[] {
+  const warnings: string[] = [];
+  if (role.type === 'iam') {
+    if (role.bound_service_accounts.length === 0) {
+      throw bad('IAM role type must have at least one service account (field "bound_service_accounts"; use "*" for any)');
+    }
+    if (role.bound_service_accounts.includes('*') && role.bound_service_accounts.length > 1) {
+      throw bad(`cannot provide IAM service account wildcard '*' (for all service accounts) with other service accounts`);
+    }
+    if (role.max_jwt_exp > MAX_JWT_EXP_LIMIT) throw bad(`max_jwt_exp cannot be more than 60 minutes (got ${role.max_jwt_exp} seconds)`);
+  } else {
+    if (role.bound_instance_groups.length > 0 && role.bound_zones.length === 0 && role.bound_regions.length === 0) {
+      throw bad('region or zone information must be specified if an instance group is given (set "bound_zones" or "bound_regions")');
+    }
+    if (role.bound_zones.length > 0 && role.bound_regions.length > 0) {
+      warnings.push('Given both bound_zones and bound_regions: bound_regions will be ignored at login');
+    }
+  }
+  if (role.token_max_ttl > 0 && role.token_ttl > role.token_max_ttl) throw bad('ttl should be shorter than max_ttl');
+  const mountMax = opts.mountMaxTtl ?? 0;
+  if (mountMax > 0 && role.token_period > mountMax) {
+    throw bad(`'period' of '${formatGoDuration(role.token_period)}' is greater than the backend's maximum lease TTL of '${formatGoDuration(mountMax)}'`);
+  }
+  if (mountMax > 0 && role.token_max_ttl > mountMax) {
+    warnings.push('token_max_ttl is greater than the backend mount\'s maximum TTL value; issued tokens\' max TTL value will be truncated');
+  }
+  if ((opts.mountDefaultTtl ?? 0) > 0 && role.token_ttl > (opts.mountDefaultTtl ?? 0) && mountMax > 0 && role.token_ttl > mountMax) {
+    warnings.push('token_ttl is greater than the backend mount\'s maximum TTL value; issued tokens\' TTL will be truncated');
+  }
+  return warnings;
+}
+
+/** The role read response (5.1): durations in seconds, labels as a map, type-specific keys. */
+export function roleReadShape(r: StoredRole): Record<string, unknown> {
+  const out: Record<string, unknown> = { role_id: r.role_id, type: r.type, add_group_aliases: r.add_group_aliases };
+  if (r.bound_service_accounts.length > 0) out.bound_service_accounts = [...r.bound_service_accounts];
+  if (r.bound_projects.length > 0) out.bound_projects = [...r.bound_projects];
+  if (r.type === 'iam') {
+    if (r.max_jwt_exp !== 0) out.max_jwt_exp = r.max_jwt_exp;
+    out.allow_vm_inference = r.allow_vm_inference;
+  } else {
+    if (r.bound_zones.length > 0) out.bound_zones = [...r.bound_zones];
+    if (r.bound_regions.length > 0) out.bound_regions = [...r.bound_regions];
+    if (r.bound_instance_groups.length > 0) out.bound_instance_groups = [...r.bound_instance_groups];
+    if (Object.keys(r.bound_labels).length > 0) out.bound_labels = sortedLabels(r.bound_labels);
+  }
+  out.token_policies = [...r.token_policies];
+  out.token_ttl = r.token_ttl;
+  out.token_max_ttl = r.token_max_ttl;
+  out.token_explicit_max_ttl = r.token_explicit_max_ttl;
+  out.token_period = r.token_period;
+  out.token_num_uses = r.token_num_uses;
+  out.token_no_default_policy = r.token_no_default_policy;
+  out.token_bound_cidrs = [...r.token_bound_cidrs];
+  out.token_type = r.token_type;
+  if (r.legacy.policies && r.legacy.policies.length > 0) out.policies = [...r.legacy.policies];
+  if (r.legacy.ttl) out.ttl = r.legacy.ttl;
+  if (r.legacy.max_ttl) out.max_ttl = r.legacy.max_ttl;
+  if (r.legacy.period) out.period = r.legacy.period;
+  return out;
+}
+
+function requireType(role: StoredRole, want: RoleType, attr: string): void {
+  if (role.type !== want) {
+    throw bad(`role is type '${role.type}', cannot edit attribute '${attr}' (expected role type: '${want}')`);
+  }
+}
+
+function requireSome(add: string[], remove: string[]): void {
+  if (add.length === 0 && remove.length === 0) throw bad('must provide at least one value to add or remove (fields "add", "remove")');
+}
+
+/** role/:name/service-accounts: (current ∪ add) − remove, kept sorted, then re-validated. */
+export function applyServiceAccountEdit(role: StoredRole, add: string[], remove: string[]): { role: StoredRole; warnings: string[] } {
+  requireType(role, 'iam', 'service_accounts');
+  const a = canonicalList(add);
+  const r = new Set(canonicalList(remove));
+  requireSome(a, [...r]);
+  const next = structuredClone(role);
+  next.bound_service_accounts = canonicalSet([...role.bound_service_accounts, ...a]).filter((s) => !r.has(s));
+  return { role: next, warnings: validateRole(next) };
+}
+
+/** role/:name/labels: add key:value items (replacing existing keys), remove keys (missing is fine). */
+export function applyLabelEdit(role: StoredRole, add: string[], remove: string[]): { role: StoredRole; warnings: string[] } {
+  requireType(role, 'vm', 'labels');
+  const a = canonicalList(add);
+  const r = canonicalList(remove);
+  requireSome(a, r);
+  const { labels, invalid } = parseLabels(a);
+  if (invalid.length > 0) throw bad(`given invalid labels to add: [${invalid.map((s) => JSON.stringify(s)).join(' ')}] (expected key:value)`);
+  const next = structuredClone(role);
+  const merged = { ...role.bound_labels, ...labels };
+  for (const k of r) delete merged[k];
+  next.bound_labels = sortedLabels(merged);
+  return { role: next, warnings: validateRole(next) };
+}
+
+/** Canonical read form of a desired role (server defaults filled), for diffing against a live read. */
+export function canonicalRole(values: RoleWriteValues, roleId = ''): Record<string, unknown> {
+  const { role } = applyRoleWrite(undefined, values, { newRoleId: roleId });
+  const out = roleReadShape(role);
+  delete out.role_id;
+  return out;
+}

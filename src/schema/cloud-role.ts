@@ -1,0 +1,149 @@
+// Wire shape of a `cloud` auth role (auth/<mount>/role/:name): the field table (kinds, create
+// defaults, owning type, deprecated aliases), zod field schemas, label syntax and list rules.
+// The write/merge rules live in cloud-role-write.ts; both are pure so the reconciler can share them.
+
+import { field } from './fields';
+
+export const ROLE_TYPES = ['iam', 'vm'] as const;
+export type RoleType = (typeof ROLE_TYPES)[number];
+
+export type RoleFieldKind = 'string' | 'bool' | 'int' | 'duration' | 'commaList' | 'labels';
+
+export interface RoleFieldSpec {
+  name: string;
+  kind: RoleFieldKind;
+  /** Create default as returned on read; undefined when the field is write-only or required. */
+  default?: unknown;
+  /** The role type a field belongs to; 'both' for common fields. */
+  appliesTo: 'both' | RoleType;
+  /** For deprecated fields: the field they fold into. */
+  aliasOf?: string;
+  /** Set-valued list (order-free, sorted on write). */
+  set?: boolean;
+  secret: false;
+}
+
+const f = (
+  name: string,
+  kind: RoleFieldKind,
+  appliesTo: RoleFieldSpec['appliesTo'],
+  extra: Partial<Pick<RoleFieldSpec, 'default' | 'aliasOf' | 'set'>> = {},
+): RoleFieldSpec => ({ name, kind, appliesTo, secret: false, ...extra });
+
+export const ROLE_FIELDS: readonly RoleFieldSpec[] = [
+  f('type', 'string', 'both'),
+  f('bound_service_accounts', 'commaList', 'both', { default: [], set: true }),
+  f('bound_projects', 'commaList', 'both', { default: [], set: true }),
+  f('add_group_aliases', 'bool', 'both', { default: false }),
+  f('max_jwt_exp', 'duration', 'iam', { default: 900 }),
+  f('allow_vm_inference', 'bool', 'iam', { default: true }),
+  f('bound_zones', 'commaList', 'vm', { default: [], set: true }),
+  f('bound_regions', 'commaList', 'vm', { default: [], set: true }),
+  f('bound_instance_groups', 'commaList', 'vm', { default: [], set: true }),
+  f('bound_labels', 'labels', 'vm', { default: {} }),
+  f('token_policies', 'commaList', 'both', { default: [] }),
+  f('token_ttl', 'duration', 'both', { default: 0 }),
+  f('token_max_ttl', 'duration', 'both', { default: 0 }),
+  f('token_explicit_max_ttl', 'duration', 'both', { default: 0 }),
+  f('token_period', 'duration', 'both', { default: 0 }),
+  f('token_no_default_policy', 'bool', 'both', { default: false }),
+  f('token_num_uses', 'int', 'both', { default: 0 }),
+  f('token_type', 'string', 'both', { default: 'default' }),
+  f('token_bound_cidrs', 'commaList', 'both', { default: [] }),
+  // Deprecated aliases.
+  f('policies', 'commaList', 'both', { aliasOf: 'token_policies' }),
+  f('ttl', 'duration', 'both', { aliasOf: 'token_ttl' }),
+  f('max_ttl', 'duration', 'both', { aliasOf: 'token_max_ttl' }),
+  f('period', 'duration', 'both', { aliasOf: 'token_period' }),
+  f('service_accounts', 'commaList', 'both', { aliasOf: 'bound_service_accounts' }),
+  f('project_id', 'string', 'both', { aliasOf: 'bound_projects' }),
+  f('bound_zone', 'string', 'vm', { aliasOf: 'bound_zones' }),
+  f('bound_region', 'string', 'vm', { aliasOf: 'bound_regions' }),
+  f('bound_instance_group', 'string', 'vm', { aliasOf: 'bound_instance_groups' }),
+  f('name', 'string', 'both'),
+];
+
+/** Token fields (Vault's tokenutil) in their canonical names. */
+export const TOKEN_FIELDS = [
+  'token_policies',
+  'token_ttl',
+  'token_max_ttl',
+  'token_explicit_max_ttl',
+  'token_period',
+  'token_no_default_policy',
+  'token_num_uses',
+  'token_type',
+  'token_bound_cidrs',
+] as const;
+
+/** Deprecated token aliases and their canonical field. */
+export const DEPRECATED_TOKEN_ALIASES = { policies: 'token_policies', ttl: 'token_ttl', max_ttl: 'token_max_ttl', period: 'token_period' } as const;
+
+/** Fields whose presence in a request for the other type is an error (seed 2.2). */
+export const TYPE_ONLY_FIELDS: Record<RoleType, readonly string[]> = {
+  iam: ['max_jwt_exp', 'allow_vm_inference'],
+  vm: ['bound_zones', 'bound_regions', 'bound_instance_groups', 'bound_labels'],
+};
+
+export const TOKEN_TYPE_VALUES = ['default', 'service', 'batch'] as const;
+export const MAX_JWT_EXP_LIMIT = 3600;
+export const MAX_JWT_EXP_DEFAULT = 900;
+
+const kindSchema = {
+  string: field.string,
+  bool: field.bool,
+  int: field.int,
+  duration: field.duration,
+  commaList: field.commaList,
+  labels: field.commaList,
+};
+
+/** zod field schemas for parseFields on role writes. */
+export const roleWriteShape: Record<string, ReturnType<(typeof kindSchema)[RoleFieldKind]>> = Object.fromEntries(
+  ROLE_FIELDS.map((s) => [s.name, kindSchema[s.kind]()]),
+);
+
+/** Edit endpoints (service-accounts, labels). */
+export const roleEditShape = { add: field.commaList(), remove: field.commaList() };
+
+/** Role name rule of the router (Vault's \w(([\w-.]+)?\w)?); names are lower-cased on every path. */
+export const ROLE_NAME_RE = /^\w(([\w.-]+)?\w)?$/;
+export const normalizeRoleName = (name: string): string => name.toLowerCase();
+
+/** Set-valued lists: trimmed, empties dropped, de-duplicated, sorted (case kept). */
+export function canonicalSet(items: readonly string[]): string[] {
+  return [...new Set(items.map((s) => s.trim()).filter((s) => s !== ''))].sort();
+}
+
+/** Ordered lists (token_policies, token_bound_cidrs): trimmed, empties dropped, order kept. */
+export function canonicalList(items: readonly string[]): string[] {
+  return items.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Label syntax: `key:value`, key starts with a lower-case letter, then [\w-]; value [\w-]*. */
+export const LABEL_RE = /^([a-z][\w-]*):([\w-]*)$/;
+
+/** Parses `key:value` items into a map (later duplicates win); returns the invalid items too. */
+export function parseLabels(items: readonly string[]): { labels: Record<string, string>; invalid: string[] } {
+  const labels: Record<string, string> = {};
+  const invalid: string[] = [];
+  for (const raw of items) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const m = LABEL_RE.exec(item);
+    if (!m) invalid.push(item);
+    else labels[m[1]] = m[2];
+  }
+  return { labels, invalid };
+}
+
+/** Labels as a map with sorted keys (the canonical read form). */
+export function sortedLabels(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+}
+
+/** Region of a zone name: everything before the last "-" (us-east1-b -> us-east1). */
+export function zoneToRegion(zone: string): string {
+  const i = zone.lastIndexOf('-');
+  return i > 0 ? zone.slice(0, i) : zone;
+}

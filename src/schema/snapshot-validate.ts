@@ -1,0 +1,236 @@
+// Pure validation and canonical forms of snapshot configurations: the write rules (all problems
+// reported together, merge-on-update), the redacted read form and the reconciler's canonical form.
+
+import { ApiError } from './errors';
+import {
+  DEFAULT_FILE_PREFIX,
+  SNAPSHOT_FIELDS,
+  STORAGE_TYPES,
+  fieldsForStorageType,
+  isStorageType,
+  snapshotConfigFieldShape,
+  snapshotFieldSpec,
+  type SnapshotConfig,
+  type SnapshotConfigRead,
+  type StorageType,
+} from './snapshot-config';
+
+export const BLOB_ENVIRONMENTS: Record<string, string> = {
+  AZUREPUBLICCLOUD: 'blob.core.windows.net',
+  AZURECHINACLOUD: 'blob.core.chinacloudapi.cn',
+  AZUREGERMANCLOUD: 'blob.core.cloudapi.de',
+  AZUREUSGOVERNMENTCLOUD: 'blob.core.usgovcloudapi.net',
+};
+
+export interface SnapshotWriteOptions {
+  /** The stored config when this write is an update (fields omitted keep their stored value). */
+  existing?: SnapshotConfig;
+  /** Skip "required" checks on secret fields (the reconciler's desired state carries no secrets). */
+  secretsOptional?: boolean;
+}
+
+export interface SnapshotWriteResult {
+  config: SnapshotConfig;
+  /** Body keys that are not snapshot fields at all (the caller warns, like Vault's framework). */
+  unknown: string[];
+}
+
+function show(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+const TYPE_LIST = STORAGE_TYPES.join(', ');
+
+/**
+ * Validates a create/update body. Throws one ApiError (400) listing every problem: coercion
+ * failures, fields of another storage type, missing required fields, cross-field rules.
+ */
+export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts: SnapshotWriteOptions = {}): SnapshotWriteResult {
+  const problems: string[] = [];
+  const unknown: string[] = [];
+  const failed = new Set<string>();
+  const given: Record<string, string | number | boolean> = {};
+  for (const [name, raw] of Object.entries(body)) {
+    const spec = snapshotFieldSpec(name);
+    if (!spec) {
+      unknown.push(name);
+      continue;
+    }
+    const r = snapshotConfigFieldShape[name].safeParse(raw);
+    if (r.success) {
+      given[name] = r.data as string | number | boolean;
+      continue;
+    }
+    failed.add(name);
+    if (name === 'interval') {
+      problems.push('interval must be a positive number of seconds or a duration string');
+    } else {
+      const reason = r.error.issues.map((i) => i.message).join('; ');
+      // A secret's value never goes into an error message.
+      const input = spec.secret ? '(sensitive value)' : show(raw);
+      problems.push(`error converting input ${input} for field "${name}": ${reason}`);
+    }
+  }
+
+  const existing = opts.existing;
+  let type: StorageType | undefined;
+  if ('storage_type' in given) {
+    if (isStorageType(given.storage_type)) type = given.storage_type;
+    else problems.push(`storage_type must be one of ${TYPE_LIST}`);
+  } else if (existing) {
+    type = existing.storage_type;
+  } else if (!('storage_type' in body)) {
+    problems.push(`storage_type must be one of ${TYPE_LIST}`);
+  }
+  if (existing && type && type !== existing.storage_type) {
+    problems.push('storage_type cannot be changed; delete and recreate the configuration');
+    type = undefined;
+  }
+  if (!type) throw new ApiError('invalid_request', problems);
+
+  for (const name of Object.keys(given)) {
+    const owner = snapshotFieldSpec(name)!.owner;
+    if (owner !== 'common' && owner !== type) problems.push(`${name} is not valid for storage_type=${type} (it belongs to ${owner})`);
+  }
+
+  const merged: Record<string, string | number | boolean> = {};
+  for (const spec of fieldsForStorageType(type)) {
+    const v = spec.name in given ? given[spec.name] : existing ? existing[spec.name] : undefined;
+    if (v !== undefined) merged[spec.name] = v;
+    else if (spec.default !== undefined) merged[spec.name] = spec.default;
+  }
+  merged.storage_type = type;
+  if (merged.file_prefix === '') merged.file_prefix = DEFAULT_FILE_PREFIX;
+
+  checkRules(type, merged, failed, problems, opts.secretsOptional ?? false);
+  if (problems.length > 0) throw new ApiError('invalid_request', problems);
+  return { config: merged as SnapshotConfig, unknown: unknown.sort() };
+}
+
+function checkRules(
+  type: StorageType,
+  c: Record<string, string | number | boolean>,
+  failed: Set<string>,
+  problems: string[],
+  secretsOptional: boolean,
+): void {
+  if (!failed.has('interval')) {
+    if (c.interval === undefined) problems.push('interval is required');
+    else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval must be a positive number of seconds or a duration string');
+  }
+  if (!failed.has('retain') && (typeof c.retain !== 'number' || c.retain < 1)) problems.push('retain must be a positive integer (at least 1)');
+  for (const spec of fieldsForStorageType(type)) {
+    if (!spec.required || failed.has(spec.name) || spec.name === 'interval' || spec.name === 'storage_type') continue;
+    if (spec.secret && secretsOptional) continue;
+    const v = c[spec.name];
+    const missing = v === undefined || v === '' || (spec.kind === 'int' && (v as number) <= 0);
+    if (missing) {
+      problems.push(
+        spec.kind === 'int'
+          ? `${spec.name} is required for storage_type=${type} (a positive number of bytes)`
+          : `${spec.name} is required for storage_type=${type}`,
+      );
+    }
+  }
+  const pathPrefix = String(c.path_prefix ?? '');
+  if (pathPrefix !== '' && (type === 'cloudtwo-store' || type === 'cloudthree-store') && !pathPrefix.endsWith('/')) {
+    problems.push(`path_prefix must end with "/" for storage_type=${type} (got ${JSON.stringify(pathPrefix)})`);
+  }
+  if (String(c.file_prefix).includes('/')) problems.push('file_prefix must not contain "/" (put directories in path_prefix)');
+
+  if (type === 'cloudone-store') {
+    if (c.cloudone_enable_kms === true && c.cloudone_server_side_encryption === true) {
+      problems.push('cloudone_enable_kms and cloudone_server_side_encryption are mutually exclusive');
+    }
+    const hasId = c.cloudone_access_key_id !== '';
+    const hasSecret = c.cloudone_secret_access_key !== '';
+    if (hasId !== hasSecret && !(secretsOptional && hasId)) {
+      problems.push('cloudone_access_key_id and cloudone_secret_access_key must be set together');
+    }
+    if (String(c.cloudone_bucket).includes('/')) problems.push('cloudone_bucket must be a bare bucket name (put key segments in path_prefix)');
+  }
+  if (type === 'cloudtwo-store') {
+    const key = String(c.cloudtwo_service_account_key ?? '');
+    if (key !== '' && !isJsonObject(key)) problems.push('cloudtwo_service_account_key must be a JSON object');
+    if (String(c.cloudtwo_bucket).includes('/')) problems.push('cloudtwo_bucket must be a bare bucket name (put object prefixes in path_prefix)');
+  }
+  if (type === 'cloudthree-store') {
+    const env = String(c.cloudthree_blob_environment ?? '');
+    if (env !== '' && !(env.toUpperCase() in BLOB_ENVIRONMENTS)) {
+      problems.push(`cloudthree_blob_environment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')} (case-insensitive)`);
+    }
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+/** The read form: every non-secret field of the config's type; secret keys omitted entirely. */
+export function redactSnapshotConfig(config: SnapshotConfig): SnapshotConfigRead {
+  const out: SnapshotConfigRead = {};
+  for (const spec of fieldsForStorageType(config.storage_type)) {
+    if (spec.secret) continue;
+    const v = config[spec.name] ?? spec.default;
+    if (v !== undefined) out[spec.name] = v;
+  }
+  return out;
+}
+
+/**
+ * The canonical form a reconciler compares: a desired body (interval as "24h" or 86400, defaults
+ * omitted, no secrets) becomes exactly what a read of the applied config returns.
+ */
+export function canonicalSnapshotConfig(body: Record<string, unknown>): SnapshotConfigRead {
+  return redactSnapshotConfig(validateSnapshotConfigWrite(body, { secretsOptional: true }).config);
+}
+
+/** A live read normalized the same way: defaults of its type filled in, keys of no field dropped. */
+export function normalizeSnapshotConfigRead(data: Record<string, unknown>): SnapshotConfigRead {
+  const type = data.storage_type;
+  if (!isStorageType(type)) throw new ApiError('invalid_request', [`storage_type must be one of ${TYPE_LIST}`]);
+  const out: SnapshotConfigRead = {};
+  for (const spec of fieldsForStorageType(type)) {
+    if (spec.secret) continue;
+    const raw = data[spec.name];
+    if (raw === undefined || raw === null) {
+      if (spec.default !== undefined) out[spec.name] = spec.default;
+      continue;
+    }
+    const r = snapshotConfigFieldShape[spec.name].safeParse(raw);
+    if (r.success) out[spec.name] = r.data as string | number | boolean;
+  }
+  if (out.file_prefix === '') out.file_prefix = DEFAULT_FILE_PREFIX;
+  return out;
+}
+
+/** Secret fields present in a body (for fingerprints); never logged. */
+export function snapshotSecretsOf(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const spec of SNAPSHOT_FIELDS) {
+    if (spec.secret && typeof body[spec.name] === 'string' && body[spec.name] !== '') out[spec.name] = body[spec.name] as string;
+  }
+  return out;
+}
+
+/**
+ * Identifies where a config's snapshots live, for the collision rule: two configs with the same
+ * location would rotate (delete) each other's files.
+ */
+export function snapshotLocationKey(c: SnapshotConfig): string {
+  const prefix = String(c.path_prefix).replace(/\/+$/, '');
+  const where =
+    c.storage_type === 'local'
+      ? ''
+      : c.storage_type === 'cloudone-store'
+        ? `${c.cloudone_endpoint}|${c.cloudone_bucket}`
+        : c.storage_type === 'cloudtwo-store'
+          ? `${c.cloudtwo_endpoint}|${c.cloudtwo_bucket}`
+          : `${c.cloudthree_endpoint}|${c.cloudthree_account_name}|${c.cloudthree_container_name}`;
+  return `${c.storage_type}|${where}|${prefix}|${c.file_prefix}`;
+}
