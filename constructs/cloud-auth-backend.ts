@@ -3,7 +3,7 @@
 import { Construct } from 'constructs';
 import type { IamAlias, VmAlias } from '../src/schema/cloud-config';
 import { cloudAuthBackendRules } from './cloud-auth-backend-rules';
-import type { KeywardServer } from './keyward-server';
+import { KeywardServer } from './keyward-server';
 import { type AuthBackendEntry, type AuthBackendPart, type ManifestContext, type RoleEntry, RemovalPolicy, compact } from './manifest-parts';
 import { type SecretBinding, type SecretString, bindSecret, isSecretProblem } from './secret';
 import { validateAll } from './validation';
@@ -118,7 +118,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       if (isSecretProblem(b)) secretProblems.push(b.problem);
       else credentials = b;
     }
-    const samePath = props.server?._parts().authBackends.find((b) => b.path === (props.path ?? 'cloud'));
+    const samePath = (KeywardServer.isKeywardServer(props.server) ? props.server._parts().authBackends : []).find((b) => b.path === (props.path ?? 'cloud'));
     const clash = samePath?.node.path;
     validateAll(this, 'CloudAuthBackend', { props, secretProblems, clash }, cloudAuthBackendRules);
     this.props = props;

@@ -49,7 +49,10 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
   { id: 'role-name-unique', check: ({ clash }) => (clash ? [clash] : []) },
   {
     id: 'type',
-    check: ({ props }) => (props.type === 'iam' || props.type === 'vm' ? [] : [`type must be "iam" or "vm" (got ${JSON.stringify(props.type)})`]),
+    check: ({ props }) => {
+      const type: unknown = props.type;
+      return type === 'iam' || type === 'vm' ? [] : [`type must be "iam" or "vm" (got ${JSON.stringify(type)})`];
+    },
   },
   {
     id: 'other-type-fields',

@@ -2,7 +2,7 @@
 
 import { Construct } from 'constructs';
 import type { DurationValue } from './cloud-auth-role';
-import type { KeywardServer } from './keyward-server';
+import { KeywardServer } from './keyward-server';
 import { type ManifestContext, type SnapshotEntry, type SnapshotPart, RemovalPolicy, compact } from './manifest-parts';
 import { type SecretBinding, bindSecret, isSecretProblem } from './secret';
 import { snapshotAutoConfigRules } from './snapshot-auto-config-rules';
@@ -68,7 +68,7 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
       if (isSecretProblem(b)) secretProblems.push(b.problem);
       else this.bindings.push(b);
     }
-    const other = props.server?._parts?.().snapshotConfigs.find((s) => s.configName === this.configName);
+    const other = (KeywardServer.isKeywardServer(props.server) ? props.server._parts().snapshotConfigs : []).find((s) => s.configName === this.configName);
     validateAll(this, 'SnapshotAutoConfig', { props, configName: this.configName, secretProblems, clash: other?.node.path }, snapshotAutoConfigRules);
     this.props = props;
     this.server = props.server;

@@ -19,6 +19,8 @@ export interface CloudEmulatorOptions {
   metadataServiceAccount?: string;
   /** Page size of aggregated instance-group lists (to exercise paging). */
   pageSize?: number;
+  /** Time source for token expiry checks (tests pass the engine's manual clock). */
+  clock?: { now(): number };
 }
 
 export interface CloudEmulator {
@@ -72,6 +74,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
   const pageSize = opts.pageSize ?? 500;
   const tokens = new Map<string, { email: string; expires: number }>();
   const counts: Record<string, number> = {};
+  const now = () => (opts.clock ?? Date).now();
   let url = '';
 
   const liveAccount = (id: string) => {
@@ -81,14 +84,14 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
   };
   const issueToken = (email: string) => {
     const t = `ya29.emu-${randomBytes(24).toString('base64url')}`;
-    tokens.set(t, { email, expires: Date.now() + 3600_000 });
+    tokens.set(t, { email, expires: now() + 3600_000 });
     return { access_token: t, expires_in: 3599, token_type: 'Bearer' };
   };
   const checkAuth = (req: IncomingMessage) => {
     if (!requireAuth) return;
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
     const t = m && tokens.get(m[1]);
-    if (!t || t.expires < Date.now()) throw new HttpError(401, 'Request had invalid authentication credentials.');
+    if (!t || t.expires < now()) throw new HttpError(401, 'Request had invalid authentication credentials.');
   };
   const selfLinkPath = (i: { project: string; zone: string; name: string }) => `projects/${i.project}/zones/${i.zone}/instances/${i.name}`;
   const computeBase = () => `${url}/compute/v1/`;
@@ -121,8 +124,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
         if (!key || a.header.alg !== 'RS256' || !cryptoVerify('RSA-SHA256', Buffer.from(a.input), key.publicKey, a.sig)) {
           throw new HttpError(400, 'invalid_grant: Invalid JWT Signature.');
         }
-        const now = Date.now() / 1000;
-        if (typeof a.payload.exp !== 'number' || a.payload.exp < now - 60) throw new HttpError(400, 'invalid_grant: expired assertion');
+        if (typeof a.payload.exp !== 'number' || a.payload.exp < now() / 1000 - 60) throw new HttpError(400, 'invalid_grant: expired assertion');
         return issueToken(sa.email);
       },
     ],
@@ -305,8 +307,8 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
       if (!key) throw new Error(`service account ${sa.email} has no user-managed key #${keyIndex}`);
       return keyFile(sa, key, `${url}/token`);
     },
-    mintServiceAccountJwt: (o) => mintServiceAccountJwt(d, keys, o),
-    mintInstanceToken: (o) => mintInstanceToken(d, keys, o),
+    mintServiceAccountJwt: (o) => mintServiceAccountJwt(d, keys, { now: Math.floor(now() / 1000), ...o }),
+    mintInstanceToken: (o) => mintInstanceToken(d, keys, { now: Math.floor(now() / 1000), ...o }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

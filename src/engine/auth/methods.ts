@@ -1,5 +1,6 @@
 // The auth method types this engine can mount (besides the built-in token store).
 
 import type { AuthBackendFactory } from '../backend';
+import { cloudAuthFactory } from './cloud/backend';
 
-export const authMethodFactories: AuthBackendFactory[] = [];
+export const authMethodFactories: AuthBackendFactory[] = [cloudAuthFactory];

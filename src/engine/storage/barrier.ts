@@ -29,12 +29,24 @@ export class BarrierStorage implements Storage {
   deletePrefix(prefix: string) {
     return this.physical.deletePrefix(prefix);
   }
-  /** Entries stay sealed: a snapshot is only restorable with the same seal key. */
-  snapshot(): Promise<StorageSnapshot> {
-    return this.physical.snapshot();
+  /** Decrypted view. (Backups read the physical store instead, so archives stay sealed.) */
+  async snapshot(): Promise<StorageSnapshot> {
+    const inner = await this.physical.snapshot();
+    const seal = this.seal;
+    return {
+      count: inner.count,
+      close: () => inner.close(),
+      async *[Symbol.asyncIterator]() {
+        for await (const e of inner) yield { key: e.key, value: seal.decrypt(e.value, e.key) };
+      },
+    };
   }
   replaceAll(entries: AsyncIterable<StorageEntry>) {
-    return this.physical.replaceAll(entries);
+    const seal = this.seal;
+    async function* sealed() {
+      for await (const e of entries) yield { key: e.key, value: seal.encrypt(e.value, e.key) };
+    }
+    return this.physical.replaceAll(sealed());
   }
   close() {
     return this.physical.close();

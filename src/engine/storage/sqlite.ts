@@ -68,7 +68,7 @@ export class SqliteStorage implements Storage {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
-    await this.flushNow();
+    this.flush();
     if (prefix === '') this.db.exec('DELETE FROM kv');
     else this.stmt.delRange.run(prefix, prefixEnd(prefix));
   }
@@ -111,12 +111,8 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  private async flushNow(): Promise<void> {
-    this.flush();
-  }
-
   async snapshot(): Promise<StorageSnapshot> {
-    await this.flushNow();
+    this.flush();
     // A separate read connection inside one transaction sees a fixed WAL snapshot while writers go on.
     const reader = new Database(this.file, { readonly: true });
     reader.exec('BEGIN');
@@ -152,7 +148,7 @@ export class SqliteStorage implements Storage {
   }
 
   async replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void> {
-    await this.flushNow();
+    this.flush();
     // Writes arriving meanwhile wait; readers keep seeing the old data until the commit.
     this.paused = true;
     const writer = new Database(this.file);

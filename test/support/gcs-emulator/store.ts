@@ -102,7 +102,7 @@ export class GcsStore {
         if (chunk.length === 0) continue;
         s.hasher.update(chunk);
         s.received += chunk.length;
-        if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+        if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       }
     } catch {
       ok = false;

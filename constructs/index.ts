@@ -1,0 +1,10 @@
+// Public construct API of keyward: re-exports only.
+
+export * from './keyward-server';
+export * from './cloud-auth-backend';
+export * from './cloud-auth-role';
+export * from './snapshot-auto-config';
+export * from './snapshot-storage';
+export { RemovalPolicy } from './manifest-parts';
+export type { SecretString } from './secret';
+export { KeywardValidationError } from './validation';

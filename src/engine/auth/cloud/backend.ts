@@ -1,0 +1,25 @@
+// The `cloud` auth method: a factory the engine mounts at any path. Route families live in one
+// module each (config, roles, role edits, login); renewal re-checks role and identity.
+
+import type { AuthBackendFactory, BackendInit, AuthBackend } from '../../backend';
+import { CloudState, type CloudStateOptions } from './state';
+import { configRoutes } from './config-routes';
+import { roleRoutes } from './role-routes';
+import { roleEditRoutes } from './role-edit-routes';
+import { loginRoutes } from './login-routes';
+import { renewCloudToken } from './renew';
+
+export const CLOUD_AUTH_TYPE = 'cloud';
+
+export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateOptions> = {}): AuthBackend {
+  const state = new CloudState(init.storage, { clock: init.clock, env: init.env, ...extra });
+  return {
+    routes: [...configRoutes(state), ...roleEditRoutes(state), ...roleRoutes(state), ...loginRoutes(state)],
+    renew: (ctx) => renewCloudToken(state, ctx),
+  };
+}
+
+export const cloudAuthFactory: AuthBackendFactory = {
+  type: CLOUD_AUTH_TYPE,
+  create: (init) => createCloudBackend(init),
+};

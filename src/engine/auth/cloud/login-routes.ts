@@ -1,0 +1,48 @@
+// auth/<mount>/login: the common pipeline (role, jwt, verification, bound CIDRs) then the
+// role type's authorization. Unauthenticated; unknown fields are refused (422).
+
+import type { Route } from '../../backend';
+import { reply } from '../../http/reply';
+import { requestFields } from '../../http/request-fields';
+import { Errors } from '../../../schema/errors';
+import { field } from '../../../schema/fields';
+import { addressInCidrs } from '../../../schema/cidr';
+import type { CloudState } from './state';
+import { verifyLoginJwt } from './jwt';
+import { loginIam } from './login-iam';
+import { loginVm } from './login-vm';
+
+const loginShape = { role: field.string(), jwt: field.string() };
+
+export function loginRoutes(state: CloudState): Route[] {
+  return [
+    {
+      pattern: 'login',
+      unauthenticated: true,
+      unknownFields: 'reject',
+      operations: {
+        update: async (ctx) => {
+          const { values } = requestFields(ctx, loginShape);
+          const roleName = (values.role ?? '').trim();
+          if (!roleName) throw Errors.badRequest('role is required (field "role")');
+          const config = await state.config(ctx.storage);
+          const role = await state.role(roleName, ctx.storage);
+          if (!role) throw Errors.badRequest(`role ${JSON.stringify(roleName)} not found`);
+          const jwt = (values.jwt ?? '').trim();
+          if (!jwt) throw Errors.badRequest('jwt argument is required (field "jwt")');
+          const client = state.clientFor(config);
+          const now = ctx.clock.now();
+          const verified = await verifyLoginJwt(jwt, role.type, roleName, client, now);
+          if (role.token_bound_cidrs.length > 0 && !addressInCidrs(ctx.clientAddress, role.token_bound_cidrs)) {
+            throw Errors.permissionDenied();
+          }
+          const login =
+            role.type === 'iam'
+              ? await loginIam(client, config, role, roleName, verified, now)
+              : await loginVm(client, config, role, roleName, verified.computeEngine, verified.sub);
+          return reply.login(login);
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,167 @@
+// Apply: execute a plan in order (mounts, then config, then roles, then mount deletes; snapshot
+// configs alongside), with bounded parallelism, keeping the last-applied record current, then
+// re-read and require an empty plan (write-then-verify). Updates never delete and recreate.
+
+import type { VaultClient } from '../client/vault-client';
+import { fingerprintSecret } from '../schema/manifest';
+import type { DesiredState } from './desired';
+import { hasChanges, type ObjectPlan, type Plan } from './model';
+import { makePlan } from './plan';
+import { settleLimit } from './pool';
+import { silentProgress, type Progress } from './progress';
+import { recordedFrom, type LastApplied } from './record';
+import { configBody, configResetBody, roleBody, snapshotBody, type SecretSource } from './write-bodies';
+
+export interface ApplyOptions {
+  parallelism?: number;
+  env?: NodeJS.ProcessEnv;
+  progress?: Progress;
+  /** Persists the record; called before the first write and after the last. */
+  saveRecord?: (rec: LastApplied) => void;
+}
+
+export interface ApplyResult {
+  record: LastApplied;
+  applied: Array<{ id: string; action: ObjectPlan['action'] }>;
+  failed: Array<{ id: string; error: unknown }>;
+  /** The plan made from a fresh read after applying (empty when converged). */
+  verify?: Plan;
+}
+
+export class ApplyError extends Error {
+  constructor(
+    message: string,
+    readonly result: ApplyResult,
+  ) {
+    super(message);
+    this.name = 'ApplyError';
+  }
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export async function applyPlan(client: VaultClient, desired: DesiredState, record: LastApplied, plan: Plan, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const par = opts.parallelism ?? 16;
+  const progress = opts.progress ?? silentProgress;
+  const src: SecretSource = { salt: desired.fingerprintSalt, env: opts.env ?? process.env };
+  const rec: LastApplied = { version: 1, objects: { ...record.objects } };
+  const result: ApplyResult = { record: rec, applied: [], failed: [] };
+
+  // Unchanged declared objects are recorded as they are; objects about to be written are recorded
+  // as managed (empty) first, so an apply killed midway still owns what it may have created.
+  for (const o of plan.objects) {
+    const d = desired.objects.get(o.id);
+    if (!d) continue;
+    if (o.action === 'no-op') rec.objects[o.id] = recordedFrom(d, rec.objects[o.id]?.observed ?? {});
+    else if (!rec.objects[o.id]) rec.objects[o.id] = { fields: {}, secrets: {}, observed: {} };
+  }
+  // Secrets must be readable (and match their fingerprints) before anything is written.
+  for (const o of plan.objects) {
+    const d = desired.objects.get(o.id);
+    for (const c of o.changes) if (c.sensitive && c.after !== null && d?.secrets[c.field]) snapshotSecretCheck(d.id, c.field, d.secrets[c.field], src);
+    if ((o.action === 'create' || o.action === 'replace') && d) for (const [f, s] of Object.entries(d.secrets)) snapshotSecretCheck(d.id, f, s, src);
+  }
+  opts.saveRecord?.(rec);
+
+  const todo = plan.objects.filter((o) => o.action !== 'no-op');
+  progress.start(todo.length);
+  const failedMounts = new Set<string>();
+
+  const run = async (ops: ObjectPlan[]) => {
+    const runnable = ops.filter((o) => {
+      if (o.address.mount && failedMounts.has(o.address.mount)) {
+        result.failed.push({ id: o.id, error: new Error(`skipped: auth/${o.address.mount} failed`) });
+        progress.done(o.id, o.action, new Error(`skipped: auth/${o.address.mount} failed`));
+        return false;
+      }
+      return true;
+    });
+    const outcomes = await settleLimit(runnable, par, (o) => execute(client, desired, o, src));
+    outcomes.forEach((r, i) => {
+      const o = runnable[i];
+      if (r.ok) {
+        result.applied.push({ id: o.id, action: o.action });
+        const d = desired.objects.get(o.id);
+        if (o.action === 'delete') {
+          delete rec.objects[o.id];
+          if (o.address.kind === 'auth-mount') for (const id of Object.keys(rec.objects)) if (id.startsWith(`${o.id}/`)) delete rec.objects[id];
+        } else if (d) rec.objects[o.id] = recordedFrom(d, rec.objects[o.id]?.observed ?? {});
+        progress.done(o.id, o.action);
+      } else {
+        result.failed.push({ id: o.id, error: r.error });
+        if (o.address.mount && o.address.kind !== 'role') failedMounts.add(o.address.mount);
+        progress.done(o.id, o.action, r.error);
+      }
+    });
+  };
+  const kind = (k: ObjectPlan['address']['kind'], pred: (o: ObjectPlan) => boolean = () => true) => todo.filter((o) => o.address.kind === k && pred(o));
+
+  const authChain = async () => {
+    await run(kind('auth-mount', (o) => o.action !== 'delete'));
+    await run(kind('auth-config'));
+    await run(kind('role'));
+    await run(kind('auth-mount', (o) => o.action === 'delete'));
+  };
+  await Promise.all([authChain(), run(kind('snapshot-config'))]);
+  progress.finish();
+
+  if (result.failed.length === 0) {
+    const { plan: verify, live } = await makePlan(client, desired, rec);
+    result.verify = verify;
+    for (const [id, l] of live.objects) if (rec.objects[id] && Object.keys(l.observed).length) rec.objects[id] = { ...rec.objects[id], observed: l.observed };
+  }
+  opts.saveRecord?.(rec);
+
+  if (result.failed.length > 0) {
+    const lines = result.failed.map((f) => `  ${f.id}: ${errText(f.error)}`);
+    throw new ApplyError(`apply failed for ${result.failed.length} object(s); re-run to converge:\n${lines.join('\n')}`, result);
+  }
+  if (result.verify && hasChanges(result.verify)) {
+    const lines = result.verify.objects
+      .filter((o) => o.action !== 'no-op')
+      .map((o) => `  ${o.id}: ${o.action === 'update' ? o.changes.map((c) => (c.sensitive ? `${c.field} (sensitive)` : `${c.field} (wanted ${JSON.stringify(c.after)}, server has ${JSON.stringify(c.before)})`)).join(', ') : `still needs ${o.action}`}`);
+    throw new ApplyError(`apply did not converge: the server did not take these fields:\n${lines.join('\n')}`, result);
+  }
+  return result;
+}
+
+function snapshotSecretCheck(id: string, field: string, s: { env: string; fingerprint: string }, src: SecretSource): void {
+  const v = src.env[s.env];
+  if (v === undefined) throw new Error(`${id}: field "${field}" needs environment variable ${s.env}, which is not set`);
+  if (fingerprintSecret(src.salt, v) !== s.fingerprint) {
+    throw new Error(`${id}: the value of ${s.env} does not match the fingerprint planned for field "${field}" (the secret changed after the manifest or plan was made; synthesize or plan again)`);
+  }
+}
+
+async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan, src: SecretSource): Promise<void> {
+  const d = desired.objects.get(o.id);
+  const a = o.address;
+  switch (a.kind) {
+    case 'auth-mount': {
+      const mount = a.mount!;
+      if (o.action === 'delete' || o.action === 'replace') await client.sys.disableAuth(mount);
+      if (o.action === 'create' || o.action === 'replace') {
+        await client.sys.enableAuth(mount, { type: String(d!.fields.type), description: String(d!.fields.description ?? '') });
+      } else if (o.action === 'update') await client.sys.tuneDescription(mount, String(d!.fields.description ?? ''));
+      return;
+    }
+    case 'auth-config': {
+      const api = client.cloud(a.mount!);
+      await api.writeConfig(o.action === 'delete' ? configResetBody(o.changes) : configBody(d, o.changes, src));
+      return;
+    }
+    case 'role': {
+      const api = client.cloud(a.mount!);
+      if (o.action === 'delete' || o.action === 'replace') await api.deleteRole(a.name!);
+      if (o.action === 'create' || o.action === 'replace') await api.writeRole(a.name!, roleBody(d!, 'all'));
+      else if (o.action === 'update') await api.writeRole(a.name!, roleBody(d!, o.changes));
+      return;
+    }
+    case 'snapshot-config': {
+      if (o.action === 'delete' || o.action === 'replace') await client.snapshots.delete(a.name!);
+      if (o.action === 'create' || o.action === 'replace') await client.snapshots.write(a.name!, snapshotBody(d!, 'all', src));
+      else if (o.action === 'update') await client.snapshots.write(a.name!, snapshotBody(d!, o.changes, src));
+      return;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Terminal rendering of a plan: terraform-like symbols (+ ~ - -/+), field-level before -> after,
+// unchanged fields counted, a drift section, secrets only as (sensitive) / (sensitive, changed),
+// and the summary line. Pure: plan in, text out.
+
+import type { Action, DriftEntry, FieldChange, Json, ObjectPlan, Plan } from './model';
+
+export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', 'no-op': ' ' };
+const VERB: Record<Action, string> = {
+  create: 'will be created',
+  update: 'will be updated in place',
+  delete: 'will be deleted',
+  replace: 'must be replaced',
+  'no-op': 'is unchanged',
+};
+
+export const fmt = (v: Json | undefined): string => (v === undefined ? '(none)' : JSON.stringify(v));
+
+export function summaryLine(p: Plan): string {
+  const s = p.summary;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+}
+
+/** One field change as text, without its leading indentation. */
+export function changeText(c: FieldChange, action: Action): string {
+  if (c.sensitive) {
+    if (c.after === null) return `- ${c.field} = (sensitive)`;
+    if (action === 'create' || c.before === undefined || c.before === null) return `+ ${c.field} = (sensitive)`;
+    return `~ ${c.field} = (sensitive, changed)`;
+  }
+  if (action === 'delete') return `- ${c.field} = ${fmt(c.before)}`;
+  if (c.before === undefined) return `+ ${c.field} = ${fmt(c.after)}`;
+  return `~ ${c.field}: ${fmt(c.before)} -> ${fmt(c.after)}${c.forcesReplace ? ' # forces replacement' : ''}`;
+}
+
+export function driftText(d: DriftEntry): string {
+  if (d.kind === 'deleted') return `- ${d.id}: deleted outside keyward`;
+  if (d.sensitive) return `~ ${d.id}: ${d.field} (sensitive) changed outside keyward`;
+  return `~ ${d.id}: ${d.field}: ${fmt(d.lastApplied)} (last applied) -> ${fmt(d.live)} (live)`;
+}
+
+function objectText(o: ObjectPlan, out: string[]): void {
+  const reason = o.action === 'delete' && o.reason ? ` (${o.reason})` : '';
+  out.push(`  ${SYMBOL[o.action]} ${o.id} ${VERB[o.action]}${reason}`);
+  if (o.action !== 'delete') for (const c of o.changes) out.push(`      ${changeText(c, o.action)}`);
+  if (o.unchangedFields > 0) out.push(`      (${o.unchangedFields} unchanged field${o.unchangedFields === 1 ? '' : 's'} hidden)`);
+}
+
+export function renderText(p: Plan): string {
+  const out: string[] = [];
+  out.push(`keyward plan for ${p.server.address}${p.server.namespace ? ` (namespace ${p.server.namespace})` : ''}`);
+  out.push('');
+  if (p.drift.length > 0) {
+    out.push('Drift: objects changed outside keyward since the last apply:');
+    for (const d of p.drift) out.push(`  ${driftText(d)}`);
+    out.push('');
+  }
+  const changed = p.objects.filter((o) => o.action !== 'no-op');
+  if (changed.length === 0) {
+    out.push(`No changes. The server matches the desired state (${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} checked).`);
+  } else {
+    out.push('keyward will perform the following actions:');
+    out.push('');
+    for (const o of changed) {
+      objectText(o, out);
+      out.push('');
+    }
+    if (p.summary.noop > 0) out.push(`${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged.`);
+  }
+  out.push(summaryLine(p));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,163 @@
+// Token lifetimes and limits on an injected clock, over the real socket.
+
+import { ManualClock } from '../../../src/engine/clock';
+import { startTestEngine, api } from '../../support/engine';
+import { staticAuthMethod } from '../../support/static-auth';
+import { authMethodFactories } from '../../../src/engine/auth/methods';
+import type { Engine } from '../../../src/engine/engine';
+
+const H = 3600;
+let engine: Engine;
+let clock: ManualClock;
+
+beforeAll(async () => {
+  clock = new ManualClock(Date.UTC(2026, 0, 1));
+  engine = await startTestEngine({ clock, authMethods: [...authMethodFactories, staticAuthMethod] });
+  expect((await api(engine, 'POST', 'sys/auth/static', { body: { type: 'static' } })).status).toBe(204);
+});
+afterAll(() => engine.close());
+
+async function create(body: Record<string, unknown>) {
+  const r = await api(engine, 'POST', 'auth/token/create', { body });
+  expect(r.status).toBe(200);
+  return r.body.auth as { client_token: string; accessor: string; lease_duration: number };
+}
+const lookup = (token: string) => api(engine, 'GET', 'auth/token/lookup-self', { token });
+const renew = (token: string, increment?: string) => api(engine, 'POST', 'auth/token/renew-self', { token, body: increment ? { increment } : {} });
+
+async function login(role: string, settings: Record<string, unknown>) {
+  await api(engine, 'POST', `auth/static/role/${role}`, { body: settings });
+  const r = await api(engine, 'POST', 'auth/static/login', { token: null, body: { role } });
+  expect(r.status).toBe(200);
+  return r.body.auth.client_token as string;
+}
+
+it('a token expires at the end of its TTL', async () => {
+  const t = await create({ ttl: '1h', policies: ['default'] });
+  expect(t.lease_duration).toBe(H);
+  await clock.advance(59 * 60 * 1000);
+  expect((await lookup(t.client_token)).status).toBe(200);
+  await clock.advance(60 * 1000);
+  expect((await lookup(t.client_token)).status).toBe(403);
+});
+
+it('max TTL caps renewals (measured from creation)', async () => {
+  const token = await login('capped', { token_ttl: '1h', token_max_ttl: '3h' });
+  for (const _ of [1, 2]) {
+    await clock.advance(50 * 60 * 1000);
+    expect((await renew(token)).body.auth.lease_duration).toBe(H);
+  }
+  await clock.advance(50 * 60 * 1000); // 150 minutes in: only 30 left before the 3h max
+  const r = await renew(token);
+  expect(r.status).toBe(200);
+  expect(r.body.auth.lease_duration).toBe(0.5 * H);
+  expect(r.body.warnings[0]).toMatch(/capped/);
+  await clock.advance(0.5 * H * 1000);
+  expect((await lookup(token)).status).toBe(403);
+});
+
+it('renewal uses the role current TTL and is refused once the role is gone', async () => {
+  const token = await login('changing', { token_ttl: '1h' });
+  await api(engine, 'POST', 'auth/static/role/changing', { body: { token_ttl: '2h' } });
+  expect((await renew(token)).body.auth.lease_duration).toBe(2 * H);
+  await api(engine, 'DELETE', 'auth/static/role/changing');
+  const r = await renew(token);
+  expect(r.status).toBe(400);
+  expect(r.body.errors[0]).toMatch(/renewal refused: role "changing" no longer exists/);
+});
+
+it('explicit max TTL is a hard cap, even for renewals', async () => {
+  const t = await create({ ttl: '1h', explicit_max_ttl: '90m' });
+  await clock.advance(50 * 60 * 1000);
+  const r = await renew(t.client_token, '1h');
+  expect(r.body.auth.lease_duration).toBe(40 * 60);
+  await clock.advance(40 * 60 * 1000);
+  expect((await lookup(t.client_token)).status).toBe(403);
+});
+
+it('periodic tokens renew to their period indefinitely, past the system max TTL', async () => {
+  const t = await create({ period: '1h' });
+  for (let i = 0; i < 20; i++) {
+    await clock.advance(50 * 60 * 1000);
+    const r = await renew(t.client_token);
+    expect(r.body.auth.lease_duration).toBe(H);
+  }
+  await clock.advance(800 * H * 1000 - 20 * 50 * 60 * 1000); // no renewal: it lapses
+  expect((await lookup(t.client_token)).status).toBe(403);
+});
+
+it('num_uses exhausts the token', async () => {
+  const t = await create({ num_uses: 2 });
+  expect((await lookup(t.client_token)).status).toBe(200);
+  const second = await lookup(t.client_token);
+  expect(second.status).toBe(200);
+  expect(second.body.data.num_uses).toBe(1);
+  expect((await lookup(t.client_token)).status).toBe(403);
+});
+
+it('a bound CIDR rejects another client address, on use and at login', async () => {
+  const elsewhere = await create({ bound_cidrs: ['10.0.0.0/8'] });
+  expect((await lookup(elsewhere.client_token)).status).toBe(403);
+  const local = await create({ bound_cidrs: '127.0.0.1' });
+  const ok = await lookup(local.client_token);
+  expect(ok.status).toBe(200);
+  expect(ok.body.data.bound_cidrs).toEqual(['127.0.0.1/32']);
+  const fromLogin = await login('cidr', { token_bound_cidrs: ['192.0.2.0/24'] });
+  expect((await lookup(fromLogin)).status).toBe(403);
+});
+
+it('batch tokens are not stored and cannot be renewed past their TTL', async () => {
+  const before = (await engine.core.handle({ method: 'GET', url: '/v1/sys/health', headers: {}, remoteAddress: '127.0.0.1' })).status;
+  expect(before).toBe(200);
+  const t = await create({ type: 'batch', ttl: '30m', policies: ['default'] });
+  expect(t.client_token.startsWith('hvb.')).toBe(true);
+  expect(t.accessor).toBe('');
+  const l = await lookup(t.client_token);
+  expect(l.body.data.type).toBe('batch');
+  const r = await renew(t.client_token);
+  expect(r.status).toBe(400);
+  expect(r.body.errors[0]).toMatch(/batch tokens cannot be renewed/);
+  await clock.advance(30 * 60 * 1000);
+  expect((await lookup(t.client_token)).status).toBe(403);
+});
+
+it('batch tokens leave no trace in storage', async () => {
+  const { JsonStore } = await import('../../../src/engine/storage/json-store');
+  const { SqliteStorage } = await import('../../../src/engine/storage/sqlite');
+  const count = async () => {
+    const s = new SqliteStorage(`${engine.dataDir}/keyward.db`);
+    const n = (await new JsonStore(s).list('sys/token/')).length;
+    await s.close();
+    return n;
+  };
+  const n0 = await count();
+  await create({ type: 'batch', ttl: '30m' });
+  expect(await count()).toBe(n0);
+  await create({ ttl: '30m' });
+  expect(await count()).toBeGreaterThan(n0);
+});
+
+it('revoke-self, revoke and parent revocation', async () => {
+  const a = await create({ ttl: '1h' });
+  expect((await api(engine, 'POST', 'auth/token/revoke-self', { token: a.client_token })).status).toBe(204);
+  expect((await lookup(a.client_token)).status).toBe(403);
+
+  const parent = await create({ ttl: '1h', policies: ['root'] });
+  const childRes = await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h' } });
+  const child = childRes.body.auth.client_token;
+  const orphanRes = await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h', no_parent: true } });
+  const orphan = orphanRes.body.auth.client_token;
+  expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: parent.client_token } })).status).toBe(204);
+  expect((await lookup(parent.client_token)).status).toBe(403);
+  expect((await lookup(child)).status).toBe(403);
+  expect((await lookup(orphan)).status).toBe(200);
+});
+
+it('lookup by token and by accessor', async () => {
+  const t = await create({ ttl: '1h', meta: { team: 'infra' }, display_name: 'ci' });
+  const r = await api(engine, 'POST', 'auth/token/lookup', { body: { token: t.client_token } });
+  expect(r.body.data).toMatchObject({ accessor: t.accessor, display_name: 'token-ci', meta: { team: 'infra' }, ttl: H, type: 'service' });
+  const a = await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } });
+  expect(a.body.data.id).toBe('');
+  expect(a.body.data.accessor).toBe(t.accessor);
+});

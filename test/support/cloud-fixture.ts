@@ -1,0 +1,77 @@
+// A reusable emulated cloud for tests: an org/folder/project tree, service accounts (one deleted,
+// one disabled), instances and instance groups; plus helpers to mount and configure the cloud auth
+// method of a test engine against the emulator (custom_endpoint), so nothing reaches the internet.
+
+import { startCloudEmulator, type CloudEmulator } from '../../src/cloud-emulator';
+import { api, type ApiResult } from './engine';
+
+export const ORG_ID = '100';
+export const FOLDER_OUTER = '200';
+export const FOLDER_INNER = '201';
+
+export const SA = {
+  /** The engine's own identity (credentials in the config). */
+  keyward: { email: 'keyward@keyward-ops.iam.gserviceaccount.com', uniqueId: '110000000000000000000', project: 'keyward-ops' },
+  app: { email: 'app@proj-a.iam.gserviceaccount.com', uniqueId: '110000000000000000001', project: 'proj-a' },
+  other: { email: 'other@proj-b.iam.gserviceaccount.com', uniqueId: '110000000000000000002', project: 'proj-b' },
+  vm: { email: 'vm-sa@proj-a.iam.gserviceaccount.com', uniqueId: '110000000000000000003', project: 'proj-a' },
+  deleted: { email: 'gone@proj-a.iam.gserviceaccount.com', uniqueId: '110000000000000000004', project: 'proj-a' },
+  disabled: { email: 'off@proj-a.iam.gserviceaccount.com', uniqueId: '110000000000000000005', project: 'proj-a' },
+} as const;
+
+export const cloudDescription = {
+  organizations: [{ id: ORG_ID, displayName: 'example.org' }],
+  folders: [
+    { id: FOLDER_OUTER, parent: `organizations/${ORG_ID}` },
+    { id: FOLDER_INNER, parent: `folders/${FOLDER_OUTER}` },
+  ],
+  projects: [
+    { id: 'proj-a', number: '1001', parent: `folders/${FOLDER_INNER}` },
+    { id: 'proj-b', number: '1002', parent: `organizations/${ORG_ID}` },
+    { id: 'keyward-ops', number: '1003', parent: `organizations/${ORG_ID}` },
+  ],
+  serviceAccounts: [
+    { ...SA.keyward },
+    { ...SA.app, keys: 2 },
+    { ...SA.other },
+    { ...SA.vm },
+    { ...SA.deleted, deleted: true },
+    { ...SA.disabled, disabled: true },
+  ],
+  instances: [
+    { name: 'web-1', id: '5001', project: 'proj-a', zone: 'us-east1-b', labels: { env: 'prod', team: 'web' }, serviceAccount: SA.vm.email },
+    { name: 'web-2', id: '5002', project: 'proj-a', zone: 'us-west1-a', labels: { env: 'dev' }, serviceAccount: SA.vm.email },
+    { name: 'batch-1', id: '5003', project: 'proj-b', zone: 'europe-west1-c', serviceAccount: SA.other.email },
+    { name: 'stopped-1', id: '5004', project: 'proj-a', zone: 'us-east1-b', status: 'TERMINATED', serviceAccount: SA.vm.email },
+  ],
+  instanceGroups: [
+    { name: 'web-group', project: 'proj-a', zone: 'us-east1-b', instances: ['web-1'] },
+    { name: 'web-regional', project: 'proj-a', region: 'us-west1', instances: ['web-2'] },
+    { name: 'empty-group', project: 'proj-a', zone: 'us-east1-b', instances: [] },
+  ],
+};
+
+export async function startCloudFixture(opts: { clock?: { now(): number }; pageSize?: number } = {}): Promise<CloudEmulator> {
+  return startCloudEmulator({ description: cloudDescription, clock: opts.clock, pageSize: opts.pageSize, metadataServiceAccount: SA.keyward.email });
+}
+
+/** custom_endpoint pointing every provider service at the emulator. */
+export function emulatorEndpoints(emu: { url: string }): Record<string, string> {
+  return { api: emu.url, iam: emu.url, crm: emu.url, compute: emu.url };
+}
+
+/** Enables the cloud method at `mount` and configures it with the keyward account's key file. */
+export async function mountCloudAuth(engine: { url: string }, emu: CloudEmulator, mount = 'cloud', extra: Record<string, unknown> = {}): Promise<void> {
+  const enable = await api(engine, 'POST', `sys/auth/${mount}`, { body: { type: 'cloud' } });
+  if (enable.status >= 300) throw new Error(`enable ${mount}: ${enable.status} ${enable.text}`);
+  const cfg = await api(engine, 'POST', `auth/${mount}/config`, {
+    body: { credentials: JSON.stringify(emu.keyFile(SA.keyward.email)), custom_endpoint: emulatorEndpoints(emu), ...extra },
+  });
+  if (cfg.status >= 300) throw new Error(`configure ${mount}: ${cfg.status} ${cfg.text}`);
+}
+
+export function login(engine: { url: string }, role: string, jwt: string, mount = 'cloud'): Promise<ApiResult> {
+  return api(engine, 'POST', `auth/${mount}/login`, { token: null, body: { role, jwt } });
+}
+
+export const audience = (role: string) => `http://vault/${role}`;

@@ -1,0 +1,30 @@
+// Every KeywardServer validation rule has a failing case.
+
+import { Testing, TerraformStack } from 'cdktf';
+import { KeywardServer, type KeywardServerProps } from '../../../constructs';
+import { keywardServerRules } from '../../../constructs/keyward-server-rules';
+import { problemsOf } from './fixtures';
+
+const failing: Record<string, { props: KeywardServerProps; second?: boolean; message: RegExp }> = {
+  'one-per-stack': { props: {}, second: true, message: /a stack holds one KeywardServer.*test\/first is already defined/ },
+  'address-url': { props: { address: 'vault:8200' }, message: /address "vault:8200" must use http or https|is not a URL/ },
+  'namespace-format': { props: { namespace: 'team a' }, message: /namespace "team a" must be a path/ },
+  'salt-length': { props: { fingerprintSalt: 'short' }, message: /fingerprintSalt must be at least 16 characters/ },
+};
+
+describe('KeywardServer validation rules', () => {
+  it('has a failing case for every rule in the table', () => {
+    expect(Object.keys(failing).sort()).toEqual(keywardServerRules.map((r) => r.id).sort());
+  });
+
+  it.each(Object.entries(failing))('%s fails', (_id, c) => {
+    const stack = new TerraformStack(Testing.app(), 'test');
+    if (c.second) new KeywardServer(stack, 'first');
+    expect(problemsOf(() => new KeywardServer(stack, 'server', c.props)).join('\n')).toMatch(c.message);
+  });
+
+  it('accepts an address, a namespace and a salt', () => {
+    const stack = new TerraformStack(Testing.app(), 'test');
+    expect(problemsOf(() => new KeywardServer(stack, 's', { address: 'https://vault.example:8200', namespace: 'team-a/dev', fingerprintSalt: '0123456789abcdef' }))).toEqual([]);
+  });
+});
