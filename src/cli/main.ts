@@ -2,12 +2,18 @@
 
 import { Command } from 'commander';
 import { registerServer } from './commands/server';
+import { registerPlan } from './commands/plan';
+import { registerApply } from './commands/apply';
+import { registerDestroy } from './commands/destroy';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
     .description('Declarative management of a Vault-compatible server: cloud auth and automated snapshots')
     .showHelpAfterError();
   registerServer(program);
+  registerPlan(program);
+  registerApply(program);
+  registerDestroy(program);
   return program;
 }
 

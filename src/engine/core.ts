@@ -113,6 +113,8 @@ export class Core {
     // Authenticate before revealing whether a path exists.
     let token: TokenEntry | undefined;
     if (tokenId) token = await this.d.tokens.lookup(tokenId);
+    // Tokens die with the auth mount that issued them (Vault revokes them on disable).
+    if (token?.mountAccessor && !this.d.mounts.byAccessorId(token.mountAccessor)) token = undefined;
     const needsToken = !target?.route.unauthenticated;
     if (needsToken) {
       if (!token) throw Errors.permissionDenied();

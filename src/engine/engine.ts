@@ -86,10 +86,12 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const root = new JsonStore(storage);
 
   const namespaces = new Namespaces(root.sub('sys/namespaces/'));
-  const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id));
+  const identity = new IdentityStore(root.sub('sys/identity/'));
+  const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id), (m) =>
+    identity.forgetMount(m.accessor),
+  );
   const policies = new PolicyStore(root);
   const tokens = new TokenStore(root.sub('sys/token/'), seal, clock);
-  const identity = new IdentityStore(root.sub('sys/identity/'));
 
   let families: SystemFamily[] = [];
   let systemTable = new RouteTable([]);

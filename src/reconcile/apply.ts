@@ -85,7 +85,7 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
         if (o.action === 'delete') {
           delete rec.objects[o.id];
           if (o.address.kind === 'auth-mount') for (const id of Object.keys(rec.objects)) if (id.startsWith(`${o.id}/`)) delete rec.objects[id];
-        } else if (d) rec.objects[o.id] = recordedFrom(d, rec.objects[o.id]?.observed ?? {});
+        } else if (d) rec.objects[o.id] = recordedFrom(d); // identifiers are re-read by the verify step
         progress.done(o.id, o.action);
       } else {
         result.failed.push({ id: o.id, error: r.error });

@@ -32,6 +32,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 export class IdentityStore {
   private cache = new Map<string, Entity>();
+  /** alias key → entity id; aliases never move between entities, so this needs no invalidation. */
+  private aliases = new Map<string, string>();
 
   constructor(private readonly store: JsonStore) {}
 
@@ -45,8 +47,10 @@ export class IdentityStore {
     now: Date;
   }): Promise<Entity> {
     const key = aliasKey(input.mountAccessor, input.aliasName);
-    const ref = await this.store.get<{ entityId: string }>(key);
-    let entity = ref ? await this.get(ref.entityId) : undefined;
+    let entityId = this.aliases.get(key);
+    if (!entityId) entityId = (await this.store.get<{ entityId: string }>(key))?.entityId;
+    let entity = entityId ? await this.get(entityId) : undefined;
+    if (entity) this.aliases.set(key, entity.id);
     const groupAliases = input.groupAliases.map((name) => ({ name, mount_accessor: input.mountAccessor }));
     if (!entity) {
       const id = randomUUID();
@@ -64,6 +68,7 @@ export class IdentityStore {
         { type: 'put', key, value: { entityId: id } },
       ]);
       this.cache.set(id, entity);
+      this.aliases.set(key, id);
       return entity;
     }
     const alias = entity.aliases.find((a) => a.mount_accessor === input.mountAccessor && a.name === input.aliasName);
@@ -93,9 +98,11 @@ export class IdentityStore {
   async forgetMount(accessor: string): Promise<void> {
     await this.store.deletePrefix(`alias/${accessor}/`);
     this.cache.clear();
+    this.aliases.clear();
   }
 
   clearCache(): void {
     this.cache.clear();
+    this.aliases.clear();
   }
 }

@@ -40,6 +40,8 @@ export class Mounts {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly namespaceById: (id: string) => NamespaceRef | undefined,
+    /** Cleanup elsewhere (identity aliases) when a mount goes away. */
+    private readonly onDisable: (entry: MountEntry) => Promise<void> = async () => {},
   ) {}
 
   private tableKey(nsId: string) {
@@ -139,6 +141,7 @@ export class Mounts {
     this.byAccessor.delete(live.entry.accessor);
     await live.backend.close?.();
     await live.storage.deletePrefix();
+    await this.onDisable(live.entry);
   }
 
   /** Drops every mount of a namespace (namespace deletion). */

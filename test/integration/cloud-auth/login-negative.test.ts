@@ -80,8 +80,11 @@ describe('cloud auth login refusals', () => {
 
   it('refuses a tampered payload', async () => {
     const [h, p, s] = parts(saJwt());
-    const forged = b64u({ ...decode(p), sub: SA.other.email });
+    const claims = decode(p);
+    const forged = b64u({ ...claims, exp: claims.exp + 1 });
     refused(await login(engine, 'iam', `${h}.${forged}.${s}`), 400, /signature verification failed/);
+    // Swapping the subject moves the key lookup to the other account, which has no such key id.
+    refused(await login(engine, 'iam', `${h}.${b64u({ ...claims, sub: SA.other.email })}.${s}`), 400, /unknown key id/);
   });
 
   it('refuses expired JWTs and JWTs without exp', async () => {

@@ -108,7 +108,7 @@ describe('cloud auth login against the emulator', () => {
     expect(refused.body.auth).toBeUndefined();
   });
 
-  it('renews a token while the role and identity still match, and refuses after the role is gone', async () => {
+  it('renews a token while the role and identity still match, and refuses once the role no longer binds the account', async () => {
     await api(engine, 'POST', 'auth/cloud/role/renew-me', { body: { type: 'iam', bound_service_accounts: SA.app.email, token_ttl: 600 } });
     const r = await login(engine, 'renew-me', emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('renew-me') }));
     const token = r.body.auth.client_token;

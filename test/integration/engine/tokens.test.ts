@@ -161,3 +161,12 @@ it('lookup by token and by accessor', async () => {
   expect(a.body.data.id).toBe('');
   expect(a.body.data.accessor).toBe(t.accessor);
 });
+
+it('tokens issued by an auth mount stop working when the mount is disabled', async () => {
+  await api(engine, 'POST', 'sys/auth/short-lived', { body: { type: 'static' } });
+  await api(engine, 'POST', 'auth/short-lived/role/r', { body: { token_ttl: '1h' } });
+  const t = (await api(engine, 'POST', 'auth/short-lived/login', { token: null, body: { role: 'r' } })).body.auth.client_token;
+  expect((await lookup(t)).status).toBe(200);
+  await api(engine, 'DELETE', 'sys/auth/short-lived');
+  expect((await lookup(t)).status).toBe(403);
+});

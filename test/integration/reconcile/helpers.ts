@@ -1,0 +1,65 @@
+// Shared pieces of the reconciler integration tests: a manifest builder, a service-account key
+// whose text the tests search for in every output, and one-call plan/apply against an engine.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { VaultClient } from '../../../src/client/vault-client';
+import { applyPlan, type ApplyOptions } from '../../../src/reconcile/apply';
+import { desiredFromManifest } from '../../../src/reconcile/desired';
+import { makePlan } from '../../../src/reconcile/plan';
+import { emptyRecord, type LastApplied } from '../../../src/reconcile/record';
+import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
+import { ROOT_TOKEN } from '../../support/engine';
+
+export function serviceAccountKey(id: string): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return JSON.stringify({
+    type: 'service_account',
+    project_id: 'keyward-ops',
+    private_key_id: id,
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    client_email: 'keyward@keyward-ops.iam.gserviceaccount.com',
+    client_id: '110000000000000000000',
+  });
+}
+
+export const SALT = 'test-salt-0123456789';
+
+export function manifest(partial: Partial<ManifestInput>): ManifestInput {
+  return { version: 1, fingerprintSalt: SALT, ...partial };
+}
+
+export function iamRole(name: string, extra: Record<string, unknown> = {}) {
+  return { name, type: 'iam' as const, bound_service_accounts: [`${name}@proj-a.iam.gserviceaccount.com`], token_policies: ['default', name], ...extra };
+}
+
+export function client(url: string, opts: { retryAttempts?: number } = {}): VaultClient {
+  return new VaultClient({ address: url, token: ROOT_TOKEN, retry: opts.retryAttempts ? { attempts: opts.retryAttempts, baseDelayMs: 5, maxDelayMs: 50 } : undefined });
+}
+
+export class Session {
+  record: LastApplied = emptyRecord();
+  constructor(
+    readonly c: VaultClient,
+    public env: NodeJS.ProcessEnv = {},
+  ) {}
+
+  async plan(m: ManifestInput) {
+    const desired = desiredFromManifest(parseManifest(m), this.env);
+    return (await makePlan(this.c, desired, this.record)).plan;
+  }
+
+  async apply(m: ManifestInput, opts: ApplyOptions = {}) {
+    const desired = desiredFromManifest(parseManifest(m), this.env);
+    const { plan } = await makePlan(this.c, desired, this.record);
+    const result = await applyPlan(this.c, desired, this.record, plan, {
+      env: this.env,
+      ...opts,
+      saveRecord: (r) => {
+        this.record = r;
+        opts.saveRecord?.(r);
+      },
+    });
+    this.record = result.record;
+    return { plan, result };
+  }
+}

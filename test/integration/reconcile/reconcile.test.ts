@@ -1,0 +1,142 @@
+// The reconciler against the engine on loopback: plan -> apply -> plan is empty, single-field
+// changes, deletes through the record, drift, exclusive scopes, secret rotation by fingerprint.
+
+import { api, startTestEngine } from '../../support/engine';
+import type { Engine } from '../../../src/engine/engine';
+import { hasChanges, type Plan } from '../../../src/reconcile/model';
+import { client, iamRole, manifest, serviceAccountKey, Session } from './helpers';
+import type { ManifestInput } from '../../../src/schema/manifest';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await startTestEngine({ edition: 'enterprise' });
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+const changed = (p: Plan) => p.objects.filter((o) => o.action !== 'no-op');
+
+function base(mount: string, roles: ManifestInput['authBackends'] extends (infer B)[] | undefined ? (B extends { roles?: infer R } ? R : never) : never, extra: Record<string, unknown> = {}): ManifestInput {
+  return manifest({ authBackends: [{ path: mount, type: 'cloud', description: 'test mount', config: { iam_alias: 'unique_id' }, roles, ...extra }] });
+}
+
+describe('plan and apply against the engine', () => {
+  test('plan -> apply -> plan is empty', async () => {
+    const s = new Session(client(engine.url));
+    const m = base('conv', [iamRole('web', { token_ttl: '1h', token_bound_cidrs: '10.0.0.7' }), { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b', bound_labels: { env: 'prod' } }]);
+    const first = await s.plan(m);
+    expect(first.summary).toEqual({ create: 4, update: 0, replace: 0, delete: 0, noop: 0 });
+    const { result } = await s.apply(m);
+    expect(result.verify && hasChanges(result.verify)).toBe(false);
+    const again = await s.plan(m);
+    expect(changed(again)).toEqual([]);
+    expect(again.drift).toEqual([]);
+    // Equal meaning in another spelling plans nothing either.
+    const respelled = base('conv', [iamRole('web', { token_ttl: 3600, token_bound_cidrs: ['10.0.0.7/32'] }), { name: 'batch', type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: ['env:prod'] }]);
+    expect(changed(await s.plan(respelled))).toEqual([]);
+    await s.c.close();
+  });
+
+  test('changing one field plans exactly that field; removing a field resets it', async () => {
+    const s = new Session(client(engine.url));
+    await s.apply(base('onefield', [iamRole('web'), iamRole('api')]));
+    const p = await s.plan(base('onefield', [iamRole('web', { token_max_ttl: '2h' }), iamRole('api')]));
+    expect(changed(p).map((o) => [o.id, o.action, o.changes])).toEqual([['auth/onefield/role/web', 'update', [{ field: 'token_max_ttl', before: 0, after: 7200 }]]]);
+    await s.apply(base('onefield', [iamRole('web', { token_max_ttl: '2h' }), iamRole('api')]));
+    const reset = await s.plan(base('onefield', [iamRole('web'), iamRole('api')]));
+    expect(changed(reset)[0].changes).toEqual([{ field: 'token_max_ttl', before: 7200, after: 0 }]);
+    await s.apply(base('onefield', [iamRole('web'), iamRole('api')]));
+    const r = await api(engine, 'GET', 'auth/onefield/role/web');
+    expect(r.body.data.token_max_ttl).toBe(0);
+    await s.c.close();
+  });
+
+  test('removing a role deletes it; an undeclared role is untouched unless the scope is exclusive', async () => {
+    const s = new Session(client(engine.url));
+    await s.apply(base('owner', [iamRole('a'), iamRole('b')]));
+    await api(engine, 'POST', 'auth/owner/role/handmade', { body: { type: 'iam', bound_service_accounts: 'x@y' } });
+    const p = await s.plan(base('owner', [iamRole('a')]));
+    expect(changed(p).map((o) => [o.id, o.action])).toEqual([['auth/owner/role/b', 'delete']]);
+    await s.apply(base('owner', [iamRole('a')]));
+    expect((await api(engine, 'GET', 'auth/owner/role/b')).status).toBe(404);
+    expect((await api(engine, 'GET', 'auth/owner/role/handmade')).status).toBe(200);
+    const excl = await s.plan(base('owner', [iamRole('a')], { exclusiveRoles: true }));
+    expect(changed(excl).map((o) => [o.id, o.action, o.reason])).toEqual([['auth/owner/role/handmade', 'delete', 'not declared in an exclusive scope (exclusiveRoles)']]);
+    await s.apply(base('owner', [iamRole('a')], { exclusiveRoles: true }));
+    expect((await api(engine, 'GET', 'auth/owner/role/handmade')).status).toBe(404);
+    await s.c.close();
+  });
+
+  test('an out-of-band change shows as drift and apply corrects it', async () => {
+    const s = new Session(client(engine.url));
+    const m = base('drift', [iamRole('web', { token_ttl: 600 })]);
+    await s.apply(m);
+    await api(engine, 'POST', 'auth/drift/role/web', { body: { token_ttl: 60, bound_projects: 'evil' } });
+    await api(engine, 'POST', 'auth/drift/config', { body: { iam_alias: 'role_id' } });
+    const p = await s.plan(m);
+    expect(p.drift).toEqual(
+      expect.arrayContaining([
+        { id: 'auth/drift/role/web', field: 'token_ttl', lastApplied: 600, live: 60, kind: 'changed' },
+        { id: 'auth/drift/role/web', field: 'bound_projects', lastApplied: [], live: ['evil'], kind: 'changed' },
+        { id: 'auth/drift/config', field: 'iam_alias', lastApplied: 'unique_id', live: 'role_id', kind: 'changed' },
+      ]),
+    );
+    await s.apply(m);
+    const after = await s.plan(m);
+    expect(changed(after)).toEqual([]);
+    expect(after.drift).toEqual([]);
+    // A managed role deleted out of band is drift too, and re-created.
+    await api(engine, 'DELETE', 'auth/drift/role/web');
+    const gone = await s.plan(m);
+    expect(gone.drift).toEqual([{ id: 'auth/drift/role/web', field: '*', kind: 'deleted' }]);
+    expect(changed(gone).map((o) => o.action)).toEqual(['create']);
+    await s.c.close();
+  });
+
+  test('rotating a secret is planned through its fingerprint', async () => {
+    const s = new Session(client(engine.url), { CREDS: serviceAccountKey('key-1') });
+    const m = manifest({ authBackends: [{ path: 'rot', type: 'cloud', config: { credentials: { secretRef: { env: 'CREDS' } } }, roles: [] }] });
+    await s.apply(m);
+    expect(changed(await s.plan(m))).toEqual([]);
+    expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBe('key-1');
+    s.env = { CREDS: serviceAccountKey('key-2') };
+    const p = await s.plan(m);
+    expect(changed(p).map((o) => [o.id, o.changes])).toEqual([['auth/rot/config', [{ field: 'credentials', sensitive: true, before: '(sensitive)', after: '(sensitive)' }]]]);
+    await s.apply(m);
+    expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBe('key-2');
+    expect(changed(await s.plan(m))).toEqual([]);
+    // Credentials replaced out of band: the key id moved, so the plan rewrites them.
+    await api(engine, 'POST', 'auth/rot/config', { body: { credentials: serviceAccountKey('key-evil') } });
+    const d = await s.plan(m);
+    expect(d.drift).toEqual([{ id: 'auth/rot/config', field: 'credentials', sensitive: true, kind: 'changed' }]);
+    expect(changed(d)[0].changes[0]).toMatchObject({ field: 'credentials', sensitive: true });
+    // Removing the secret from the desired state clears it.
+    const cleared = manifest({ authBackends: [{ path: 'rot', type: 'cloud', config: {}, roles: [] }] });
+    await s.apply(cleared);
+    expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBeUndefined();
+    await s.c.close();
+  });
+
+  test('a role type change is a replace; a mount removed from the desired state is disabled', async () => {
+    const s = new Session(client(engine.url));
+    await s.apply(base('repl', [iamRole('r1')]));
+    const p = await s.plan(base('repl', [{ name: 'r1', type: 'vm', bound_zones: 'z-a' }]));
+    const r1 = changed(p)[0];
+    expect(r1.action).toBe('replace');
+    expect(r1.changes.find((c) => c.field === 'type')).toEqual({ field: 'type', before: 'iam', after: 'vm', forcesReplace: true });
+    await s.apply(base('repl', [{ name: 'r1', type: 'vm', bound_zones: 'z-a' }]));
+    expect((await api(engine, 'GET', 'auth/repl/role/r1')).body.data.type).toBe('vm');
+    const none = manifest({ authBackends: [] });
+    const del = await s.plan(none);
+    expect(changed(del).map((o) => [o.id, o.action])).toEqual([
+      ['auth/repl', 'delete'],
+      ['auth/repl/role/r1', 'delete'],
+    ]);
+    await s.apply(none);
+    const mounts = await api(engine, 'GET', 'sys/auth');
+    expect(Object.keys(mounts.body.data ?? mounts.body)).not.toContain('repl/');
+    expect(s.record.objects).toEqual({});
+    await s.c.close();
+  });
+});
