@@ -5,6 +5,7 @@ import { registerServer } from './commands/server';
 import { registerPlan } from './commands/plan';
 import { registerApply } from './commands/apply';
 import { registerDestroy } from './commands/destroy';
+import { registerCloudEmulator } from './commands/cloud-emulator';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
   registerPlan(program);
   registerApply(program);
   registerDestroy(program);
+  registerCloudEmulator(program);
   return program;
 }
 
