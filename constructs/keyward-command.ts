@@ -34,24 +34,35 @@ export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Files the provisioners keep in the stack's working directory (no secrets: references only). */
+export const DESIRED_FILE = 'keyward.desired.json';
+export const RECORD_FILE = 'keyward.last-applied.json';
+export const MANAGED_FILE = 'keyward.managed.json';
+/** Never set: `--last-applied-env` with an unset variable means "empty record, write none". */
+export const ENV_NO_RECORD = 'KEYWARD_NO_RECORD';
+
 export interface KeywardCommands {
-  /** Create-time: apply the desired state handed over in ENV_DESIRED. */
+  /** Create-time: apply the desired state in ENV_DESIRED, deleting what the record has and it lacks. */
   readonly apply: string;
-  /** Destroy-time of the apply resource: delete what ENV_PREVIOUS declared and the new manifest does not. */
-  readonly prune: string;
+  /** Destroy-time of the apply resource: keep its self.input (ENV_PREVIOUS) as the last-applied record. */
+  readonly record: string;
   /** Destroy-time of the teardown resource: delete everything ENV_MANAGED declares. */
   readonly teardown: string;
 }
 
 /**
- * The provisioner command lines. They run in the stack's working directory (cdktf.out/stacks/<s>),
- * where the manifest file lies; JSON travels in environment variables, never on the command line.
+ * The provisioner command lines (POSIX sh; they run in cdktf.out/stacks/<stack>). JSON travels in
+ * environment variables and is written to files with printf, never placed on a command line.
+ * The record file is also kept up to date by keyward itself while it applies, so an apply that
+ * failed half-way converges on the next deploy.
  */
-export function keywardCommands(bin: string, manifestFile: string): KeywardCommands {
+export function keywardCommands(bin: string): KeywardCommands {
   const kw = `node ${shellQuote(bin)}`;
   return {
-    apply: `${kw} apply --manifest-env ${ENV_DESIRED}`,
-    prune: `${kw} apply --prune-only --manifest ${shellQuote(manifestFile)} --last-applied-env ${ENV_PREVIOUS}`,
-    teardown: `${kw} destroy --manifest-env ${ENV_MANAGED} --auto-approve`,
+    apply: `printf '%s' "$${ENV_DESIRED}" > ${DESIRED_FILE} && ${kw} apply --manifest ${DESIRED_FILE} --last-applied ${RECORD_FILE}`,
+    record: `printf '%s' "$${ENV_PREVIOUS}" > ${RECORD_FILE}`,
+    teardown:
+      `printf '%s' "$${ENV_MANAGED}" > ${MANAGED_FILE} && ${kw} destroy --manifest ${MANAGED_FILE} --last-applied-env ${ENV_NO_RECORD}` +
+      ` && rm -f ${RECORD_FILE} ${DESIRED_FILE} ${MANAGED_FILE}`,
   };
 }

@@ -3,8 +3,9 @@
 //
 // - "apply": input = the redacted manifest (so `cdktf diff` shows field changes), triggers_replace =
 //   its digest plus secret fingerprints. Terraform runs provisioners only on create/replace, so every
-//   change replaces it: the old instance's destroy-time provisioner prunes what self.input declared
-//   and the new manifest does not; the new instance's create-time provisioner applies.
+//   change replaces it: the old instance's destroy-time provisioner saves its self.input as the
+//   last-applied record; the new instance's create-time provisioner applies the new state with that
+//   record, so objects the stack no longer declares are deleted in the same ordered apply.
 // - "teardown": stable (no triggers), input = what `cdktf destroy` must remove (removal policy
 //   DESTROY), updated in place; its destroy-time provisioner deletes all of self.input.
 
@@ -93,7 +94,7 @@ function secretTriggers(server: KeywardServer): Record<string, string> {
 /** Creates the stack's terraform_data resources and the manifest writer for a server construct. */
 export function attachStackSynthesis(server: KeywardServer): void {
   const bin = resolveKeywardBin(process.cwd());
-  const commands = keywardCommands(bin, MANIFEST_FILE_NAME);
+  const commands = keywardCommands(bin);
   const desired = () => buildManifest(server);
 
   const teardown = new DataResource(server, 'keyward-teardown', {
@@ -126,7 +127,7 @@ export function attachStackSynthesis(server: KeywardServer): void {
           string
         >,
       },
-      { type: 'local-exec', when: 'destroy', command: commands.prune, environment: { [ENV_PREVIOUS]: '${jsonencode(self.input)}' } },
+      { type: 'local-exec', when: 'destroy', command: commands.record, environment: { [ENV_PREVIOUS]: '${jsonencode(self.input)}' } },
     ],
   });
   void apply;

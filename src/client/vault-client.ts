@@ -33,9 +33,12 @@ export class VaultClient extends HttpClient {
     return ((res.body as Envelope<T> | undefined)?.data ?? undefined) as T | undefined;
   }
 
-  /** LIST; Vault answers 404 for an empty list. Keys sorted. */
+  /**
+   * LIST, sent as `GET ?list=true` (equivalent in Vault; proxies and HTTP parsers often reject the
+   * LIST verb). Vault answers 404 for an empty list. Keys sorted.
+   */
   async list(path: string, opts: RequestOptions = {}): Promise<string[]> {
-    const res = await this.request('LIST', path, undefined, { ...opts, allow: [404] });
+    const res = await this.request('GET', `${path.replace(/\/+$/, '')}/?list=true`, undefined, { ...opts, allow: [404] });
     if (res.status === 404) return [];
     const keys = (res.body as Envelope<{ keys?: unknown }> | undefined)?.data?.keys;
     return Array.isArray(keys) ? keys.map(String).sort() : [];

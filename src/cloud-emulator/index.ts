@@ -3,3 +3,4 @@
 export { startCloudEmulator, type CloudEmulator, type CloudEmulatorOptions } from './server';
 export { parseDescription, descriptionSchema, type Description } from './description';
 export { type MintServiceAccountOptions, type MintInstanceOptions } from './mint';
+export { type ServiceAccountKeyFile } from './keys';

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { randomBytes, verify as cryptoVerify } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ancestry, parseDescription, type Description } from './description';
-import { generateKeys, keyFile, type EmulatorKeys } from './keys';
+import { generateKeys, keyFile, type EmulatorKeys, type ServiceAccountKeyFile } from './keys';
 import { findAccount, mintInstanceToken, mintServiceAccountJwt, signRs256, type MintInstanceOptions, type MintServiceAccountOptions } from './mint';
 
 export interface CloudEmulatorOptions {
@@ -21,6 +21,8 @@ export interface CloudEmulatorOptions {
   pageSize?: number;
   /** Time source for token expiry checks (tests pass the engine's manual clock). */
   clock?: { now(): number };
+  /** Keep keys in this directory so identities survive restarts (created with mode 0700). */
+  keyDir?: string;
 }
 
 export interface CloudEmulator {
@@ -30,7 +32,7 @@ export interface CloudEmulator {
   /** Requests served, per route name (for cache tests). */
   counts: Record<string, number>;
   /** A service-account key file whose token_uri points at this emulator. */
-  keyFile(account: string, keyIndex?: number): Record<string, string>;
+  keyFile(account: string, keyIndex?: number): ServiceAccountKeyFile;
   mintServiceAccountJwt(o: MintServiceAccountOptions): string;
   mintInstanceToken(o: MintInstanceOptions): string;
   close(): Promise<void>;
@@ -69,7 +71,7 @@ function parseJwtParts(jwt: string): { header: Record<string, unknown>; payload:
 
 export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<CloudEmulator> {
   const d = parseDescription(opts.description);
-  const keys = await generateKeys(d);
+  const keys = await generateKeys(d, opts.keyDir);
   const requireAuth = opts.requireAuth ?? true;
   const pageSize = opts.pageSize ?? 500;
   const tokens = new Map<string, { email: string; expires: number }>();
@@ -274,7 +276,9 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
         if (req.method !== method) throw new HttpError(405, `method ${req.method} not allowed`);
         counts[name] = (counts[name] ?? 0) + 1;
         const out = await fn(m, req, u.searchParams);
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(out));
+        // Key documents are cacheable, as Google's are (its max-age is several hours).
+        const cache = name === 'certs' || name === 'x509' ? { 'cache-control': 'public, max-age=3600' } : {};
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...cache }).end(JSON.stringify(out));
         return;
       }
       throw new HttpError(404, `no emulated endpoint for ${u.pathname}`);

@@ -76,22 +76,23 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
       }
       return true;
     });
-    const outcomes = await settleLimit(runnable, par, (o) => execute(client, desired, o, src));
-    outcomes.forEach((r, i) => {
-      const o = runnable[i];
-      if (r.ok) {
-        result.applied.push({ id: o.id, action: o.action });
-        const d = desired.objects.get(o.id);
-        if (o.action === 'delete') {
-          delete rec.objects[o.id];
-          if (o.address.kind === 'auth-mount') for (const id of Object.keys(rec.objects)) if (id.startsWith(`${o.id}/`)) delete rec.objects[id];
-        } else if (d) rec.objects[o.id] = recordedFrom(d); // identifiers are re-read by the verify step
-        progress.done(o.id, o.action);
-      } else {
-        result.failed.push({ id: o.id, error: r.error });
+    // Outcomes are handled as each finishes, so progress and the record follow the work live.
+    await settleLimit(runnable, par, async (o) => {
+      try {
+        await execute(client, desired, o, src);
+      } catch (error) {
+        result.failed.push({ id: o.id, error });
         if (o.address.mount && o.address.kind !== 'role') failedMounts.add(o.address.mount);
-        progress.done(o.id, o.action, r.error);
+        progress.done(o.id, o.action, error);
+        return;
       }
+      result.applied.push({ id: o.id, action: o.action });
+      const d = desired.objects.get(o.id);
+      if (o.action === 'delete') {
+        delete rec.objects[o.id];
+        if (o.address.kind === 'auth-mount') for (const id of Object.keys(rec.objects)) if (id.startsWith(`${o.id}/`)) delete rec.objects[id];
+      } else if (d) rec.objects[o.id] = recordedFrom(d); // identifiers are re-read by the verify step
+      progress.done(o.id, o.action);
     });
   };
   const kind = (k: ObjectPlan['address']['kind'], pred: (o: ObjectPlan) => boolean = () => true) => todo.filter((o) => o.address.kind === k && pred(o));

@@ -192,9 +192,9 @@ export function mergeEndpoints(stored: Partial<Record<EndpointKey, string>>, upd
   return out;
 }
 
-/** The base URL a provider call uses for a key: the override (with default path if none) or Google's. */
+/** The base URL (no trailing slash) a provider call uses: the override (with default path if none) or Google's. */
 export function resolveEndpoint(key: EndpointKey, override: string | undefined): string {
-  if (!override) return DEFAULT_ENDPOINTS[key];
+  if (!override) return DEFAULT_ENDPOINTS[key].replace(/\/+$/, '');
   const u = new URL(override.includes('://') ? override : `https://${override}`);
   const base = `${u.protocol}//${u.host}`;
   const path = u.pathname === '/' || u.pathname === '' ? new URL(DEFAULT_ENDPOINTS[key]).pathname : u.pathname;

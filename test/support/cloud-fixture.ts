@@ -2,6 +2,8 @@
 // one disabled), instances and instance groups; plus helpers to mount and configure the cloud auth
 // method of a test engine against the emulator (custom_endpoint), so nothing reaches the internet.
 
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startCloudEmulator, type CloudEmulator } from '../../src/cloud-emulator';
 import { api, type ApiResult } from './engine';
 
@@ -51,8 +53,17 @@ export const cloudDescription = {
   ],
 };
 
+/** Test keys are generated once per machine and reused (RSA generation dominates start-up). */
+export const FIXTURE_KEY_DIR = join(tmpdir(), 'keyward-cloud-fixture-keys');
+
 export async function startCloudFixture(opts: { clock?: { now(): number }; pageSize?: number } = {}): Promise<CloudEmulator> {
-  return startCloudEmulator({ description: cloudDescription, clock: opts.clock, pageSize: opts.pageSize, metadataServiceAccount: SA.keyward.email });
+  return startCloudEmulator({
+    description: cloudDescription,
+    clock: opts.clock,
+    pageSize: opts.pageSize,
+    metadataServiceAccount: SA.keyward.email,
+    keyDir: FIXTURE_KEY_DIR,
+  });
 }
 
 /** custom_endpoint pointing every provider service at the emulator. */

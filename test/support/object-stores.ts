@@ -22,7 +22,6 @@ export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2U
 
 export async function startS3(bucket = 'snapshots'): Promise<RunningStore> {
   // s3rver is CommonJS without types.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as new (o: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
   const dir = await mkdtemp(join(tmpdir(), 'kw-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket, configs: [] }] });

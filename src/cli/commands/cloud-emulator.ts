@@ -43,10 +43,11 @@ export function registerCloudEmulator(program: Command): void {
     .option('--listen <addr>', 'listen address host:port', '127.0.0.1:8290')
     .option('--metadata-account <email>', 'service account the emulated metadata server hands tokens for')
     .option('--no-auth', 'do not require bearer tokens on IAM, Compute and Resource Manager calls')
-    .action(async (flags: { description?: string; listen: string; metadataAccount?: string; auth: boolean }) => {
+    .option('--key-dir <dir>', 'keep generated keys here so key files and identities survive restarts')
+    .action(async (flags: { description?: string; listen: string; metadataAccount?: string; auth: boolean; keyDir?: string }) => {
       const description = flags.description ? JSON.parse(readFileSync(flags.description, 'utf8')) : sampleDescription;
       const { host, port } = parseListen(flags.listen);
-      const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount });
+      const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount, keyDir: flags.keyDir });
       const d = emu.description;
       process.stdout.write(
         [

@@ -1,5 +1,6 @@
 // The system route families with a lifecycle of their own (each registers itself here).
 
 import type { SystemFamilyFactory } from '../backend';
+import { snapshotFamily } from '../snapshot/family';
 
-export const systemFamilyFactories: SystemFamilyFactory[] = [];
+export const systemFamilyFactories: SystemFamilyFactory[] = [snapshotFamily];

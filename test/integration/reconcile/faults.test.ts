@@ -29,6 +29,7 @@ test('apply converges through a proxy that fails 10% of requests', async () => {
     manifest({
       authBackends: [{ path: 'faulty', type: 'cloud', config: { credentials: { secretRef: { env: 'CREDS' } } }, roles: roles(300, (i) => ({ token_ttl: ttl(i) })) }],
     });
+  try {
   const { result } = await s.apply(m(() => 60));
   expect(result.failed).toEqual([]);
   expect(result.verify?.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
@@ -41,8 +42,10 @@ test('apply converges through a proxy that fails 10% of requests', async () => {
   expect(p.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0, noop: 302 });
   expect(proxy.stats.faults500 + proxy.stats.droppedBefore + proxy.stats.droppedAfter).toBeGreaterThan(30);
   expect(proxy.stats.droppedAfter).toBeGreaterThan(0);
-  await s.c.close();
-  await proxy.close();
+  } finally {
+    await s.c.close();
+    await proxy.close();
+  }
 });
 
 test('an apply killed midway converges on the next run', async () => {

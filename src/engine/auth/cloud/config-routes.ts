@@ -14,12 +14,12 @@ export function configRoutes(state: CloudState): Route[] {
       operations: {
         read: async (ctx) => {
           requestFields(ctx, {});
-          return reply.data(configReadShape(await state.config(ctx.storage)));
+          return reply.data(configReadShape(await state.config()));
         },
         update: async (ctx) => {
           const { values } = requestFields(ctx, configWriteShape);
-          const next = applyConfigWrite(await state.config(ctx.storage), values);
-          await state.saveConfig(next, ctx.storage);
+          const next = applyConfigWrite(await state.config(), values);
+          await state.saveConfig(next);
           return reply.none();
         },
       },

@@ -25,8 +25,8 @@ export function loginRoutes(state: CloudState): Route[] {
           const { values } = requestFields(ctx, loginShape);
           const roleName = (values.role ?? '').trim();
           if (!roleName) throw Errors.badRequest('role is required (field "role")');
-          const config = await state.config(ctx.storage);
-          const role = await state.role(roleName, ctx.storage);
+          const config = await state.config();
+          const role = await state.role(roleName);
           if (!role) throw Errors.badRequest(`role ${JSON.stringify(roleName)} not found`);
           const jwt = (values.jwt ?? '').trim();
           if (!jwt) throw Errors.badRequest('jwt argument is required (field "jwt")');

@@ -16,12 +16,12 @@ export async function renewCloudToken(state: CloudState, ctx: RenewContext): Pro
   const meta = ctx.token.meta;
   const roleName = meta.role;
   if (!roleName) throw Errors.badRequest('role name metadata not associated with auth token, invalid');
-  const role = await state.role(roleName, ctx.storage);
+  const role = await state.role(roleName);
   if (!role) throw Errors.badRequest(`role ${JSON.stringify(roleName)} no longer exists`);
   if (policySet(role.token_policies) !== policySet(ctx.token.policies)) {
     throw Errors.badRequest(`policies on role ${JSON.stringify(roleName)} have changed, cannot renew`);
   }
-  const client = state.clientFor(await state.config(ctx.storage));
+  const client = state.clientFor(await state.config());
   if (!meta.service_account_id) throw Errors.badRequest('service account id metadata not associated with auth token, invalid');
   try {
     if (role.type === 'iam') {

@@ -7,7 +7,7 @@ import { requestFields } from '../../http/request-fields';
 import { Errors } from '../../../schema/errors';
 import { roleEditShape, normalizeRoleName } from '../../../schema/cloud-role';
 import { applyLabelEdit, applyServiceAccountEdit, type StoredRole } from '../../../schema/cloud-role-write';
-import { ROLE_PREFIX, type CloudState } from './state';
+import type { CloudState } from './state';
 
 type Edit = (role: StoredRole, add: string[], remove: string[]) => { role: StoredRole; warnings: string[] };
 
@@ -15,10 +15,10 @@ export function roleEditRoutes(state: CloudState): Route[] {
   const editor = (edit: Edit) => async (ctx: RequestContext) => {
     const name = normalizeRoleName(ctx.params.name ?? '');
     const { values } = requestFields(ctx, roleEditShape);
-    const role = await state.role(name, ctx.storage);
+    const role = await state.role(name);
     if (!role) throw Errors.notFound(`role ${JSON.stringify(name)} not found`);
     const { role: next, warnings } = edit(role, values.add ?? [], values.remove ?? []);
-    await ctx.storage.put(ROLE_PREFIX + name, next);
+    await state.saveRole(name, next);
     ctx.warnings.push(...warnings);
     return reply.data(null);
   };

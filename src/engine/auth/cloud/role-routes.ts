@@ -8,7 +8,7 @@ import { requestFields } from '../../http/request-fields';
 import { Errors } from '../../../schema/errors';
 import { roleWriteShape, normalizeRoleName } from '../../../schema/cloud-role';
 import { applyRoleWrite, roleReadShape } from '../../../schema/cloud-role-write';
-import { ROLE_PREFIX, type CloudState } from './state';
+import type { CloudState } from './state';
 
 const nameOf = (ctx: RequestContext) => normalizeRoleName(ctx.params.name ?? '');
 
@@ -18,14 +18,14 @@ export function roleRoutes(state: CloudState): Route[] {
     if (!name) throw Errors.badRequest('role name is required');
     const { values } = requestFields(ctx, roleWriteShape);
     delete values.name;
-    const existing = await state.role(name, ctx.storage);
+    const existing = await state.role(name);
     const { role, warnings } = applyRoleWrite(existing, values, { newRoleId: randomUUID() });
-    await ctx.storage.put(ROLE_PREFIX + name, role);
+    await state.saveRole(name, role);
     ctx.warnings.push(...warnings);
     return reply.data(null);
   };
-  const list = async (ctx: RequestContext) => {
-    const keys = (await ctx.storage.list(ROLE_PREFIX)).filter((k) => !k.includes('/'));
+  const list = async () => {
+    const keys = await state.roleNames();
     if (keys.length === 0) throw Errors.notFound();
     return reply.data({ keys });
   };
@@ -33,17 +33,17 @@ export function roleRoutes(state: CloudState): Route[] {
     {
       pattern: 'role/:name',
       unknownFields: 'reject',
-      exists: async (ctx) => (await state.role(nameOf(ctx), ctx.storage)) !== undefined,
+      exists: async (ctx) => (await state.role(nameOf(ctx))) !== undefined,
       operations: {
         create: write,
         update: write,
         read: async (ctx) => {
-          const role = await state.role(nameOf(ctx), ctx.storage);
+          const role = await state.role(nameOf(ctx));
           if (!role) throw Errors.notFound();
           return reply.data(roleReadShape(role));
         },
         delete: async (ctx) => {
-          await ctx.storage.delete(ROLE_PREFIX + nameOf(ctx));
+          await state.deleteRole(nameOf(ctx));
           return reply.none();
         },
       },

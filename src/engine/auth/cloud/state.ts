@@ -1,5 +1,6 @@
-// Per-mount state of the cloud method: stored config and roles, and the provider client built from
-// the config (rebuilt when the config changes, which also drops its caches).
+// Per-mount state of the cloud method: stored config and roles (read through a small in-memory
+// cache that every write here invalidates, so a login costs no storage read), and the provider
+// client built from the config (rebuilt when the config changes, which also drops its caches).
 
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../clock';
@@ -11,6 +12,8 @@ import { normalizeRoleName } from '../../../schema/cloud-role';
 
 export const CONFIG_KEY = 'config';
 export const ROLE_PREFIX = 'role/';
+/** Upper bound on how long a cached config or role is trusted (writes invalidate at once). */
+const CACHE_MS = 5_000;
 
 export interface CloudStateOptions {
   clock: Clock;
@@ -20,43 +23,81 @@ export interface CloudStateOptions {
   timeoutMs?: number;
 }
 
+interface Cached<T> {
+  value: T;
+  at: number;
+}
+
 export class CloudState {
-  private client?: { fingerprint: string; client: CloudProviderClient };
+  private client?: CloudProviderClient;
+  private cachedConfig?: Cached<StoredCloudConfig>;
+  private readonly roles = new Map<string, Cached<StoredRole | undefined>>();
 
   constructor(
     readonly storage: JsonStore,
     private readonly opts: CloudStateOptions,
   ) {}
 
-  async config(storage: JsonStore = this.storage): Promise<StoredCloudConfig> {
-    return (await storage.get<StoredCloudConfig>(CONFIG_KEY)) ?? {};
+  private fresh<T>(c: Cached<T> | undefined): boolean {
+    if (!c) return false;
+    const age = this.opts.clock.now() - c.at;
+    return age >= 0 && age < CACHE_MS;
   }
 
-  async saveConfig(c: StoredCloudConfig, storage: JsonStore = this.storage): Promise<void> {
-    await storage.put(CONFIG_KEY, c);
+  async config(): Promise<StoredCloudConfig> {
+    const cached = this.cachedConfig;
+    if (cached && this.fresh(cached)) return cached.value;
+    const value = (await this.storage.get<StoredCloudConfig>(CONFIG_KEY)) ?? {};
+    const changed = JSON.stringify(value) !== JSON.stringify(cached?.value ?? null);
+    if (changed) this.client = undefined;
+    this.cachedConfig = { value, at: this.opts.clock.now() };
+    return value;
+  }
+
+  async saveConfig(c: StoredCloudConfig): Promise<void> {
+    await this.storage.put(CONFIG_KEY, c);
+    this.cachedConfig = { value: c, at: this.opts.clock.now() };
     this.client = undefined;
   }
 
-  async role(name: string, storage: JsonStore = this.storage): Promise<StoredRole | undefined> {
-    return storage.get<StoredRole>(ROLE_PREFIX + normalizeRoleName(name));
+  async role(name: string): Promise<StoredRole | undefined> {
+    const key = normalizeRoleName(name);
+    const hit = this.roles.get(key);
+    if (hit && this.fresh(hit)) return hit.value;
+    const value = await this.storage.get<StoredRole>(ROLE_PREFIX + key);
+    if (this.roles.size > 10_000) this.roles.clear();
+    this.roles.set(key, { value, at: this.opts.clock.now() });
+    return value;
   }
 
-  /** The provider client for a config; the same instance (and caches) while the config is unchanged. */
+  async saveRole(name: string, role: StoredRole): Promise<void> {
+    const key = normalizeRoleName(name);
+    this.roles.delete(key);
+    await this.storage.put(ROLE_PREFIX + key, role);
+    this.roles.set(key, { value: role, at: this.opts.clock.now() });
+  }
+
+  async deleteRole(name: string): Promise<void> {
+    const key = normalizeRoleName(name);
+    this.roles.delete(key);
+    await this.storage.delete(ROLE_PREFIX + key);
+    this.roles.set(key, { value: undefined, at: this.opts.clock.now() });
+  }
+
+  async roleNames(): Promise<string[]> {
+    return (await this.storage.list(ROLE_PREFIX)).filter((k) => !k.includes('/'));
+  }
+
+  /** The provider client for the current config (call config() first); rebuilt when it changed. */
   clientFor(c: StoredCloudConfig): CloudProviderClient {
-    const fingerprint = JSON.stringify([c.credentials ?? null, c.custom_endpoint ?? {}]);
-    if (this.client?.fingerprint !== fingerprint) {
-      this.client = {
-        fingerprint,
-        client: new CloudProviderClient({
-          endpoints: c.custom_endpoint,
-          credentials: c.credentials,
-          env: this.opts.env,
-          clock: this.opts.clock,
-          dispatcher: this.opts.dispatcher,
-          timeoutMs: this.opts.timeoutMs,
-        }),
-      };
-    }
-    return this.client.client;
+    this.client ??= new CloudProviderClient({
+      endpoints: c.custom_endpoint,
+      credentials: c.credentials,
+      env: this.opts.env,
+      clock: this.opts.clock,
+      dispatcher: this.opts.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+    });
+    return this.client;
   }
 }

@@ -48,6 +48,8 @@ export class S3Target implements SnapshotTarget {
         : undefined,
       // Plain payload signing: S3-compatible stores do not all understand aws-chunked trailers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
+      // Failures surface in the snapshot status; the SDK's own console warnings add nothing.
+      logger: { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }
@@ -83,8 +85,18 @@ export class S3Target implements SnapshotTarget {
       input.ServerSideEncryption = 'AES256';
     }
     const body = input.Body as Readable;
+    // The SDK does not watch the body for errors: abort the request ourselves, so a failing
+    // source ends the upload (and S3 keeps nothing) instead of hanging it.
+    const abort = new AbortController();
+    let sourceError: Error | undefined;
+    body.once('error', (e: Error) => {
+      sourceError = e;
+      abort.abort(e);
+    });
     try {
-      await this.client.send(new PutObjectCommand(input));
+      await this.client.send(new PutObjectCommand(input), { abortSignal: abort.signal });
+    } catch (e) {
+      throw sourceError ?? e;
     } finally {
       body.destroy();
     }

@@ -1,0 +1,25 @@
+// The automated-snapshot system family: config/status routes, save/restore routes and the
+// scheduler's lifecycle (started with the engine, restarted after a restore's reload).
+
+import type { SystemContext, SystemFamily, SystemFamilyFactory } from '../backend';
+import { configRoutes } from './config-routes';
+import { SnapshotRecords } from './records';
+import { saveRestoreRoutes } from './save-restore-routes';
+import { SnapshotScheduler } from './scheduler';
+
+export interface SnapshotFamily extends SystemFamily {
+  scheduler: SnapshotScheduler;
+}
+
+export function createSnapshotFamily(sys: SystemContext): SnapshotFamily {
+  const records = new SnapshotRecords(sys.store);
+  const scheduler = new SnapshotScheduler(sys, records);
+  return {
+    scheduler,
+    routes: [...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }), ...saveRestoreRoutes(sys)],
+    start: () => scheduler.start(),
+    stop: () => scheduler.stop(),
+  };
+}
+
+export const snapshotFamily: SystemFamilyFactory = createSnapshotFamily;

@@ -1,0 +1,78 @@
+// Persisted records of the snapshot family under "sys/snapshot-auto/": each configuration (with
+// its write time, for scheduling after a restart) and its status; times kept as epoch ms.
+
+import type { JsonStore } from '../storage/json-store';
+import type { SnapshotConfig } from '../../schema/snapshot-config';
+import { rfc3339Seconds, type SnapshotStatus } from '../../schema/snapshot-status';
+
+export const SNAPSHOT_STORE_PREFIX = 'sys/snapshot-auto/';
+
+export interface ConfigRecord {
+  config: SnapshotConfig;
+  /** Engine-clock ms of the last create/update (the schedule restarts from it). */
+  written_at: number;
+}
+
+export interface StatusRecord {
+  consecutive_errors: number;
+  last_snapshot_start?: number;
+  last_snapshot_end?: number;
+  last_snapshot_error?: string;
+  last_snapshot_url?: string;
+  snapshot_start?: number;
+  snapshot_url?: string;
+  next_snapshot_start?: number;
+}
+
+export class SnapshotRecords {
+  private readonly store: JsonStore;
+
+  constructor(root: JsonStore) {
+    this.store = root.sub(SNAPSHOT_STORE_PREFIX);
+  }
+
+  getConfig(name: string): Promise<ConfigRecord | undefined> {
+    return this.store.get<ConfigRecord>(`config/${name}`);
+  }
+
+  putConfig(name: string, rec: ConfigRecord): Promise<void> {
+    return this.store.put(`config/${name}`, rec);
+  }
+
+  /** Config and status go together: a deleted config leaves no status behind. */
+  deleteConfig(name: string): Promise<void> {
+    return this.store.batch([
+      { type: 'delete', key: `config/${name}` },
+      { type: 'delete', key: `status/${name}` },
+    ]);
+  }
+
+  listConfigs(): Promise<string[]> {
+    return this.store.list('config/');
+  }
+
+  getStatus(name: string): Promise<StatusRecord | undefined> {
+    return this.store.get<StatusRecord>(`status/${name}`);
+  }
+
+  putStatus(name: string, rec: StatusRecord): Promise<void> {
+    return this.store.put(`status/${name}`, rec);
+  }
+}
+
+/** The wire form: RFC 3339 UTC times; keys absent until the event they describe happened. */
+export function statusToWire(s: StatusRecord): SnapshotStatus {
+  const out: SnapshotStatus = { consecutive_errors: s.consecutive_errors };
+  const time = (k: 'last_snapshot_start' | 'last_snapshot_end' | 'snapshot_start' | 'next_snapshot_start') => {
+    const v = s[k];
+    if (v !== undefined) out[k] = rfc3339Seconds(v);
+  };
+  time('last_snapshot_start');
+  time('last_snapshot_end');
+  if (s.last_snapshot_error !== undefined) out.last_snapshot_error = s.last_snapshot_error;
+  if (s.last_snapshot_url !== undefined) out.last_snapshot_url = s.last_snapshot_url;
+  time('next_snapshot_start');
+  time('snapshot_start');
+  if (s.snapshot_url !== undefined) out.snapshot_url = s.snapshot_url;
+  return out;
+}

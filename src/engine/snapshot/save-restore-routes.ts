@@ -1,0 +1,67 @@
+// sys/storage/raft/snapshot (GET: stream a full archive; POST: verified restore) and
+// sys/storage/raft/snapshot-force (restore without the seal check). Restore verifies everything
+// before touching data, swaps the whole store atomically, then reloads the engine's tables.
+
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Errors } from '../../schema/errors';
+import type { RequestContext, Route, SystemContext } from '../backend';
+import { reply } from '../http/reply';
+import { ArchiveError, readVerifiedArchive } from './archive-reader';
+import { writeArchiveFile } from './archive-writer';
+import { scratchFile } from './runner';
+import { StateFormatError } from './state-codec';
+
+export function saveRestoreRoutes(sys: SystemContext): Route[] {
+  const restore = (force: boolean) => async (ctx: RequestContext) => {
+    if (!ctx.stream) throw Errors.badRequest('the request body must be a snapshot archive');
+    const dir = dirname(await scratchFile(sys));
+    let archive;
+    try {
+      archive = await readVerifiedArchive(ctx.stream, sys.seal, dir, { force });
+    } catch (e) {
+      if (e instanceof ArchiveError) throw Errors.badRequest(e.message);
+      throw e;
+    }
+    try {
+      await sys.rawStorage.replaceAll(archive.entries());
+    } catch (e) {
+      // replaceAll is atomic: a damaged state.bin leaves the previous data in place.
+      if (e instanceof StateFormatError) throw Errors.badRequest(`failed to restore snapshot: ${e.message}`);
+      throw e;
+    } finally {
+      await archive.dispose();
+    }
+    sys.log.info('snapshot restored', { entries: archive.meta.entries, snapshot_id: archive.meta.id, force });
+    await sys.reload();
+    return reply.none();
+  };
+
+  return [
+    {
+      pattern: 'sys/storage/raft/snapshot',
+      rootOnly: true,
+      raw: true,
+      operations: {
+        read: async () => {
+          const file = await scratchFile(sys);
+          // The whole archive is built before the first byte is sent: a failure is a clean 500,
+          // never a 200 with a truncated body.
+          await writeArchiveFile(sys.rawStorage, sys.seal, file, sys.clock.now());
+          const stream = createReadStream(file);
+          stream.once('close', () => void rm(file, { force: true }));
+          return reply.stream(stream, 'application/gzip', 'raft.snap');
+        },
+        update: restore(false),
+        create: restore(false),
+      },
+    },
+    {
+      pattern: 'sys/storage/raft/snapshot-force',
+      rootOnly: true,
+      raw: true,
+      operations: { update: restore(true), create: restore(true) },
+    },
+  ];
+}

@@ -1,0 +1,128 @@
+// The provider client against the cloud emulator: endpoints, bounded-lifetime caches driven by a
+// manual clock, ambient credentials (key file, metadata server), and request timeouts.
+
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { ManualClock } from '../../../src/engine/clock';
+import type { CloudEmulator } from '../../../src/cloud-emulator';
+import { CloudProviderClient } from '../../../src/provider/client';
+import { ProviderError } from '../../../src/provider/http';
+import { SA, emulatorEndpoints, startCloudFixture } from '../../support/cloud-fixture';
+
+describe('CloudProviderClient', () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  let emu: CloudEmulator;
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-provider-'));
+  const client = (extra: Partial<ConstructorParameters<typeof CloudProviderClient>[0]> = {}) =>
+    new CloudProviderClient({ endpoints: emulatorEndpoints(emu), clock, env: {}, credentials: emu.keyFile(SA.keyward.email), ...extra });
+  const count = (name: string) => emu.counts[name] ?? 0;
+
+  beforeAll(async () => {
+    emu = await startCloudFixture({ clock });
+  });
+  afterAll(() => emu?.close());
+
+  it('caches key documents within their lifetime and refetches after it', async () => {
+    const c = client({ keyCacheMs: 10 * 60_000 });
+    const kid = emu.keys.oauth2[0].kid;
+    const before = count('certs');
+    expect((await c.oauth2Key(kid))?.asymmetricKeyType).toBe('rsa');
+    await c.oauth2Key(kid);
+    expect(count('certs')).toBe(before + 1);
+    await clock.advance(10 * 60_000);
+    await c.oauth2Key(kid);
+    expect(count('certs')).toBe(before + 2);
+  });
+
+  it('refetches a key document for an unknown kid only when the cached copy is older than 30 s', async () => {
+    const c = client();
+    const before = count('x509');
+    expect(await c.serviceAccountKey(SA.app.email, 'missing')).toBeUndefined();
+    expect(await c.serviceAccountKey(SA.app.email, 'missing')).toBeUndefined();
+    expect(count('x509')).toBe(before + 1);
+    await clock.advance(31_000);
+    await c.serviceAccountKey(SA.app.email, 'missing');
+    expect(count('x509')).toBe(before + 2);
+    const kid = emu.keys.accounts.get(SA.app.email)!.user[1].kid;
+    expect(await c.serviceAccountKey(SA.app.email, kid)).toBeDefined();
+  });
+
+  it('caches lookups for a bounded time and shares concurrent loads', async () => {
+    const c = client({ lookupCacheMs: 60_000 });
+    const before = count('iam-get');
+    const [a, b] = await Promise.all([c.getServiceAccount(SA.app.email), c.getServiceAccount(SA.app.email)]);
+    expect(a).toEqual({ email: SA.app.email, uniqueId: SA.app.uniqueId, projectId: 'proj-a', disabled: false });
+    expect(b).toBe(a);
+    expect(count('iam-get')).toBe(before + 1);
+    await clock.advance(60_000);
+    await c.getServiceAccount(SA.app.email);
+    expect(count('iam-get')).toBe(before + 2);
+  });
+
+  it('reads instances, instance groups (all pages) and ancestry', async () => {
+    const c = client();
+    const inst = await c.getInstance('proj-a', 'us-east1-b', 'web-1');
+    expect(inst).toMatchObject({ id: '5001', zone: 'us-east1-b', status: 'RUNNING', labels: { env: 'prod', team: 'web' } });
+    const groups = await c.instanceGroupLocations('proj-a');
+    expect(groups.zonal.get('web-group')).toEqual(['us-east1-b']);
+    expect(groups.regional.get('web-regional')).toEqual(['us-west1']);
+    expect(await c.groupContains('proj-a', { zone: 'us-east1-b' }, 'web-group', inst.selfLink)).toBe(true);
+    expect(await c.groupContains('proj-a', { zone: 'us-east1-b' }, 'empty-group', inst.selfLink)).toBe(false);
+    expect(await c.ancestry('proj-a')).toEqual([
+      { type: 'project', id: 'proj-a' },
+      { type: 'folder', id: '201' },
+      { type: 'folder', id: '200' },
+      { type: 'organization', id: '100' },
+    ]);
+  });
+
+  it('maps provider errors to ProviderError with the status and the provider message', async () => {
+    const err = await client().getServiceAccount(SA.deleted.email).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).status).toBe(404);
+    expect((err as ProviderError).message).toMatch(/Unknown service account/);
+  });
+
+  it('uses the key file named by GOOGLE_APPLICATION_CREDENTIALS when no credentials are configured', async () => {
+    const file = join(dir, 'adc.json');
+    writeFileSync(file, JSON.stringify(emu.keyFile(SA.keyward.email)));
+    const before = count('token');
+    const c = client({ credentials: undefined, env: { GOOGLE_APPLICATION_CREDENTIALS: file } });
+    await c.getServiceAccount(SA.other.email);
+    await c.getInstance('proj-b', 'europe-west1-c', 'batch-1');
+    expect(count('token')).toBe(before + 1);
+  });
+
+  it('refuses an ambient file that is not a service-account key, without echoing it', async () => {
+    const file = join(dir, 'user.json');
+    writeFileSync(file, JSON.stringify({ type: 'authorized_user', refresh_token: 'secret-refresh' }));
+    const err = (await client({ credentials: undefined, env: { GOOGLE_APPLICATION_CREDENTIALS: file } }).getServiceAccount(SA.app.email).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/is not a service-account key/);
+    expect(err.message).not.toContain('secret-refresh');
+  });
+
+  it('falls back to the metadata server (GCE_METADATA_HOST)', async () => {
+    const before = count('metadata-token');
+    const c = client({ credentials: undefined, env: { GCE_METADATA_HOST: emu.url.replace('http://', '') } });
+    expect((await c.getServiceAccount(SA.vm.email)).uniqueId).toBe(SA.vm.uniqueId);
+    expect(count('metadata-token')).toBe(before + 1);
+  });
+
+  it('gives up on a provider that does not answer within the timeout', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const c = new CloudProviderClient({ endpoints: { api: url }, clock, env: {}, timeoutMs: 200 });
+      const err = await c.oauth2Key('x').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProviderError);
+      expect((err as Error).message).toMatch(/failed/);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
