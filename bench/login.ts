@@ -12,7 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
-import { cloudDescription, SA, audience } from '../test/support/cloud-fixture';
+import { cloudDescription, SA, audience, emulatorEndpoints } from '../test/support/cloud-fixture';
+import { CloudProviderClient } from '../src/provider/client';
+import { verifyLoginJwt } from '../src/engine/auth/cloud/jwt';
+import { loginIam } from '../src/engine/auth/cloud/login-iam';
+import { applyRoleWrite } from '../src/schema/cloud-role-write';
+import { parseFields } from '../src/schema/fields';
+import { roleWriteShape } from '../src/schema/cloud-role';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -84,6 +90,23 @@ function cryptoVerifyRate(jwt: string, pem: string): number {
   return n / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
+/** The cloud method's own work per login (verify + authorize, warm caches), without token issue or HTTP. */
+async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, jwt: string): Promise<number> {
+  const clock = { now: () => Date.now(), setTimer: () => ({ cancel: () => undefined }) };
+  const client = new CloudProviderClient({ endpoints: emulatorEndpoints(emu), credentials: emu.keyFile(SA.keyward.email), clock, env: {} });
+  const { role } = applyRoleWrite(undefined, parseFields(roleWriteShape, { type: 'iam', bound_service_accounts: SA.app.email }).values, { newRoleId: 'r' });
+  const once = async () => loginIam(client, {}, role, 'svc', await verifyLoginJwt(jwt, 'iam', 'svc', client, clock.now()), clock.now());
+  await once();
+  let n = 0;
+  const t0 = process.hrtime.bigint();
+  const end = Date.now() + 2000;
+  while (Date.now() < end) {
+    for (let i = 0; i < 100; i++) await once();
+    n += 100;
+  }
+  return n / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
 async function main() {
   const emu = await startCloudEmulator({ description: cloudDescription });
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
@@ -108,9 +131,10 @@ async function main() {
       const r = await call(pool, 'POST', 'auth/cloud/login', { role, jwt }, null);
       if (r.status !== 200) throw new Error(`warm-up login failed: ${r.status} ${r.text}`);
     }
-    const provider = { ...emu.counts };
     const pem = emu.keys.accounts.get(SA.app.email)!.user[0].certPem;
     const raw = cryptoVerifyRate(svcJwt, pem);
+    const method = await methodRate(emu, svcJwt);
+    const provider = { ...emu.counts };
     const health = await rate(pool, 'GET', 'sys/health');
     const service = await rate(pool, 'POST', 'auth/cloud/login', { role: 'svc', jwt: svcJwt });
     const batch = await rate(pool, 'POST', 'auth/cloud/login', { role: 'batch', jwt: batchJwt });
@@ -120,6 +144,7 @@ async function main() {
       [
         `cloud auth login over HTTP (${CONCURRENCY} concurrent, ${SECONDS}s each, warm caches)`,
         `  raw node:crypto RS256 verify : ${fmt(raw)}/s (baseline, same run)`,
+        `  cloud method pipeline only   : ${fmt(method)}/s  (verify + authorize in-process, no token, no HTTP)`,
         `  GET sys/health (HTTP ceiling): ${fmt(health)}/s`,
         `  service-token logins         : ${fmt(service)}/s  (${(service / raw).toFixed(3)} of raw verify)`,
         `  batch-token logins           : ${fmt(batch)}/s  (${(batch / raw).toFixed(3)} of raw verify)`,

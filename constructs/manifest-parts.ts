@@ -16,7 +16,11 @@ export enum RemovalPolicy {
   RETAIN = 'retain',
 }
 
-/** Passed to parts while rendering: turns secret bindings into manifest references. */
+/**
+ * Passed to parts while rendering: turns secret bindings into manifest references. A plain
+ * secret's fingerprint (keyed HMAC) is computed now; a Terraform-variable secret's value is unknown
+ * until Terraform runs, so keyward computes its fingerprint from the environment at apply time.
+ */
 export class ManifestContext {
   constructor(readonly fingerprintSalt: string) {}
 

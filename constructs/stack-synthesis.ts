@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FILE_NAME, MANIFEST_VERSION, type ManifestInput } from '../src/schema/manifest';
-import { ENV_DESIRED, ENV_MANAGED, ENV_PREVIOUS, keywardCommands, resolveKeywardBin } from './keyward-command';
+import { ENV_DESIRED, ENV_ID, ENV_MANAGED, ENV_PREVIOUS, keywardCommands, resolveKeywardBin } from './keyward-command';
 import type { KeywardServer } from './keyward-server';
 import { ManifestContext, RemovalPolicy, compact } from './manifest-parts';
 
@@ -77,15 +77,16 @@ function secretEnvironment(server: KeywardServer): Record<string, string> {
   return env;
 }
 
-/** Terraform-computed fingerprints of variable secrets: a rotation must replace the apply resource. */
+/**
+ * Terraform-computed hashes of variable secrets (salted; Terraform has no HMAC): a rotated value must
+ * replace the apply resource, whose input cannot show it.
+ */
 function secretTriggers(server: KeywardServer): Record<string, string> {
   const parts = server._parts();
   const out: Record<string, string> = {};
   for (const p of [...parts.authBackends, ...parts.snapshotConfigs]) {
     for (const b of p.secretBindings()) {
-      if (!b.tfValue) continue;
-      const inner = b.tfValue.slice(2, -1); // "${var.x}" -> "var.x"
-      out[b.env] = `\${sha256("${server.fingerprintSalt}:\${${inner}}")}`;
+      if (b.tfValue) out[b.env] = `\${sha256("${server.fingerprintSalt}:\${${b.tfValue.slice(2, -1)}}")}`;
     }
   }
   return out;
@@ -113,6 +114,7 @@ export function attachStackSynthesis(server: KeywardServer): void {
         const exprs = [...new Set(expressionsIn(resolved))].sort();
         return compact({
           digest: `sha256:${createHash('sha256').update(stableJson(resolved)).digest('hex')}`,
+          // Terraform expressions (variables, secret fingerprints): their values must replace too.
           values: exprs.length ? exprs : undefined,
           secrets: Object.keys(secretTriggers(server)).length ? secretTriggers(server) : undefined,
         });
@@ -122,12 +124,12 @@ export function attachStackSynthesis(server: KeywardServer): void {
       {
         type: 'local-exec',
         command: commands.apply,
-        environment: Lazy.anyValue({ produce: () => ({ [ENV_DESIRED]: '${jsonencode(self.input)}', ...secretEnvironment(server) }) }) as unknown as Record<
+        environment: Lazy.anyValue({ produce: () => ({ [ENV_DESIRED]: '${jsonencode(self.input)}', [ENV_ID]: '${self.id}', ...secretEnvironment(server) }) }) as unknown as Record<
           string,
           string
         >,
       },
-      { type: 'local-exec', when: 'destroy', command: commands.record, environment: { [ENV_PREVIOUS]: '${jsonencode(self.input)}' } },
+      { type: 'local-exec', when: 'destroy', command: commands.record, environment: { [ENV_PREVIOUS]: '${jsonencode(self.input)}', [ENV_ID]: '${self.id}' } },
     ],
   });
   void apply;

@@ -6,6 +6,7 @@ import { registerPlan } from './commands/plan';
 import { registerApply } from './commands/apply';
 import { registerDestroy } from './commands/destroy';
 import { registerCloudEmulator } from './commands/cloud-emulator';
+import { registerStatus } from './commands/status';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   registerApply(program);
   registerDestroy(program);
   registerCloudEmulator(program);
+  registerStatus(program);
   return program;
 }
 

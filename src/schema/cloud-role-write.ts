@@ -211,12 +211,13 @@ export function applyRoleWrite(
 /** Whole-role validation (after writes and edits); returns warnings, throws on errors. */
 export function validateRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl'> = {}): string[] {
   const warnings: string[] = [];
+  // "*" means any service account for both role types (Vault ignores it for vm roles).
+  if (role.bound_service_accounts.includes('*') && role.bound_service_accounts.length > 1) {
+    throw bad(`cannot provide service account wildcard '*' (for all service accounts) with other service accounts`);
+  }
   if (role.type === 'iam') {
     if (role.bound_service_accounts.length === 0) {
       throw bad('IAM role type must have at least one service account (field "bound_service_accounts"; use "*" for any)');
-    }
-    if (role.bound_service_accounts.includes('*') && role.bound_service_accounts.length > 1) {
-      throw bad(`cannot provide IAM service account wildcard '*' (for all service accounts) with other service accounts`);
     }
     if (role.max_jwt_exp > MAX_JWT_EXP_LIMIT) throw bad(`max_jwt_exp cannot be more than 60 minutes (got ${role.max_jwt_exp} seconds)`);
   } else {

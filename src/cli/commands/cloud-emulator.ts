@@ -42,12 +42,13 @@ export function registerCloudEmulator(program: Command): void {
     .option('--description <file>', 'JSON description of orgs, folders, projects, service accounts, instances, instance groups (default: a sample world)')
     .option('--listen <addr>', 'listen address host:port', '127.0.0.1:8290')
     .option('--metadata-account <email>', 'service account the emulated metadata server hands tokens for')
+    .option('--metadata-instance <name>', 'instance whose identity tokens the emulated metadata server mints')
     .option('--no-auth', 'do not require bearer tokens on IAM, Compute and Resource Manager calls')
     .option('--key-dir <dir>', 'keep generated keys here so key files and identities survive restarts')
-    .action(async (flags: { description?: string; listen: string; metadataAccount?: string; auth: boolean; keyDir?: string }) => {
+    .action(async (flags: { description?: string; listen: string; metadataAccount?: string; metadataInstance?: string; auth: boolean; keyDir?: string }) => {
       const description = flags.description ? JSON.parse(readFileSync(flags.description, 'utf8')) : sampleDescription;
       const { host, port } = parseListen(flags.listen);
-      const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount, keyDir: flags.keyDir });
+      const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount, metadataInstance: flags.metadataInstance, keyDir: flags.keyDir });
       const d = emu.description;
       process.stdout.write(
         [
@@ -58,6 +59,9 @@ export function registerCloudEmulator(program: Command): void {
           `    custom_endpoint = { api = "${emu.url}", iam = "${emu.url}", crm = "${emu.url}", compute = "${emu.url}" }`,
           `    credentials     = $(keyward cloud-emulator key-file --emulator ${emu.url} --account <email>)`,
           '',
+          ...(['127.0.0.1', 'localhost', '::1'].includes(host)
+            ? []
+            : ['WARNING: not bound to loopback; anyone who can reach this port can fetch key files and mint tokens.', '']),
         ].join('\n'),
       );
       const stop = () => void emu.close().then(() => process.exit(0));

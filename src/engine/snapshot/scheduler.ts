@@ -24,6 +24,7 @@ interface Entry {
 export class SnapshotScheduler {
   private entries = new Map<string, Entry>();
   private stopped = true;
+  private started = false;
 
   constructor(
     private readonly sys: SystemContext,
@@ -33,7 +34,10 @@ export class SnapshotScheduler {
   /** Loads every config and resumes its schedule (overdue ones run as soon as possible). */
   async start(): Promise<void> {
     this.stopped = false;
-    await rm(join(this.sys.dataDir, SCRATCH_DIR), { recursive: true, force: true });
+    // Scratch leftovers of a crash are removed at process start only: after a restore's reload a
+    // manual save may still be streaming from that directory.
+    if (!this.started) await rm(join(this.sys.dataDir, SCRATCH_DIR), { recursive: true, force: true });
+    this.started = true;
     for (const name of await this.records.listConfigs()) {
       const rec = await this.records.getConfig(name);
       if (!rec) continue;

@@ -68,4 +68,19 @@ describe('cloud auth login identity', () => {
     expect(r.status).toBe(400);
     expect(r.body.errors[0]).toMatch(/expired/);
   });
+
+  it('re-checks the identity at renewal once cached lookups expire (account deleted)', async () => {
+    await api(engine, 'POST', 'auth/cloud/role/other', { body: { type: 'iam', bound_service_accounts: SA.other.email, token_bound_cidrs: '127.0.0.0/8' } });
+    const r = await login(engine, 'other', emu.mintServiceAccountJwt({ account: SA.other.email, audience: audience('other') }));
+    expect(r.status).toBe(200);
+    const token = r.body.auth.client_token;
+    const self = await api(engine, 'GET', 'auth/token/lookup-self', { token });
+    expect(self.body.data.bound_cidrs).toEqual(['127.0.0.0/8']);
+    expect((await api(engine, 'POST', 'auth/token/renew-self', { token })).status).toBe(200);
+    emu.description.serviceAccounts.find((a) => a.email === SA.other.email)!.deleted = true;
+    await clock.advance(61_000);
+    const renew = await api(engine, 'POST', 'auth/token/renew-self', { token });
+    expect(renew.status).toBe(400);
+    expect(renew.text).toMatch(/could not renew token for role other: service account .* not found/);
+  });
 });

@@ -156,4 +156,11 @@ describe('cloud auth login refusals', () => {
     const r = await api(engine, 'POST', 'auth/cloud/login', { token: null, body: { role: 'iam', jwt: saJwt(), extra: 1 } });
     refused(r, 422, /unknown fields: \["extra"\]/);
   });
+
+  it('fails closed with 500 and no token when the provider cannot be reached', async () => {
+    const down = 'http://127.0.0.1:1';
+    await mountCloudAuth(engine, emu, 'cloud-down', { custom_endpoint: { api: down, iam: down, crm: down, compute: down } });
+    await api(engine, 'POST', 'auth/cloud-down/role/iam', { body: { type: 'iam', bound_service_accounts: '*' } });
+    refused(await login(engine, 'iam', saJwt(), 'cloud-down'), 500, /cannot fetch the provider OAuth2 certificates/);
+  });
 });

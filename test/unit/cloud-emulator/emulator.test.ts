@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { parseDescription, startCloudEmulator, type CloudEmulator } from '../../../src/cloud-emulator';
 import { selfSignedCertificate } from '../../../src/cloud-emulator/x509';
 import { sampleDescription } from '../../../src/cloud-emulator/sample';
-import { SA, cloudDescription } from '../../support/cloud-fixture';
+import { FIXTURE_KEY_DIR, SA, cloudDescription } from '../../support/cloud-fixture';
 
 const decode = (jwt: string, i: number) => JSON.parse(Buffer.from(jwt.split('.')[i], 'base64url').toString());
 
@@ -66,7 +66,7 @@ describe('key directory', () => {
 describe('emulator server', () => {
   let emu: CloudEmulator;
   beforeAll(async () => {
-    emu = await startCloudEmulator({ description: cloudDescription, metadataServiceAccount: SA.keyward.email });
+    emu = await startCloudEmulator({ description: cloudDescription, metadataServiceAccount: SA.keyward.email, metadataInstance: 'web-2', keyDir: FIXTURE_KEY_DIR });
   });
   afterAll(() => emu?.close());
 
@@ -129,5 +129,15 @@ describe('emulator server', () => {
     const r = await request(`${emu.url}/_emulator/mint/instance`, { method: 'POST', body: JSON.stringify({ instance: 'web-2', audience: 'x' }) });
     const { jwt } = (await r.body.json()) as { jwt: string };
     expect(decode(jwt, 1).google.compute_engine.instance_name).toBe('web-2');
+  });
+
+  it('serves instance identity tokens from the metadata server (format=full adds compute_engine claims)', async () => {
+    const path = `${emu.url}/computeMetadata/v1/instance/service-accounts/default/identity?audience=${encodeURIComponent('http://vault/web')}`;
+    const full = await request(`${path}&format=full`, { headers: { 'Metadata-Flavor': 'Google' } });
+    const jwt = await full.body.text();
+    expect(decode(jwt, 1)).toMatchObject({ aud: 'http://vault/web', google: { compute_engine: { instance_name: 'web-2' } } });
+    const standard = await (await request(path, { headers: { 'Metadata-Flavor': 'Google' } })).body.text();
+    expect(decode(standard, 1).google).toBeUndefined();
+    expect((await request(path)).statusCode).toBe(403);
   });
 });

@@ -50,10 +50,10 @@ export async function lookupServiceAccount(client: CloudProviderClient, id: stri
   return sa;
 }
 
-/** Bound service accounts: "*" (iam only) or the account's email or unique id. */
-export function accountBound(role: StoredRole, sa: ServiceAccountInfo, allowWildcard: boolean): boolean {
+/** Bound service accounts: "*" (any) or the account's email or unique id; none bound = any. */
+export function accountBound(role: StoredRole, sa: ServiceAccountInfo): boolean {
   if (role.bound_service_accounts.length === 0) return true;
-  if (allowWildcard && role.bound_service_accounts.includes('*')) return true;
+  if (role.bound_service_accounts.includes('*')) return true;
   return role.bound_service_accounts.includes(sa.email) || role.bound_service_accounts.includes(sa.uniqueId);
 }
 

@@ -21,7 +21,7 @@ export function authorizeIam(role: StoredRole, sa: ServiceAccountInfo): void {
   if (role.bound_projects.length > 0 && !role.bound_projects.includes(sa.projectId)) {
     throw Errors.badRequest(`service account ${JSON.stringify(sa.email)} not in bound projects ${list(role.bound_projects)}`);
   }
-  if (!accountBound(role, sa, true)) {
+  if (!accountBound(role, sa)) {
     throw Errors.badRequest(`service account ${sa.email} (id: ${sa.uniqueId}) is not authorized for role (not in bound_service_accounts)`);
   }
 }

@@ -56,7 +56,7 @@ export async function authorizeVm(client: CloudProviderClient, role: StoredRole,
   if (role.bound_instance_groups.length > 0) await authorizeGroups(client, role, project, inst);
   if (role.bound_service_accounts.length > 0) {
     const sa = await lookupServiceAccount(client, sub);
-    if (!accountBound(role, sa, false)) {
+    if (!accountBound(role, sa)) {
       throw Errors.badRequest(`service account ${JSON.stringify(sa.uniqueId)} (${JSON.stringify(sa.email)}) is not in bound service accounts ${list(role.bound_service_accounts)}`);
     }
   }

@@ -1,0 +1,53 @@
+// The basic example: a cloud auth mount on the embedded engine, configured against the cloud
+// emulator's identities, with one iam role, one vm role and an hourly local snapshot config.
+
+import { App, TerraformStack } from 'cdktf';
+import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constructs';
+
+/** The emulated identity provider (`keyward cloud-emulator`). */
+const emulator = process.env.KEYWARD_CLOUD_EMULATOR ?? 'http://127.0.0.1:8290';
+
+const app = new App();
+const stack = new TerraformStack(app, 'basic');
+
+// VAULT_ADDR and VAULT_TOKEN of the deploying shell select the server; the token is never a prop.
+const server = new KeywardServer(stack, 'server', { address: 'http://127.0.0.1:8200' });
+
+const cloud = new CloudAuthBackend(stack, 'cloud', {
+  server,
+  description: 'workloads of demo-project',
+  config: {
+    // A service-account key (from `keyward cloud-emulator key-file`), passed by environment only.
+    credentials: process.env.KEYWARD_CLOUD_CREDENTIALS,
+    iamAlias: 'unique_id',
+    customEndpoints: { api: emulator, iam: emulator, crm: emulator, compute: emulator },
+  },
+});
+
+CloudAuthRole.iam(stack, 'app', {
+  backend: cloud,
+  boundServiceAccounts: ['app@demo-project.iam.gserviceaccount.com'],
+  boundProjects: ['demo-project'],
+  tokenPolicies: ['app'],
+  tokenTtl: '1h',
+  tokenMaxTtl: '4h',
+  maxJwtExp: '15m',
+});
+
+CloudAuthRole.vm(stack, 'web', {
+  backend: cloud,
+  boundZones: ['us-east1-b'],
+  boundLabels: { env: 'dev' },
+  tokenPolicies: ['web'],
+  tokenTtl: '30m',
+});
+
+new SnapshotAutoConfig(stack, 'hourly', {
+  server,
+  interval: '1h',
+  retain: 24,
+  pathPrefix: process.env.KEYWARD_SNAPSHOT_DIR ?? '/tmp/keyward-snapshots',
+  storage: SnapshotStorage.local({ maxSpaceBytes: 1024 * 1024 * 1024 }),
+});
+
+app.synth();

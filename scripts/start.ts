@@ -1,0 +1,131 @@
+// `npm start`: a guided local run, offline. Starts the embedded engine and the cloud emulator,
+// deploys examples/basic (cdktf + terraform when terraform is installed, else `keyward apply
+// --app`), logs in once with an emulator-minted JWT, takes a snapshot, and says how to continue.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+import { startCloudEmulator } from '../src/cloud-emulator';
+import { sampleDescription } from '../src/cloud-emulator/sample';
+import { startEngine } from '../src/engine/engine';
+
+const REPO = resolve(__dirname, '..');
+const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const BASIC = join(REPO, 'examples', 'basic', 'main.ts');
+const DEPLOYER = 'keyward@ops-project.iam.gserviceaccount.com';
+const APP_ACCOUNT = 'app@demo-project.iam.gserviceaccount.com';
+
+const say = (s = '') => process.stdout.write(`${s}\n`);
+const step = (n: number, s: string) => say(`\n[${n}/5] ${s}`);
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((ok, fail) => {
+    const child = spawn(cmd, args, { cwd, env });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`))));
+  });
+}
+
+async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await request(`${url}/v1/${path}`, {
+    method: method as 'GET',
+    headers: { ...(token ? { 'x-vault-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
+}
+
+const hasTerraform = () => spawnSync('terraform', ['version'], { stdio: 'ignore', env: { ...process.env, CHECKPOINT_DISABLE: '1' } }).status === 0;
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'keyward-start-'));
+  const snapshotDir = join(work, 'snapshots');
+  mkdirSync(snapshotDir);
+
+  step(1, 'Starting the cloud emulator and the embedded engine');
+  const emulator = await startCloudEmulator({ description: sampleDescription, host: '127.0.0.1', port: 0 });
+  const engine = await startEngine({ dev: true, listen: '127.0.0.1:0', edition: 'enterprise', dataDir: join(work, 'data'), logLevel: 'warn' });
+  const rootToken = engine.rootToken ?? '';
+  try {
+    say(`  cloud emulator  ${emulator.url}  (${emulator.description.serviceAccounts.length} service accounts, ${emulator.description.instances.length} instances)`);
+    say(`  engine          ${engine.url}  (dev mode, enterprise edition, data in ${engine.dataDir})`);
+
+    step(2, 'Deploying examples/basic');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CHECKPOINT_DISABLE: '1',
+      CI: '1',
+      FORCE_COLOR: '0',
+      VAULT_ADDR: engine.url,
+      VAULT_TOKEN: rootToken,
+      KEYWARD_CLOUD_EMULATOR: emulator.url,
+      KEYWARD_CLOUD_CREDENTIALS: JSON.stringify(emulator.keyFile(DEPLOYER)),
+      KEYWARD_SNAPSHOT_DIR: snapshotDir,
+    };
+    if (hasTerraform()) {
+      // A scratch project directory keeps this run's Terraform state apart from yours.
+      writeFileSync(
+        join(work, 'cdktf.json'),
+        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${BASIC}`, projectId: 'keyward-start', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+      );
+      await run(process.execPath, [join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf'), 'deploy', '--auto-approve'], work, env);
+      say('  cdktf deploy: terraform ran the keyward provisioner (2 terraform_data resources, no provider download)');
+    } else {
+      await run(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json')], REPO, env);
+      say('  terraform is not installed: applied the same stack with `keyward apply --app` instead');
+    }
+    const roles = await call(engine.url, 'LIST', 'auth/cloud/roles', rootToken);
+    const snaps = await call(engine.url, 'LIST', 'sys/storage/raft/snapshot-auto/config', rootToken);
+    say(`  auth/cloud roles: ${(roles.json?.data?.keys ?? []).join(', ')}`);
+    say(`  snapshot configs: ${(snaps.json?.data?.keys ?? []).join(', ')}`);
+
+    step(3, `Logging in as ${APP_ACCOUNT} with an emulator-minted JWT`);
+    const jwt = emulator.mintServiceAccountJwt({ account: APP_ACCOUNT, audience: 'vault/app' });
+    const login = await call(engine.url, 'POST', 'auth/cloud/login', undefined, { role: 'app', jwt });
+    if (login.status !== 200) throw new Error(`login failed (${login.status}): ${JSON.stringify(login.json)}`);
+    const auth = login.json.auth;
+    const self = await call(engine.url, 'GET', 'auth/token/lookup-self', auth.client_token);
+    say(`  POST auth/cloud/login -> token ${auth.client_token}`);
+    say(`  policies ${JSON.stringify(auth.policies)}, ttl ${auth.lease_duration}s, renewable ${auth.renewable}`);
+    say(`  lookup-self with the new token: ${self.status === 200 ? 'ok' : `failed (${self.status})`}, entity ${auth.entity_id ?? '-'}`);
+
+    step(4, 'Taking a snapshot of the whole store');
+    const file = join(work, 'keyward.snap');
+    const res = await request(`${engine.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': rootToken } });
+    if (res.statusCode !== 200) throw new Error(`snapshot failed (${res.statusCode}): ${await res.body.text()}`);
+    await pipeline(res.body, createWriteStream(file));
+    const size = statSync(file).size;
+    say(`  GET sys/storage/raft/snapshot -> ${file} (${size} bytes)`);
+
+    step(5, 'Done. Everything ran on 127.0.0.1 and has been stopped. To continue yourself:');
+    say(`
+  # terminal 1: the engine and the identity provider
+  npx keyward server --dev --root-token root
+  npx keyward cloud-emulator
+
+  # terminal 2: deploy the example and review changes
+  export VAULT_ADDR=http://127.0.0.1:8200 VAULT_TOKEN=root
+  export KEYWARD_CLOUD_CREDENTIALS="$(npx keyward cloud-emulator key-file --account ${DEPLOYER})"
+  cd examples/basic
+  npx cdktf deploy --auto-approve          # or: npx keyward apply --app "npx tsx main.ts"
+  npx keyward plan --dir cdktf.out          # after editing main.ts: what would change
+  npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
+
+  Work files of this run: ${work}`);
+  } finally {
+    await engine.close();
+    await emulator.close();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`npm start failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = 1;
+});

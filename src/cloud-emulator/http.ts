@@ -1,0 +1,59 @@
+// HTTP plumbing shared by the emulator's route modules: Google-style errors, body reading, JWT
+// parsing, and the scope (world, keys, issued tokens) handlers work on.
+
+import type { IncomingMessage } from 'node:http';
+import type { Description, DescribedServiceAccount } from './description';
+import type { EmulatorKeys } from './keys';
+import type { MintInstanceOptions } from './mint';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly reason = status === 404 ? 'NOT_FOUND' : status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'PERMISSION_DENIED' : 'INVALID_ARGUMENT',
+  ) {
+    super(message);
+  }
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function parseJwtParts(jwt: string): { header: Record<string, unknown>; payload: Record<string, unknown>; input: string; sig: Buffer } {
+  const parts = jwt.split('.');
+  if (parts.length !== 3) throw new HttpError(400, 'malformed assertion');
+  try {
+    return {
+      header: JSON.parse(Buffer.from(parts[0], 'base64url').toString()),
+      payload: JSON.parse(Buffer.from(parts[1], 'base64url').toString()),
+      input: `${parts[0]}.${parts[1]}`,
+      sig: Buffer.from(parts[2], 'base64url'),
+    };
+  } catch {
+    throw new HttpError(400, 'malformed assertion');
+  }
+}
+
+/** What route handlers see of a running emulator. */
+export interface EmulatorScope {
+  d: Description;
+  keys: EmulatorKeys;
+  /** The metadata server's identity: its service account and instance, if any. */
+  metadata: { serviceAccount?: string; instance?: string };
+  pageSize: number;
+  mintInstanceToken(o: MintInstanceOptions): string;
+  now(): number;
+  computeBase(): string;
+  /** A live (not deleted) account by email or unique id, else 404. */
+  liveAccount(id: string): DescribedServiceAccount;
+  issueToken(email: string): { access_token: string; expires_in: number; token_type: string };
+  /** Throws 401 unless the request carries a bearer token this emulator issued (when auth is on). */
+  checkAuth(req: IncomingMessage): void;
+}
+
+export type EmulatorHandler = (m: RegExpExecArray, req: IncomingMessage, q: URLSearchParams) => Promise<unknown> | unknown;
+/** [name (for counts), method, path pattern, handler] */
+export type EmulatorRoute = [string, string, RegExp, EmulatorHandler];

@@ -1,0 +1,53 @@
+// `keyward status` as a real process against an engine: the table and --json rows for a config
+// that ran (last snapshot, URL) and one that never ran.
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import { ManualClock } from '../../../src/engine/clock';
+import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
+import { systemFamilyFactories } from '../../../src/engine/sys/families';
+import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+
+const run = promisify(execFile);
+const BIN = resolve(__dirname, '../../../bin/keyward.js');
+const T0 = Date.UTC(2026, 0, 1);
+let engine: Awaited<ReturnType<typeof startTestEngine>>;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kw-status-'));
+  const clock = new ManualClock(T0);
+  let family: SnapshotFamily | undefined;
+  const capture: SystemFamilyFactory = (sys) => (family = createSnapshotFamily(sys));
+  engine = await startTestEngine({ clock, edition: 'enterprise', systemFamilies: [...systemFamilyFactories.filter((f) => f !== snapshotFamily), capture] });
+  await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/hourly', { body: { storage_type: 'local', interval: '1h', path_prefix: dir, local_max_space: 1e9 } });
+  await clock.advance(3_600_000);
+  await family!.scheduler.settled();
+  await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/weekly', { body: { storage_type: 'local', interval: '7d', path_prefix: join(dir, 'w'), local_max_space: 1e9 } });
+});
+afterAll(async () => {
+  await engine?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const env = () => ({ ...process.env, VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, VAULT_NAMESPACE: '' });
+
+it('prints a table of configs with last and next snapshot, errors and URL', async () => {
+  const { stdout } = await run(process.execPath, [BIN, 'status'], { env: env() });
+  const lines = stdout.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^NAME\s+TYPE\s+LAST SNAPSHOT\s+NEXT SNAPSHOT\s+ERRORS\s+LAST ERROR\s+URL$/);
+  expect(lines[1]).toMatch(/^hourly\s+local\s+2026-01-01T01:00:00Z\s+2026-01-01T02:00:00Z\s+0\s+-\s+file:\/\/.+\/vault-snapshot-\d{19}\.snap$/);
+  expect(lines[2]).toMatch(/^weekly\s+local\s+-\s+2026-01-08T01:00:00Z\s+0\s+-\s+-$/);
+});
+
+it('prints the same rows as JSON with --json', async () => {
+  const { stdout } = await run(process.execPath, [BIN, 'status', '--json'], { env: env() });
+  const rows = JSON.parse(stdout).snapshots;
+  expect(rows.map((r: { name: string }) => r.name)).toEqual(['hourly', 'weekly']);
+  expect(rows[0]).toMatchObject({ storage_type: 'local', interval: 3600, retain: 1, last_snapshot_end: '2026-01-01T01:00:00Z', consecutive_errors: 0, last_snapshot_error: '' });
+  expect(rows[1]).toMatchObject({ interval: 604800, last_snapshot_end: null, next_snapshot_start: '2026-01-08T01:00:00Z', last_snapshot_url: '' });
+});
