@@ -3,9 +3,9 @@
 //
 // - "apply": input = the redacted manifest (so `cdktf diff` shows field changes), triggers_replace =
 //   its digest plus secret fingerprints. Terraform runs provisioners only on create/replace, so every
-//   change replaces it: the old instance's destroy-time provisioner saves its self.input as the
-//   last-applied record; the new instance's create-time provisioner applies the new state with that
-//   record, so objects the stack no longer declares are deleted in the same ordered apply.
+//   change replaces it: the old instance's destroy-time provisioner restores the last-applied record
+//   (see keyward-command.ts); the new instance's create-time provisioner applies the new state with
+//   that record, so objects the stack no longer declares are deleted in the same ordered apply.
 // - "teardown": stable (no triggers), input = what `cdktf destroy` must remove (removal policy
 //   DESTROY), updated in place; its destroy-time provisioner deletes all of self.input.
 
@@ -105,7 +105,7 @@ export function attachStackSynthesis(server: KeywardServer): void {
     ],
   });
 
-  const apply = new DataResource(server, 'keyward-apply', {
+  new DataResource(server, 'keyward-apply', {
     dependsOn: [teardown],
     input: Lazy.anyValue({ produce: desired }) as unknown as Record<string, unknown>,
     triggersReplace: Lazy.anyValue({
@@ -132,7 +132,6 @@ export function attachStackSynthesis(server: KeywardServer): void {
       { type: 'local-exec', when: 'destroy', command: commands.record, environment: { [ENV_PREVIOUS]: '${jsonencode(self.input)}', [ENV_ID]: '${self.id}' } },
     ],
   });
-  void apply;
 
   addCustomSynthesis(server, {
     onSynthesize(session: ISynthesisSession) {

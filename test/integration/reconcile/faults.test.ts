@@ -54,7 +54,12 @@ test('an apply killed midway converges on the next run', async () => {
   writeFileSync(file, JSON.stringify(manifest({ authBackends: [{ path: 'killed', type: 'cloud', roles: roles(300) }] })));
   const env = { ...process.env, VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN };
   const bin = join(__dirname, '../../../bin/keyward.js');
-  const run = (args: string[]) => spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // stderr is drained: pipes block on Linux once full.
+  const run = (args: string[]) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr.resume();
+    return child;
+  };
 
   // Kill -9 once the first roles are reported created.
   const first = run(['apply', '--manifest', file, '--parallelism', '4']);
@@ -74,6 +79,7 @@ test('an apply killed midway converges on the next run', async () => {
   expect(existsSync(join(dir, 'm.last-applied.json'))).toBe(true);
 
   const second = run(['apply', '--manifest', file]);
+  second.stdout.resume();
   const code = await new Promise<number | null>((resolve) => second.on('exit', (c) => resolve(c)));
   expect(code).toBe(0);
   const third = run(['plan', '--manifest', file, '--detailed-exitcode']);

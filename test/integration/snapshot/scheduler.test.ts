@@ -2,7 +2,7 @@
 // after the write, retention, local_max_space failures in status, update restarts, delete stops,
 // and schedules resuming after an engine restart.
 
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SystemFamilyFactory } from '../../../src/engine/backend';
@@ -96,15 +96,17 @@ describe('snapshot scheduler', () => {
 
   it('records a local_max_space shortfall in status and deletes nothing', async () => {
     const dir = join(root, 'out');
-    await api(h.engine, 'POST', `${CONFIG}/a`, { body: localBody(dir, { local_max_space: 2000 }) });
+    const budget = 1_000_000;
+    await api(h.engine, 'POST', `${CONFIG}/a`, { body: localBody(dir, { local_max_space: budget }) });
     await h.advance(60);
     const first = await snaps(dir);
     expect(first.length).toBe(1);
     // Fill the budget with another file that has the prefix: every such file counts.
-    await writeFile(join(dir, 'vault-snapshot-manual-copy'), Buffer.alloc(1900));
+    const used = (await stat(join(dir, first[0]))).size;
+    await writeFile(join(dir, 'vault-snapshot-manual-copy'), Buffer.alloc(budget - used - 100));
     await h.advance(60);
     let s = (await api(h.engine, 'GET', `${STATUS}/a`)).body.data;
-    expect(s.last_snapshot_error).toMatch(/^snapshot of \d+ bytes would exceed local_max_space \(2000 bytes, \d+ in use\)$/);
+    expect(s.last_snapshot_error).toMatch(new RegExp(`^snapshot of \\d+ bytes would exceed local_max_space \\(${budget} bytes, ${budget - 100} in use\\)$`));
     expect(s.last_snapshot_url).toBe('');
     expect(s.consecutive_errors).toBe(1);
     expect(s.next_snapshot_start).toBe('2026-01-01T00:03:00Z');

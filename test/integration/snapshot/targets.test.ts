@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { AzureTarget } from '../../../src/engine/snapshot/targets/azure';
 import { GcsTarget } from '../../../src/engine/snapshot/targets/gcs';
 import { LocalTarget } from '../../../src/engine/snapshot/targets/local';
@@ -49,6 +50,24 @@ targetConformance('cloudone-store (s3rver)', () => ({
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,
 }));
 
+targetConformance('cloudone-store multipart (s3rver)', () => ({
+  make: (prefix) =>
+    new S3Target({
+      bucket: String(s3.fields.cloudone_bucket),
+      region: 'us-east-1',
+      pathPrefix: prefix,
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      endpoint: String(s3.fields.cloudone_endpoint),
+      disableTls: true,
+      forcePathStyle: true,
+      // Every archive above 64 KiB goes through CreateMultipartUpload / UploadPart / Complete.
+      multipartThreshold: 64 * 1024,
+      partSize: 5 * 1024 * 1024,
+    }),
+  urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,
+}));
+
 targetConformance('cloudtwo-store (GCS emulator)', () => ({
   make: (prefix) =>
     new GcsTarget({ bucket: String(gcs.fields.cloudtwo_bucket), pathPrefix: prefix, endpoint: String(gcs.fields.cloudtwo_endpoint), disableTls: true }),
@@ -66,3 +85,44 @@ targetConformance('cloudthree-store (azurite)', () => ({
     }),
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1\/snapshots\/conf-.+\.snap$/,
 }));
+
+describe('cloudone-store specifics (s3rver)', () => {
+  const opts = () => ({
+    bucket: String(s3.fields.cloudone_bucket),
+    region: 'us-east-1',
+    pathPrefix: `specific-${Date.now()}`,
+    endpoint: String(s3.fields.cloudone_endpoint),
+    disableTls: true,
+    forcePathStyle: true,
+  });
+
+  it("uses the SDK's default credential chain (environment) when keys are omitted", async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    try {
+      const t = new S3Target(opts());
+      await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9);
+      expect((await t.list()).map((o) => o.name)).toEqual(['vault-snapshot-1.snap']);
+      await t.close();
+    } finally {
+      for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it('fails clearly with unknown static keys', async () => {
+    const t = new S3Target({ ...opts(), accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' });
+    await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    await t.close();
+  });
+
+  it('virtual-host and path-style URLs, default AWS host without an endpoint', () => {
+    const base = { bucket: 'bk', region: 'eu-west-1', pathPrefix: 'prod/raft' };
+    expect(new S3Target(base).url('n.snap')).toBe('https://bk.s3.eu-west-1.amazonaws.com/prod/raft/n.snap');
+    expect(new S3Target({ ...base, endpoint: 'minio:9000', disableTls: true, forcePathStyle: true }).url('n.snap')).toBe('http://minio:9000/bk/prod/raft/n.snap');
+    expect(new S3Target({ ...base, endpoint: 'minio:9000' }).url('n.snap')).toBe('https://bk.minio:9000/prod/raft/n.snap');
+  });
+});

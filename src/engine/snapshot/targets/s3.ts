@@ -1,10 +1,22 @@
 // The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename, but a PutObject with
 // a known Content-Length is atomic: the key appears only when the whole body has arrived, and an
 // aborted upload leaves nothing. The archive is already a complete local scratch file, so one
-// PutObject from it is the "temporary name then publish" step (objects over 5 GiB would need
-// multipart, whose parts also stay invisible until CompleteMultipartUpload).
+// streamed PutObject from it is the "temporary name then publish" step. Above the single-PUT limit
+// (5 GiB) a multipart upload is used: its parts stay invisible until CompleteMultipartUpload, and
+// a failure aborts it.
 
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type PutObjectCommandInput } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
 
@@ -22,9 +34,14 @@ export interface S3TargetOptions {
   enableKms?: boolean;
   kmsKey?: string;
   serverSideEncryption?: boolean;
+  /** Archives larger than this use a multipart upload (default and maximum: 5 GiB). */
+  multipartThreshold?: number;
+  /** Part size of multipart uploads; one part is buffered at a time (default 64 MiB). */
+  partSize?: number;
 }
 
 const MAX_SINGLE_PUT = 5 * 1024 ** 3;
+const DEFAULT_PART = 64 * 1024 * 1024;
 
 export class S3Target implements SnapshotTarget {
   readonly storageType = 'cloudone-store' as const;
@@ -69,22 +86,14 @@ export class S3Target implements SnapshotTarget {
     return this.opts.forcePathStyle ? `https://${host}/${this.opts.bucket}/${key}` : `https://${this.opts.bucket}.${host}/${key}`;
   }
 
+  private encryption(): Pick<PutObjectCommandInput, 'ServerSideEncryption' | 'SSEKMSKeyId'> {
+    if (this.opts.enableKms) return { ServerSideEncryption: 'aws:kms', ...(this.opts.kmsKey ? { SSEKMSKeyId: this.opts.kmsKey } : {}) };
+    if (this.opts.serverSideEncryption) return { ServerSideEncryption: 'AES256' };
+    return {};
+  }
+
   async put(name: string, open: () => Readable, size: number): Promise<void> {
-    if (size > MAX_SINGLE_PUT) throw new Error(`snapshot of ${size} bytes exceeds the 5 GiB single-upload limit of cloudone-store`);
-    const input: PutObjectCommandInput = {
-      Bucket: this.opts.bucket,
-      Key: this.key(name),
-      Body: open(),
-      ContentLength: size,
-      ContentType: 'application/gzip',
-    };
-    if (this.opts.enableKms) {
-      input.ServerSideEncryption = 'aws:kms';
-      if (this.opts.kmsKey) input.SSEKMSKeyId = this.opts.kmsKey;
-    } else if (this.opts.serverSideEncryption) {
-      input.ServerSideEncryption = 'AES256';
-    }
-    const body = input.Body as Readable;
+    const body = open();
     // The SDK does not watch the body for errors: abort the request ourselves, so a failing
     // source ends the upload (and S3 keeps nothing) instead of hanging it.
     const abort = new AbortController();
@@ -94,11 +103,60 @@ export class S3Target implements SnapshotTarget {
       abort.abort(e);
     });
     try {
-      await this.client.send(new PutObjectCommand(input), { abortSignal: abort.signal });
+      if (size > Math.min(this.opts.multipartThreshold ?? MAX_SINGLE_PUT, MAX_SINGLE_PUT)) {
+        await this.putMultipart(this.key(name), body, abort.signal);
+      } else {
+        const input: PutObjectCommandInput = {
+          Bucket: this.opts.bucket,
+          Key: this.key(name),
+          Body: body,
+          ContentLength: size,
+          ContentType: 'application/gzip',
+          ...this.encryption(),
+        };
+        await this.client.send(new PutObjectCommand(input), { abortSignal: abort.signal });
+      }
     } catch (e) {
       throw sourceError ?? e;
     } finally {
       body.destroy();
+    }
+  }
+
+  private async putMultipart(key: string, body: Readable, signal: AbortSignal): Promise<void> {
+    const partSize = this.opts.partSize ?? DEFAULT_PART;
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, ContentType: 'application/gzip', ...this.encryption() }),
+      { abortSignal: signal },
+    );
+    const UploadId = created.UploadId!;
+    const parts: { ETag?: string; PartNumber: number }[] = [];
+    const upload = async (chunk: Buffer) => {
+      const PartNumber = parts.length + 1;
+      const r = await this.client.send(new UploadPartCommand({ Bucket: this.opts.bucket, Key: key, UploadId, PartNumber, Body: chunk }), { abortSignal: signal });
+      parts.push({ ETag: r.ETag, PartNumber });
+    };
+    try {
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      for await (const c of body as AsyncIterable<Buffer>) {
+        pending.push(c);
+        pendingBytes += c.length;
+        while (pendingBytes >= partSize) {
+          const all = Buffer.concat(pending, pendingBytes);
+          await upload(all.subarray(0, partSize));
+          pending = [all.subarray(partSize)];
+          pendingBytes = all.length - partSize;
+        }
+      }
+      if (pendingBytes > 0 || parts.length === 0) await upload(Buffer.concat(pending, pendingBytes));
+      await this.client.send(
+        new CompleteMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }),
+        { abortSignal: signal },
+      );
+    } catch (e) {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId })).catch(() => undefined);
+      throw e;
     }
   }
 

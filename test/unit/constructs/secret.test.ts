@@ -1,0 +1,38 @@
+// How secret props are bound: plain values by the environment variable that holds them, tokens by
+// their sensitive TerraformVariable; problems never quote the value.
+
+import { TerraformVariable, TerraformLocal } from 'cdktf';
+import { bindSecret, isSecretProblem } from '../../../constructs/secret';
+import { newStack, withEnv } from './fixtures';
+
+withEnv({ KW_SECRET_B: 'shared-value', KW_SECRET_A: 'shared-value', TF_VAR_also: 'shared-value' });
+
+describe('bindSecret', () => {
+  it('binds a plain value to the environment variable holding it (stable choice, TF_VAR_ last)', () => {
+    const { stack } = newStack();
+    expect(bindSecret(stack, 'f', 'shared-value')).toEqual({ field: 'f', env: 'KW_SECRET_A', plainValue: 'shared-value' });
+  });
+
+  it('refuses a plain value that no environment variable holds, without quoting it', () => {
+    const { stack } = newStack();
+    const b = bindSecret(stack, 'f', 'nowhere-secret');
+    expect(isSecretProblem(b) && b.problem).toMatch(/^f: the secret value is not in any environment variable/);
+    expect(JSON.stringify(b)).not.toContain('nowhere-secret');
+    expect(isSecretProblem(bindSecret(stack, 'f', ''))).toBe(true);
+  });
+
+  it('binds a sensitive variable to TF_VAR_<name> with its Terraform expression', () => {
+    const { stack } = newStack();
+    const v = new TerraformVariable(stack, 'creds', { type: 'string', sensitive: true });
+    expect(bindSecret(stack, 'f', v.stringValue)).toEqual({ field: 'f', env: 'TF_VAR_creds', tfValue: '${var.creds}' });
+    const dashed = new TerraformVariable(stack, 'my-key', { type: 'string', sensitive: true });
+    expect(bindSecret(stack, 'f', dashed.stringValue)).toMatchObject({ env: expect.stringMatching(/^KEYWARD_SECRET_[0-9A-F]{12}$/), tfValue: '${var.my-key}' });
+  });
+
+  it('refuses other tokens', () => {
+    const { stack } = newStack();
+    const local = new TerraformLocal(stack, 'l', 'x');
+    const b = bindSecret(stack, 'f', local.asString);
+    expect(isSecretProblem(b) && b.problem).toMatch(/must be the stringValue of a sensitive TerraformVariable \(got the expression \$\{local\.l\}\)/);
+  });
+});
