@@ -35,7 +35,9 @@ export function isRetryableStatus(status: number): boolean {
 function describe(status: number, method: string, path: string, errors: string[], cause: unknown): string {
   const what = `${method} /v1/${path}`;
   if (status === 0) {
-    const reason = cause instanceof Error ? (cause as Error & { code?: string }).code ?? cause.message : String(cause ?? 'no response');
+    // Duck-typed: errors from another realm (test sandboxes) are not `instanceof Error`.
+    const c = cause as { code?: unknown; message?: unknown } | undefined;
+    const reason = typeof c?.code === 'string' ? c.code : typeof c?.message === 'string' ? c.message : String(cause ?? 'no response');
     return `${what}: no response from the server (${reason})`;
   }
   const msgs = errors.map((m) => m.trim()).filter((m) => m !== '');

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startGcsEmulator } from './gcs-emulator/server';
+import { startGcsEmulator, type GcsEmulator } from './gcs-emulator/server';
 
 export interface RunningStore {
   /** Config fields (storage_type excluded) for a target on this emulator, minus path_prefix. */
@@ -43,12 +43,13 @@ export async function startS3(bucket = 'snapshots'): Promise<RunningStore> {
   };
 }
 
-export async function startGcs(bucket = 'snapshots'): Promise<RunningStore & { url: string }> {
+export async function startGcs(bucket = 'snapshots'): Promise<RunningStore & { url: string; emulator: GcsEmulator }> {
   const dir = await mkdtemp(join(tmpdir(), 'kw-gcs-'));
   const emu = await startGcsEmulator({ dir });
   emu.store.createBucket(bucket);
   return {
     url: emu.url,
+    emulator: emu,
     fields: { cloudtwo_bucket: bucket, cloudtwo_endpoint: emu.url, cloudtwo_disable_tls: true },
     close: async () => {
       await emu.close();

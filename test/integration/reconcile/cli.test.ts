@@ -56,7 +56,14 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
   process.env.VAULT_ADDR = proxy.url;
   process.env.VAULT_TOKEN = ROOT_TOKEN;
   process.env.CLOUD_CREDS = secret1;
-  const m = (ttl: number) => manifest({ authBackends: [{ path: 'cli', type: 'cloud', config: { credentials: { secretRef: { env: 'CLOUD_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }] });
+  const s3Secret = 'S3-SECRET-VALUE-7d1e0c';
+  process.env.S3_KEY = s3Secret;
+  const snapshot = { name: 'cli-offsite', storage_type: 'cloudone-store' as const, interval: '1h', path_prefix: 'p/', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AK', cloudone_secret_access_key: { secretRef: { env: 'S3_KEY' } } };
+  const m = (ttl: number) =>
+    manifest({
+      authBackends: [{ path: 'cli', type: 'cloud', config: { credentials: { secretRef: { env: 'CLOUD_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }],
+      snapshotConfigs: [snapshot],
+    });
   writeFileSync(file, JSON.stringify(m(60)));
   const transcript: string[] = [];
   const run = async (...args: string[]) => {
@@ -72,7 +79,7 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
   expect(planJsonSchema.safeParse(JSON.parse(js.out)).success).toBe(true);
   const applied = await run('apply', '--plan', join(dir, 'plan.bin'));
   expect(applied.code).toBe(0);
-  expect(applied.out).toContain('Apply complete: 3 created');
+  expect(applied.out).toContain('Apply complete: 4 created');
   expect((await run('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
 
   // Rotation, planned and saved; then the server moves: the saved plan is refused.
@@ -103,11 +110,13 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
   const destroyed = await run('destroy', '--manifest', file);
   expect(destroyed.code).toBe(0);
   expect((await api(engine, 'GET', 'sys/auth')).body.data['cli/']).toBeUndefined();
+  expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/cli-offsite')).status).toBe(404);
 
   // Nothing written anywhere contains a secret: output, logs, plan files, the record.
   for (const f of readdirSync(dir)) transcript.push(readFileSync(join(dir, f), 'utf8'));
   const everything = transcript.join('\n');
   expect(everything).toMatch(/retry /);
+  expect(everything.includes(s3Secret)).toBe(false);
   for (const s of [secret1, secret2]) {
     const pemLine = JSON.parse(s).private_key.split('\n')[3];
     expect(everything.includes(s)).toBe(false);

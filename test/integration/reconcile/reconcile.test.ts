@@ -140,3 +140,60 @@ describe('plan and apply against the engine', () => {
     await s.c.close();
   });
 });
+
+describe('snapshot configs', () => {
+  test('create, no-op, update, replace on storage_type change, secret rotation, exclusive scope', async () => {
+    const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'keyward-snap-'));
+    const s = new Session(client(engine.url), { S3_SECRET: 'secret-access-key-1' });
+    const local = { name: 'hourly', storage_type: 'local' as const, interval: '1h', retain: 3, path_prefix: dir, local_max_space: 1_000_000 };
+    const s3 = {
+      name: 'offsite',
+      storage_type: 'cloudone-store' as const,
+      interval: 86400,
+      path_prefix: 'raft/',
+      cloudone_bucket: 'backups',
+      cloudone_region: 'eu-west-1',
+      cloudone_endpoint: '127.0.0.1:1',
+      cloudone_disable_tls: true,
+      cloudone_force_path_style: true,
+      cloudone_access_key_id: 'AKID',
+      cloudone_secret_access_key: { secretRef: { env: 'S3_SECRET' } },
+    };
+    const m = (snaps: unknown[], exclusive = false) => manifest({ snapshotConfigs: snaps as never, exclusiveSnapshotConfigs: exclusive });
+    const first = await s.apply(m([local, s3]));
+    expect(first.plan.summary.create).toBe(2);
+    expect(changed(await s.plan(m([local, s3])))).toEqual([]);
+    const read = await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/offsite');
+    expect(read.body.data.cloudone_secret_access_key).toBeUndefined();
+
+    // One field; then the secret rotates.
+    const p1 = await s.plan(m([{ ...local, retain: 5 }, s3]));
+    expect(changed(p1).map((o) => [o.id, o.changes])).toEqual([['snapshot/hourly', [{ field: 'retain', before: 3, after: 5 }]]]);
+    s.env = { S3_SECRET: 'secret-access-key-2' };
+    const p2 = await s.plan(m([local, s3]));
+    expect(changed(p2).map((o) => [o.id, o.changes])).toEqual([
+      ['snapshot/offsite', [{ field: 'cloudone_secret_access_key', sensitive: true, before: '(sensitive)', after: '(sensitive)' }]],
+    ]);
+    await s.apply(m([local, s3]));
+    expect(changed(await s.plan(m([local, s3])))).toEqual([]);
+
+    // storage_type is immutable: a replace.
+    const moved = { name: 'hourly', storage_type: 'cloudone-store' as const, interval: 3600, path_prefix: 'h/', cloudone_bucket: 'b2', cloudone_region: 'r' };
+    const p3 = await s.plan(m([moved, s3]));
+    expect(changed(p3)[0]).toMatchObject({ id: 'snapshot/hourly', action: 'replace' });
+    await s.apply(m([moved, s3]));
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly')).body.data.storage_type).toBe('cloudone-store');
+
+    // Undeclared configs stay unless the scope is exclusive.
+    await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/manual', { body: { storage_type: 'local', interval: 60, path_prefix: dir, file_prefix: 'manual', local_max_space: 1000 } });
+    expect(changed(await s.plan(m([moved, s3])))).toEqual([]);
+    const ex = await s.plan(m([moved, s3], true));
+    expect(changed(ex).map((o) => [o.id, o.action])).toEqual([['snapshot/manual', 'delete']]);
+    await s.apply(m([moved, s3], true));
+    // Removing a config from the desired state deletes it.
+    await s.apply(m([s3]));
+    const list = await api(engine, 'LIST', 'sys/storage/raft/snapshot-auto/config');
+    expect(list.body.data.keys).toEqual(['offsite']);
+    await s.c.close();
+  });
+});

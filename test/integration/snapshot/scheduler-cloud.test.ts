@@ -10,10 +10,12 @@ import { createTarget } from '../../../src/engine/snapshot/targets/create-target
 import { systemFamilyFactories } from '../../../src/engine/sys/families';
 import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-validate';
 import { api, startTestEngine } from '../../support/engine';
+import type { GcsEmulator } from '../../support/gcs-emulator/server';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 
 const T0 = Date.UTC(2026, 0, 1);
 let stores: Record<string, RunningStore> = {};
+let gcsEmulator: GcsEmulator;
 let engine: Awaited<ReturnType<typeof startTestEngine>>;
 let family: SnapshotFamily;
 const clock = new ManualClock(T0);
@@ -21,6 +23,7 @@ const clock = new ManualClock(T0);
 beforeAll(async () => {
   const [s3, gcs, azure] = await Promise.all([startS3(), startGcs(), startAzurite()]);
   stores = { 'cloudone-store': s3, 'cloudtwo-store': gcs, 'cloudthree-store': azure };
+  gcsEmulator = gcs.emulator;
   const capture: SystemFamilyFactory = (sys) => (family = createSnapshotFamily(sys));
   engine = await startTestEngine({ clock, edition: 'enterprise', systemFamilies: [...systemFamilyFactories.filter((f) => f !== snapshotFamily), capture] });
 });
@@ -80,3 +83,37 @@ describe.each(['cloudone-store', 'cloudtwo-store', 'cloudthree-store'])('schedul
     await api(engine, 'DELETE', `sys/storage/raft/snapshot-auto/config/${name}`);
   });
 });
+
+describe('one config never runs two attempts at once', () => {
+  it('holds a due attempt until the running one ends', async () => {
+    const name = 'held';
+    const body = { storage_type: 'cloudtwo-store', interval: 60, retain: 5, path_prefix: 'held/', ...stores['cloudtwo-store'].fields };
+    await api(engine, 'POST', `sys/storage/raft/snapshot-auto/config/${name}`, { body });
+    let release!: () => void;
+    gcsEmulator.store.uploadGate = new Promise<void>((r) => (release = r));
+    gcsEmulator.store.maxActiveUploads = 0;
+    await clock.advance(60_000); // attempt 1 starts and blocks inside the upload
+    await waitUntil(() => gcsEmulator.store.activeUploads === 1);
+    // An update restarts the schedule; its attempt falls due while attempt 1 is still uploading.
+    await api(engine, 'POST', `sys/storage/raft/snapshot-auto/config/${name}`, { body: { interval: 30 } });
+    await clock.advance(30_000);
+    expect(gcsEmulator.store.activeUploads).toBe(1);
+    gcsEmulator.store.uploadGate = undefined;
+    release();
+    await family.scheduler.settled();
+    expect(gcsEmulator.store.maxActiveUploads).toBe(1);
+    const target = createTarget(validateSnapshotConfigWrite(body).config);
+    expect((await target.list()).length).toBe(2); // both attempts ran, one after the other
+    await target.close();
+    const status = (await api(engine, 'GET', `sys/storage/raft/snapshot-auto/status/${name}`)).body.data;
+    expect(status.consecutive_errors).toBe(0);
+    await api(engine, 'DELETE', `sys/storage/raft/snapshot-auto/config/${name}`);
+  });
+});
+
+/** Waits for a condition that other async work (an HTTP upload in flight) makes true. */
+async function waitUntil(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!cond() && Date.now() < deadline) await new Promise<void>((r) => setImmediate(r));
+  expect(cond()).toBe(true);
+}

@@ -149,37 +149,49 @@ export async function startGcsEmulator(opts: { dir: string; host?: string; port?
       return send(res, 200, resource(base, o));
     }
     if (upload && seg[3] === 'b' && seg[5] === 'o' && seg.length === 6) {
-      const bucket = seg[4];
-      const type = q.get('uploadType');
-      if (method === 'POST' && type === 'resumable') {
-        const meta = JSON.parse((await readAll(req)).toString('utf8') || '{}') as { name?: string; contentType?: string };
-        const name = q.get('name') ?? meta.name;
-        if (!name) throw new EmulatorError(400, 'Required parameter: name');
-        const s = store.openSession(bucket, name, String(req.headers['x-upload-content-type'] ?? meta.contentType ?? 'application/octet-stream'));
-        return send(res, 200, undefined, { location: `${base}/upload/storage/v1/b/${bucket}/o?uploadType=resumable&upload_id=${s.id}` });
+      store.activeUploads++;
+      store.maxActiveUploads = Math.max(store.maxActiveUploads, store.activeUploads);
+      try {
+        await store.uploadGate;
+        return await handleUpload(req, res, seg, q, method);
+      } finally {
+        store.activeUploads--;
       }
-      if (method === 'POST' && (type === 'multipart' || type === 'media')) {
-        const body = await readAll(req);
-        const parsed =
-          type === 'multipart'
-            ? parseMultipart(body, String(req.headers['content-type'] ?? ''))
-            : { meta: {}, media: body, mediaType: String(req.headers['content-type'] ?? 'application/octet-stream') };
-        const name = q.get('name') ?? (parsed.meta.name as string | undefined);
-        if (!name) throw new EmulatorError(400, 'Required parameter: name');
-        const s = store.openSession(bucket, name, String(parsed.meta.contentType ?? parsed.mediaType));
-        await store.append(s, Readable.from([parsed.media]), 0);
-        store.sessions.delete(s.id);
-        return send(res, 200, resource(base, await store.finalize(s, md5FromHashHeader(req.headers['x-goog-hash']))));
-      }
-      const s = store.sessions.get(q.get('upload_id') ?? '');
-      if (!s) throw new EmulatorError(404, 'No such upload session', 'notFound');
-      if (method === 'DELETE') {
-        store.sessions.delete(s.id);
-        return send(res, 499);
-      }
-      if (method === 'PUT') return putChunk(req, res, s);
     }
     throw new EmulatorError(404, `Not Found: ${method} ${url.pathname}`, 'notFound');
+  }
+
+  async function handleUpload(req: IncomingMessage, res: ServerResponse, seg: string[], q: URLSearchParams, method: string): Promise<void> {
+    const bucket = seg[4];
+    const type = q.get('uploadType');
+    if (method === 'POST' && type === 'resumable') {
+      const meta = JSON.parse((await readAll(req)).toString('utf8') || '{}') as { name?: string; contentType?: string };
+      const name = q.get('name') ?? meta.name;
+      if (!name) throw new EmulatorError(400, 'Required parameter: name');
+      const s = store.openSession(bucket, name, String(req.headers['x-upload-content-type'] ?? meta.contentType ?? 'application/octet-stream'));
+      return send(res, 200, undefined, { location: `${base}/upload/storage/v1/b/${bucket}/o?uploadType=resumable&upload_id=${s.id}` });
+    }
+    if (method === 'POST' && (type === 'multipart' || type === 'media')) {
+      const body = await readAll(req);
+      const parsed =
+        type === 'multipart'
+          ? parseMultipart(body, String(req.headers['content-type'] ?? ''))
+          : { meta: {}, media: body, mediaType: String(req.headers['content-type'] ?? 'application/octet-stream') };
+      const name = q.get('name') ?? (parsed.meta.name as string | undefined);
+      if (!name) throw new EmulatorError(400, 'Required parameter: name');
+      const s = store.openSession(bucket, name, String(parsed.meta.contentType ?? parsed.mediaType));
+      await store.append(s, Readable.from([parsed.media]), 0);
+      store.sessions.delete(s.id);
+      return send(res, 200, resource(base, await store.finalize(s, md5FromHashHeader(req.headers['x-goog-hash']))));
+    }
+    const s = store.sessions.get(q.get('upload_id') ?? '');
+    if (!s) throw new EmulatorError(404, 'No such upload session', 'notFound');
+    if (method === 'DELETE') {
+      store.sessions.delete(s.id);
+      return send(res, 499);
+    }
+    if (method === 'PUT') return putChunk(req, res, s);
+    throw new EmulatorError(405, `unsupported upload request ${method}`, 'invalid');
   }
 
   async function putChunk(req: IncomingMessage, res: ServerResponse, s: import('./store').UploadSession): Promise<void> {

@@ -45,6 +45,11 @@ export class GcsStore {
   readonly buckets = new Map<string, { name: string; created: string; objects: Map<string, ObjectRecord> }>();
   readonly sessions = new Map<string, UploadSession>();
   private generation = Date.now() * 1000;
+  /** Tests: while set, every upload request waits for it before committing (to hold an attempt open). */
+  uploadGate?: Promise<void>;
+  /** Upload requests being served now, and the most seen at once. */
+  activeUploads = 0;
+  maxActiveUploads = 0;
 
   constructor(readonly dir: string) {}
 

@@ -1,0 +1,29 @@
+// `npm start` (scripts/start.ts) completes offline: engine and emulator up, examples/basic deployed,
+// a working login and a snapshot printed, everything stopped.
+
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+const REPO = resolve(__dirname, '../..');
+
+it('npm start deploys the basic example, logs in and takes a snapshot', async () => {
+  const { code, out } = await new Promise<{ code: number | null; out: string }>((ok, fail) => {
+    const child = spawn(process.execPath, [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'scripts', 'start.ts')], {
+      cwd: REPO,
+      env: { ...process.env, CHECKPOINT_DISABLE: '1' },
+    });
+    let text = '';
+    child.stdout.on('data', (d) => (text += String(d)));
+    child.stderr.on('data', (d) => (text += String(d)));
+    child.on('error', fail);
+    child.on('close', (c) => ok({ code: c, out: text }));
+  });
+  expect({ code, tail: out.slice(-2000) }).toEqual({ code: 0, tail: expect.any(String) });
+  expect(out).toMatch(/auth\/cloud roles: app, web/);
+  expect(out).toMatch(/snapshot configs: hourly/);
+  expect(out).toMatch(/POST auth\/cloud\/login -> token \S+/);
+  expect(out).toMatch(/policies \["app","default"\]/);
+  expect(out).toMatch(/lookup-self with the new token: ok/);
+  expect(out).toMatch(/GET sys\/storage\/raft\/snapshot -> \S+ \(\d+ bytes\)/);
+  expect(out).toMatch(/To continue yourself/);
+}, 240_000);

@@ -1,0 +1,129 @@
+// The client's HTTP behaviour against a scripted loopback server: Vault headers, retries with
+// backoff on 429/5xx/dropped connections, no retry on 4xx, typed errors, 404 conventions.
+
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { VaultClient } from '../../../src/client/vault-client';
+import { VaultClientError } from '../../../src/client/errors';
+import { settingsFromEnv } from '../../../src/client/options';
+
+type Step = (req: IncomingMessage, res: import('node:http').ServerResponse) => void;
+let server: Server;
+let url: string;
+let script: Step[] = [];
+const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const step = script.shift() ?? ((_q, r) => r.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}'));
+      step(req, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+beforeEach(() => {
+  script = [];
+  seen.length = 0;
+});
+
+const json = (status: number, body: unknown): Step => (_q, r) => r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const drop: Step = (q) => q.socket.destroy();
+
+function client(extra: Partial<ConstructorParameters<typeof VaultClient>[0]> = {}, delays: number[] = []) {
+  return new VaultClient(
+    { address: url, token: 'tok', namespace: 'team', retry: { attempts: 4, baseDelayMs: 100, maxDelayMs: 250 }, ...extra },
+    { sleep: async (ms) => void delays.push(ms), random: () => 1 },
+  );
+}
+
+test('sends the token and namespace headers, and JSON bodies', async () => {
+  const c = client();
+  script = [json(200, { data: null, warnings: ['w1'] })];
+  expect(await c.write('auth/cloud/role/web', { type: 'iam' })).toEqual(['w1']);
+  expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/auth/cloud/role/web', body: '{"type":"iam"}' });
+  expect(seen[0].headers['x-vault-token']).toBe('tok');
+  expect(seen[0].headers['x-vault-namespace']).toBe('team');
+  await c.close();
+});
+
+test('snapshot paths are root-namespace only: no namespace header', async () => {
+  const c = client();
+  script = [json(200, { data: { keys: ['b', 'a'] } })];
+  expect(await c.snapshots.list()).toEqual(['a', 'b']);
+  expect(seen[0].url).toBe('/v1/sys/storage/raft/snapshot-auto/config/?list=true');
+  expect(seen[0].headers['x-vault-namespace']).toBeUndefined();
+  await c.close();
+});
+
+test('retries 500, 429 and dropped connections with growing, capped backoff', async () => {
+  const delays: number[] = [];
+  const c = client({}, delays);
+  script = [json(500, { errors: ['boom'] }), json(429, { errors: [] }), drop, json(200, { data: { role_id: 'x' } })];
+  expect(await c.cloud('cloud').readRole('web')).toEqual({ role_id: 'x' });
+  expect(delays).toEqual([100, 200, 250]);
+  await c.close();
+});
+
+test('gives up after the attempts with a typed error naming method, path, status and messages', async () => {
+  const c = client();
+  script = [json(503, { errors: ['sealed'] }), json(503, { errors: ['sealed'] }), json(503, { errors: ['sealed'] }), json(503, { errors: ['Vault is sealed'] })];
+  const e = await c.cloud('cloud').writeConfig({ iam_alias: 'role_id' }).catch((x) => x);
+  expect(VaultClientError.is(e)).toBe(true);
+  expect(e).toMatchObject({ status: 503, method: 'POST', path: 'auth/cloud/config', errors: ['Vault is sealed'], attempts: 4 });
+  expect(e.message).toBe('POST /v1/auth/cloud/config: HTTP 503: Vault is sealed');
+  expect(e.retryable).toBe(true);
+  await c.close();
+});
+
+test('4xx is final at once', async () => {
+  const c = client();
+  script = [json(400, { errors: ['role type cannot be changed'] })];
+  const e = await c.cloud('cloud').writeRole('web', { type: 'vm' }).catch((x) => x);
+  expect(e).toMatchObject({ status: 400, attempts: 1, errors: ['role type cannot be changed'], retryable: false });
+  expect(seen).toHaveLength(1);
+  await c.close();
+});
+
+test('connection refused is status 0 after retries', async () => {
+  const c = new VaultClient({ address: 'http://127.0.0.1:1', retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }, { sleep: async () => undefined });
+  const e = await c.read('sys/auth').catch((x) => x);
+  expect(e).toMatchObject({ status: 0, method: 'GET', attempts: 2 });
+  expect(e.message).toMatch(/no response from the server \(ECONNREFUSED\)/);
+  await c.close();
+});
+
+test('404 is absent on read, empty on list, done on delete', async () => {
+  const c = client();
+  script = [json(404, { errors: [] }), json(404, { errors: [] }), json(404, { errors: [] })];
+  expect(await c.cloud('cloud').readRole('nope')).toBeUndefined();
+  expect(await c.cloud('cloud').listRoles()).toEqual([]);
+  await expect(c.cloud('cloud').deleteRole('nope')).resolves.toBeUndefined();
+  expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /v1/auth/cloud/role/nope', 'GET /v1/auth/cloud/roles/?list=true', 'DELETE /v1/auth/cloud/role/nope']);
+  await c.close();
+});
+
+test('auth mounts are read from data, keyed without the trailing slash', async () => {
+  const c = client();
+  script = [json(200, { data: { 'cloud/': { type: 'cloud', description: 'd', accessor: 'a1' }, 'token/': { type: 'token', description: '' } } })];
+  const m = await c.sys.listAuthMounts();
+  expect([...m.keys()]).toEqual(['cloud', 'token']);
+  expect(m.get('cloud')).toMatchObject({ type: 'cloud', description: 'd', accessor: 'a1' });
+  await c.close();
+});
+
+test('settings follow VAULT_* with flags first and the manifest last', () => {
+  const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
+  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({ address: 'https://env:8200', token: 't', namespace: 'ns', tlsSkipVerify: true });
+  expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');
+  expect(settingsFromEnv({}, {}, { address: 'https://manifest', namespace: 'm' })).toMatchObject({ address: 'https://manifest', namespace: 'm', tlsSkipVerify: false });
+  expect(settingsFromEnv({}, {}).address).toBe('http://127.0.0.1:8200');
+});

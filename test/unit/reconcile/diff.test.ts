@@ -1,0 +1,119 @@
+// The diff as a pure function: every action, replace through immutable fields, deletes through
+// the record and exclusive scopes, drift, and secrets compared through fingerprints.
+
+import { diff } from '../../../src/reconcile/diff';
+import { desiredFromManifest } from '../../../src/reconcile/desired';
+import type { LiveState } from '../../../src/reconcile/live';
+import { emptyRecord, recordedFrom } from '../../../src/reconcile/record';
+import { liveConfigFields, mountFields } from '../../../src/reconcile/canonical';
+import { fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
+import { fixtureDesired, fixtureLive, fixtureRecord, SALT, SECRET_NEW } from './fixtures';
+
+const emptyLive = (): LiveState => ({ objects: new Map(), listedRoles: new Map(), listedSnapshots: [] });
+
+describe('diff', () => {
+  const desired = fixtureDesired();
+  const result = diff(desired, fixtureLive(), fixtureRecord(desired));
+  const byId = new Map(result.objects.map((o) => [o.id, o]));
+
+  test('one plan entry per object, ordered mounts, config, roles, snapshots', () => {
+    expect(result.objects.map((o) => [o.id, o.action])).toEqual([
+      ['auth/cloud', 'no-op'],
+      ['auth/cloud/config', 'update'],
+      ['auth/cloud/role/batch', 'replace'],
+      ['auth/cloud/role/new', 'create'],
+      ['auth/cloud/role/old', 'delete'],
+      ['auth/cloud/role/same', 'no-op'],
+      ['auth/cloud/role/stray', 'delete'],
+      ['auth/cloud/role/web', 'update'],
+      ['snapshot/daily', 'update'],
+    ]);
+  });
+
+  test('updates list exactly the changed fields and count the rest', () => {
+    const web = byId.get('auth/cloud/role/web')!;
+    expect(web.changes).toEqual([{ field: 'token_ttl', before: 60, after: 3600 }]);
+    expect(web.unchangedFields).toBe(14);
+    expect(byId.get('snapshot/daily')!.changes).toEqual([{ field: 'retain', before: 3, after: 7 }]);
+  });
+
+  test('an immutable field forces a replace and is marked', () => {
+    const batch = byId.get('auth/cloud/role/batch')!;
+    expect(batch.changes.find((c) => c.field === 'type')).toEqual({ field: 'type', before: 'iam', after: 'vm', forcesReplace: true });
+  });
+
+  test('deletes name their reason', () => {
+    expect(byId.get('auth/cloud/role/old')!.reason).toBe('removed from the desired state');
+    expect(byId.get('auth/cloud/role/stray')!.reason).toBe('not declared in an exclusive scope (exclusiveRoles)');
+  });
+
+  test('secret rotation: the desired fingerprint differs from the recorded one', () => {
+    expect(byId.get('auth/cloud/config')!.changes).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: '(sensitive)' }]);
+  });
+
+  test('drift: live differs from the last-applied record', () => {
+    expect(result.drift).toEqual([
+      { id: 'auth/cloud/role/web', field: 'token_ttl', lastApplied: 3600, live: 60, kind: 'changed' },
+      { id: 'snapshot/daily', field: 'retain', lastApplied: 7, live: 3, kind: 'changed' },
+    ]);
+  });
+
+  test('an undeclared object outside an exclusive scope is left alone', () => {
+    const m = parseManifest({ version: 1, fingerprintSalt: SALT, authBackends: [{ path: 'cloud', type: 'cloud', roles: [] }] });
+    const d = desiredFromManifest(m, {});
+    const live = fixtureLive();
+    const r = diff(d, live, emptyRecord());
+    expect(r.objects.map((o) => [o.id, o.action])).toEqual([['auth/cloud', 'update']]);
+  });
+
+  test('everything is created on an empty server, secrets as (sensitive)', () => {
+    const r = diff(desired, emptyLive(), emptyRecord());
+    expect(new Set(r.objects.map((o) => o.action))).toEqual(new Set(['create']));
+    const cfg = r.objects.find((o) => o.id === 'auth/cloud/config')!;
+    expect(cfg.changes.find((c) => c.field === 'credentials')).toEqual({ field: 'credentials', sensitive: true, after: '(sensitive)' });
+    expect(r.drift).toEqual([]);
+  });
+
+  test('children of a mount whose type changes are re-created', () => {
+    const live = fixtureLive();
+    live.objects.get('auth/cloud')!.fields = mountFields('kubernetes', 'workloads');
+    const r = diff(desired, live, emptyRecord());
+    expect(r.objects.find((o) => o.id === 'auth/cloud')!.action).toBe('replace');
+    expect(r.objects.find((o) => o.id === 'auth/cloud/role/web')!.action).toBe('create');
+  });
+
+  describe('secrets', () => {
+    const m = (secret: boolean) =>
+      parseManifest({
+        version: 1,
+        fingerprintSalt: SALT,
+        authBackends: [{ path: 'c', type: 'cloud', config: secret ? { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret(SALT, SECRET_NEW) } } } : {} }],
+      });
+    const liveWith = (state: 'set' | 'unset', keyId?: string): LiveState => {
+      const l = emptyLive();
+      l.objects.set('auth/c', { id: 'auth/c', address: { kind: 'auth-mount', mount: 'c' }, fields: mountFields('cloud', ''), secrets: {}, observed: {} });
+      l.objects.set('auth/c/config', {
+        id: 'auth/c/config',
+        address: { kind: 'auth-config', mount: 'c' },
+        fields: liveConfigFields({}),
+        secrets: { credentials: state },
+        observed: keyId ? { credentials: keyId } : {},
+      });
+      return l;
+    };
+    const cfgChanges = (secret: boolean, live: LiveState, recorded?: string, keyId?: string) => {
+      const d = desiredFromManifest(m(secret), {});
+      const rec = emptyRecord();
+      if (recorded !== undefined) rec.objects['auth/c/config'] = { ...recordedFrom(d.objects.get('auth/c/config')!), secrets: { credentials: recorded }, observed: keyId ? { credentials: keyId } : {} };
+      return diff(d, live, rec).objects.find((o) => o.id === 'auth/c/config')!.changes;
+    };
+    const fp = fingerprintSecret(SALT, SECRET_NEW);
+
+    test('recorded fingerprint equal: unchanged', () => expect(cfgChanges(true, liveWith('set', 'k'), fp, 'k')).toEqual([]));
+    test('no record: written (cannot be verified)', () => expect(cfgChanges(true, liveWith('set'))).toHaveLength(1));
+    test('unset on the server: written', () => expect(cfgChanges(true, liveWith('unset'), fp)[0]).toMatchObject({ before: null, after: '(sensitive)' }));
+    test('key id moved out of band: rewritten', () => expect(cfgChanges(true, liveWith('set', 'other'), fp, 'k')).toHaveLength(1));
+    test('not declared but set: cleared', () => expect(cfgChanges(false, liveWith('set'))).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: null }]));
+    test('not declared, not set: unchanged', () => expect(cfgChanges(false, liveWith('unset'))).toEqual([]));
+  });
+});

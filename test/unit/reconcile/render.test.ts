@@ -1,0 +1,65 @@
+// Renderers: golden files for text and Markdown (UPDATE_GOLDEN=1 rewrites them), the JSON plan
+// against its schema, and no secret value in any rendering.
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { diff } from '../../../src/reconcile/diff';
+import { summarize, type Plan } from '../../../src/reconcile/model';
+import { planJsonSchema, renderJson } from '../../../src/reconcile/render-json';
+import { renderMarkdown } from '../../../src/reconcile/render-markdown';
+import { renderText } from '../../../src/reconcile/render-text';
+import { fixtureDesired, fixtureLive, fixtureRecord, SECRET_NEW, SECRET_OLD } from './fixtures';
+
+const GOLDEN = join(__dirname, '../../golden/reconcile');
+
+function fixturePlan(): Plan {
+  const desired = fixtureDesired();
+  const { objects, drift } = diff(desired, fixtureLive(), fixtureRecord(desired));
+  return { formatVersion: 1, server: { address: 'https://vault.example:8200', namespace: 'team-a' }, objects, drift, summary: summarize(objects), liveDigest: 'sha256:' + 'ab'.repeat(32) };
+}
+
+const emptyPlan = (): Plan => ({ formatVersion: 1, server: { address: 'http://127.0.0.1:8200' }, objects: [], drift: [], summary: summarize([]), liveDigest: 'sha256:' + '00'.repeat(32) });
+
+function golden(name: string, actual: string): void {
+  const path = join(GOLDEN, name);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) writeFileSync(path, actual);
+  expect(actual).toBe(readFileSync(path, 'utf8'));
+}
+
+test('text rendering matches the golden file', () => golden('plan.txt', renderText(fixturePlan())));
+test('Markdown rendering matches the golden file', () => golden('plan.md', renderMarkdown(fixturePlan())));
+test('an empty plan renders as no changes', () => {
+  golden('empty.txt', renderText(emptyPlan()));
+  golden('empty.md', renderMarkdown(emptyPlan()));
+});
+
+test('the summary line counts actions', () => {
+  expect(renderText(fixturePlan())).toContain('Plan: 1 to create, 3 to update, 1 to replace, 2 to delete.');
+});
+
+test('the JSON plan satisfies its schema and round-trips', () => {
+  const p = fixturePlan();
+  const parsed = planJsonSchema.parse(JSON.parse(renderJson(p)));
+  expect(parsed).toEqual(JSON.parse(JSON.stringify(p)));
+});
+
+test('the JSON schema refuses a value in a sensitive change', () => {
+  const p = JSON.parse(renderJson(fixturePlan()));
+  p.objects.find((o: { id: string }) => o.id === 'auth/cloud/config').changes[0].after = 'leaked';
+  expect(planJsonSchema.safeParse(p).success).toBe(false);
+});
+
+test('Markdown escapes table and HTML specials', () => {
+  const md = renderMarkdown(fixturePlan());
+  expect(md).toContain('ops&#124;&lt;admin&gt;&#96;x&#96;');
+  expect(md).not.toContain('<admin>');
+});
+
+test('no rendering contains a secret value', () => {
+  const p = fixturePlan();
+  for (const out of [renderText(p), renderMarkdown(p), renderJson(p)]) {
+    expect(out).not.toContain(SECRET_NEW);
+    expect(out).not.toContain(SECRET_OLD);
+    expect(out).toContain('sensitive');
+  }
+});
