@@ -5,6 +5,7 @@ import { registerServer } from './commands/server';
 import { registerPlan } from './commands/plan';
 import { registerApply } from './commands/apply';
 import { registerDestroy } from './commands/destroy';
+import { registerImport } from './commands/import';
 import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
 
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   registerPlan(program);
   registerApply(program);
   registerDestroy(program);
+  registerImport(program);
   registerCloudEmulator(program);
   registerStatus(program);
   return program;

@@ -100,11 +100,13 @@ export class Core {
   }
 
   private async dispatch(req: EngineRequest, requestId: string): Promise<EngineResponse> {
-    const url = new URL(req.url, 'http://engine');
-    if (!url.pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
+    const q = req.url.indexOf('?');
+    const pathname = q === -1 ? req.url : req.url.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
+    if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
     const method = req.method.toUpperCase();
-    let operation = operationOf(method, url.searchParams);
-    const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], url.pathname.slice(4));
+    let operation = operationOf(method, query);
+    const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], pathname.slice(4));
     let path = nsPath;
     if (operation === 'list' && !path.endsWith('/')) path += '/';
     const tokenId = tokenFrom(req.headers);
@@ -134,7 +136,7 @@ export class Core {
     if (!target.route.raw) {
       body = parseJsonObject(await readBody(req.body, this.d.maxBodyBytes));
       if (method === 'GET' || method === 'DELETE' || method === 'LIST') {
-        for (const [k, v] of url.searchParams) if (k !== 'list' && !(k in body)) body[k] = v;
+        for (const [k, v] of query) if (k !== 'list' && !(k in body)) body[k] = v;
       }
     }
     const ctx: RequestContext = {
@@ -144,7 +146,7 @@ export class Core {
       params: target.params,
       body,
       stream: target.route.raw && req.body && !Buffer.isBuffer(req.body) ? req.body : undefined,
-      query: url.searchParams,
+      query,
       namespace,
       token,
       clientAddress: req.remoteAddress,

@@ -10,18 +10,25 @@ export async function readBody(body: Buffer | Readable | undefined, limit: numbe
     if (body.length > limit) throw Errors.payloadTooLarge(limit);
     return body;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += b.length;
-    if (size > limit) {
-      body.resume(); // let the adapter answer while the rest is discarded
-      throw Errors.payloadTooLarge(limit);
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+  // Event listeners rather than an async iterator: this runs on every request.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer | string) => {
+      const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += b.length;
+      if (size > limit) {
+        body.off('data', onData);
+        body.resume(); // discard the rest while the 413 is sent
+        reject(Errors.payloadTooLarge(limit));
+        return;
+      }
+      chunks.push(b);
+    };
+    body.on('data', onData);
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    body.once('error', reject);
+  });
 }
 
 /** Parses a JSON object body; empty means {}. */
