@@ -118,7 +118,7 @@ async function main() {
 
       let tf: { apply: number; plan: number } | undefined;
       if (n <= TF_MAX) tf = terraformBaseline(n);
-      const tfText = (v?: number) => (v === undefined ? `skipped (--terraform-max ${n})` : fmt(v));
+      const tfText = (v?: number) => (v === undefined ? `skipped (raise --terraform-max to ${n})` : fmt(v));
       rows.push(
         `${n} roles`,
         `  no-op plan          ${fmt(noopTime).padStart(9)}   terraform plan  ${tfText(tf?.plan)}   ${ratio(noopTime, tf?.plan)}`,

@@ -81,7 +81,7 @@ export class HttpClient {
       }
       const status = res?.status ?? 0;
       if (res && (status < 300 || allow.includes(status))) return res;
-      if (!isRetryableStatus(status) || attempt >= this.retry.attempts) {
+      if (!isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
         throw new VaultClientError(status, method, p, errorsOf(res?.body), attempt, cause ? { cause } : undefined);
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
@@ -130,6 +130,12 @@ function errorsOf(body: unknown): string[] {
     return (body as { errors: unknown[] }).errors.map(String);
   }
   return [];
+}
+
+/** Certificate problems do not heal with time: no retry. */
+function isTlsFailure(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code);
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

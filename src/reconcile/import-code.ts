@@ -102,6 +102,8 @@ function secretVar(name: string, description: string, out: string[]): string {
 export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
   const body: string[] = [''];
   const backendVar = ident(`backend_${m.path}`);
+  // Construct ids cannot hold "/" (the construct path separator).
+  const idBase = m.path.replace(/\//g, '-');
   const cfgDefaults = finishConfig({});
   const cfg: string[] = [];
   if (m.credentialsSet) cfg.push(`credentials: ${secretVar(`${ident(m.path)}_credentials`, `service-account key JSON of auth/${m.path}`, body)}`);
@@ -110,7 +112,7 @@ export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
   const props = ['server', `path: ${JSON.stringify(m.path)}`];
   if (m.description) props.push(`description: ${JSON.stringify(m.description)}`);
   if (cfg.length) props.push(`config: { ${cfg.join(', ')} }`);
-  body.push(`const ${backendVar} = new CloudAuthBackend(stack, ${JSON.stringify(m.path)}, { ${props.join(', ')} });`);
+  body.push(`const ${backendVar} = new CloudAuthBackend(stack, ${JSON.stringify(idBase)}, { ${props.join(', ')} });`);
   for (const r of m.roles) {
     const type = (r.fields.type === 'vm' ? 'vm' : 'iam') as RoleType;
     const defaults = finishRole({ type }, type);
@@ -119,7 +121,7 @@ export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
     if (type === 'iam') p.push(`boundServiceAccounts: ${lit(r.fields.bound_service_accounts ?? [])}`);
     for (const [k, v] of nonDefault(r.fields, defaults, ['type', 'bound_service_accounts'])) p.push(`${camel(k)}: ${lit(v)}`);
     if (type === 'vm' && !same(r.fields.bound_service_accounts, [])) p.push(`boundServiceAccounts: ${lit(r.fields.bound_service_accounts)}`);
-    body.push(`CloudAuthRole.${type}(stack, ${JSON.stringify(`${m.path}-${r.name}`)}, { ${p.join(', ')} });`);
+    body.push(`CloudAuthRole.${type}(stack, ${JSON.stringify(`${idBase}-${r.name}`)}, { ${p.join(', ')} });`);
   }
   const imports = ['KeywardServer', 'CloudAuthBackend', ...(m.roles.length ? ['CloudAuthRole'] : [])];
   return header(o, `--mount ${m.path}`).join('\n') + app(o, imports, body, m.credentialsSet);

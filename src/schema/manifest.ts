@@ -216,9 +216,16 @@ export const manifestSchema = z
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestInput = z.input<typeof manifestSchema>;
 
+/** null object members mean "absent" (Terraform's jsonencode may add them when unifying types). */
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+  return v;
+}
+
 /** Parses a manifest; throws an Error listing every problem with its JSON path. */
 export function parseManifest(input: unknown): Manifest {
-  const r = manifestSchema.safeParse(input);
+  const r = manifestSchema.safeParse(dropNulls(input));
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
   throw new Error(`invalid keyward manifest:\n${lines.join('\n')}`);

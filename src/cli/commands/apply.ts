@@ -83,7 +83,7 @@ export async function runApply(flags: ApplyFlags): Promise<number> {
 }
 
 export function registerApply(program: Command): void {
-  const c = program.command('apply').description('apply the desired state to the server, then verify it converged');
+  const c = program.command('apply').description('Apply the desired state to the server, then verify it converged');
   addSourceOptions(c);
   addConnectionOptions(c);
   c.option('--plan <file>', 'apply a plan saved by `keyward plan --out FILE` (refused if the server changed since)').action(async (flags: ApplyFlags) => {

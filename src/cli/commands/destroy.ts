@@ -30,7 +30,7 @@ export async function runDestroy(flags: DestroyFlags): Promise<number> {
 }
 
 export function registerDestroy(program: Command): void {
-  const c = program.command('destroy').description('delete every object the stack manages from the server');
+  const c = program.command('destroy').description('Delete every object the stack manages from the server');
   addSourceOptions(c);
   addConnectionOptions(c);
   c.action(async (flags: DestroyFlags) => {

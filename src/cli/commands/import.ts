@@ -25,7 +25,7 @@ export async function runImport(flags: ImportFlags): Promise<string> {
 }
 
 export function registerImport(program: Command): void {
-  const c = program.command('import').description('print construct code (TypeScript) for an existing auth mount or the snapshot configs');
+  const c = program.command('import').description('Print construct code (TypeScript) for an existing auth mount or the snapshot configs');
   addConnectionOptions(c);
   c.option('--mount <path>', 'the cloud auth mount to import (its config and every role)')
     .option('--snapshots', 'import every automated snapshot configuration')

@@ -84,7 +84,7 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
 }
 
 export function registerPlan(program: Command): void {
-  const c = program.command('plan').description('show what apply would change on the server (no writes)');
+  const c = program.command('plan').description('Show what apply would change on the server (no writes)');
   addSourceOptions(c);
   addConnectionOptions(c);
   c.addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))

@@ -25,7 +25,10 @@ function prng(seed: number): () => number {
   };
 }
 
-export async function startFaultProxy(target: string, rate: number, seed = 42): Promise<FaultProxy> {
+/** Rewrites a request body on its way to the target (a server that ignores a field, say). */
+export type BodyRewrite = (method: string, path: string, body: string) => string;
+
+export async function startFaultProxy(target: string, rate: number, seed = 42, rewrite?: BodyRewrite): Promise<FaultProxy> {
   const rnd = prng(seed);
   const t = new URL(target);
   const proxy: FaultProxy = { url: '', stats: { requests: 0, faults500: 0, droppedBefore: 0, droppedAfter: 0 }, rate, close: async () => undefined };
@@ -58,7 +61,17 @@ export async function startFaultProxy(target: string, rate: number, seed = 42): 
       },
     );
     up.on('error', () => req.socket.destroy());
-    req.pipe(up);
+    if (!rewrite) {
+      req.pipe(up);
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const out = rewrite(req.method ?? '', req.url ?? '', body);
+      up.setHeader('content-length', Buffer.byteLength(out));
+      up.end(out);
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

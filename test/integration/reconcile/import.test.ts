@@ -61,7 +61,7 @@ test('import output compiles and, applied back, plans no changes', async () => {
     // Only unreadable secrets may be written on adoption; every readable field already matches.
     expect(changes.flatMap((o) => o.changes.filter((c) => !c.sensitive))).toEqual([]);
     const result = await applyPlan(client, desired, emptyRecord(), plan, { env });
-    expect(result.verify && result.verify.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
+    expect((result.verify?.objects ?? []).filter((o) => o.action !== 'no-op')).toEqual([]);
     const again = await makePlan(client, desired, result.record);
     expect(again.plan.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
   }

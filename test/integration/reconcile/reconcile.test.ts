@@ -1,7 +1,10 @@
 // The reconciler against the engine on loopback: plan -> apply -> plan is empty, single-field
 // changes, deletes through the record, drift, exclusive scopes, secret rotation by fingerprint.
 
-import { api, startTestEngine } from '../../support/engine';
+import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { VaultClient } from '../../../src/client/vault-client';
+import { ApplyError } from '../../../src/reconcile/apply';
+import { startFaultProxy } from './fault-proxy';
 import type { Engine } from '../../../src/engine/engine';
 import { hasChanges, type Plan } from '../../../src/reconcile/model';
 import { client, iamRole, manifest, serviceAccountKey, Session } from './helpers';
@@ -195,5 +198,45 @@ describe('snapshot configs', () => {
     const list = await api(engine, 'LIST', 'sys/storage/raft/snapshot-auto/config');
     expect(list.body.data.keys).toEqual(['offsite']);
     await s.c.close();
+  });
+});
+
+describe('namespaces', () => {
+  test('auth objects go to the client namespace, snapshot configs to the root namespace', async () => {
+    expect((await api(engine, 'POST', 'sys/namespaces/team')).status).toBeLessThan(300);
+    const c = new VaultClient({ address: engine.url, token: ROOT_TOKEN, namespace: 'team' });
+    const s = new Session(c);
+    const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'keyward-ns-'));
+    const m = manifest({
+      authBackends: [{ path: 'nscloud', type: 'cloud', roles: [iamRole('web')] }],
+      snapshotConfigs: [{ name: 'ns-hourly', storage_type: 'local', interval: '1h', path_prefix: dir, local_max_space: 1000 }],
+    });
+    await s.apply(m);
+    expect(changed(await s.plan(m))).toEqual([]);
+    expect((await api(engine, 'GET', 'auth/nscloud/role/web', { namespace: 'team' })).status).toBe(200);
+    expect((await api(engine, 'GET', 'auth/nscloud/role/web')).status).not.toBe(200);
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/ns-hourly')).status).toBe(200);
+    await c.close();
+  });
+});
+
+describe('write-then-verify', () => {
+  test('apply fails naming a field the server did not take', async () => {
+    // A server that silently ignores token_num_uses on role writes.
+    const proxy = await startFaultProxy(engine.url, 0, 1, (method, path, body) => {
+      if (method !== 'POST' || !path.includes('/role/') || body === '') return body;
+      const b = JSON.parse(body);
+      delete b.token_num_uses;
+      return JSON.stringify(b);
+    });
+    const s = new Session(client(proxy.url));
+    try {
+      const e = await s.apply(base('verify', [iamRole('web', { token_num_uses: 5 })])).catch((x) => x);
+      expect(e).toBeInstanceOf(ApplyError);
+      expect(e.message).toBe('apply did not converge: the server did not take these fields:\n  auth/verify/role/web: token_num_uses (wanted 5, server has 0)');
+    } finally {
+      await s.c.close();
+      await proxy.close();
+    }
   });
 });

@@ -90,3 +90,9 @@ test('fingerprints are keyed: stable per salt, different across salts, never the
 test('no token field exists in the server block', () => {
   expect(manifestSchema.safeParse({ ...base, server: { address: 'http://x:1', token: 't' } }).success).toBe(false);
 });
+
+test('null members count as absent (Terraform jsonencode output)', () => {
+  const m = parseManifest({ ...base, stack: null, authBackends: [{ path: 'c', type: 'cloud', description: null, config: null, roles: [{ name: 'r', type: 'iam', bound_service_accounts: 'a', token_ttl: null }] }] });
+  expect(m.authBackends[0].config).toBeUndefined();
+  expect(m.authBackends[0].roles[0]).toEqual({ name: 'r', type: 'iam', bound_service_accounts: 'a' });
+});

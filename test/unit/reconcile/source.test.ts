@@ -1,0 +1,65 @@
+// Where the desired state comes from: --manifest, --dir (stacks/<stack>/keyward.manifest.json),
+// --app (run with CDKTF_OUTDIR), and where the record lives; previous manifests as records.
+
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSource } from '../../../src/reconcile/source';
+import { parseRecord, saveRecordFile, loadRecordFile } from '../../../src/reconcile/record';
+import { fingerprintSecret } from '../../../src/schema/manifest';
+
+const manifest = (stack: string) => ({ version: 1, stack, fingerprintSalt: 'salt-0123456789abcdef', authBackends: [{ path: 'cloud', type: 'cloud', roles: [{ name: 'web', type: 'iam', bound_service_accounts: 'a@b' }] }] });
+
+test('--manifest reads the file; the record sits beside it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-src-'));
+  writeFileSync(join(dir, 'prod.json'), JSON.stringify(manifest('prod')));
+  const s = loadSource({ manifest: join(dir, 'prod.json') });
+  expect(s.manifest.stack).toBe('prod');
+  expect(s.recordPath).toBe(join(dir, 'prod.last-applied.json'));
+  expect(s.record).toEqual({ version: 1, objects: {} });
+});
+
+test('--dir finds the stack manifests; several stacks need --stack', () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'kw-src-')), 'cdktf.out');
+  for (const st of ['a', 'b']) {
+    mkdirSync(join(out, 'stacks', st), { recursive: true });
+    writeFileSync(join(out, 'stacks', st, 'keyward.manifest.json'), JSON.stringify(manifest(st)));
+  }
+  expect(() => loadSource({ dir: out })).toThrow(/several keyward stacks \(a, b\): choose one with --stack/);
+  const s = loadSource({ dir: out, stack: 'b' });
+  expect(s.manifest.stack).toBe('b');
+  expect(s.recordPath).toBe(join(out, '..', 'keyward.b.last-applied.json'));
+  expect(() => loadSource({ dir: out, stack: 'c' })).toThrow(/stack "c" has no keyward manifest/);
+  expect(() => loadSource({})).toThrow(/no desired state/);
+});
+
+test('--app runs the command with CDKTF_OUTDIR and reads its output', () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'kw-src-')), 'out');
+  const script = `const fs=require('fs'),p=require('path');const d=p.join(process.env.CDKTF_OUTDIR,'stacks','app');fs.mkdirSync(d,{recursive:true});fs.writeFileSync(p.join(d,'keyward.manifest.json'),JSON.stringify(${JSON.stringify(manifest('app'))}))`;
+  writeFileSync(join(out + '.js'), script);
+  const s = loadSource({ app: `${JSON.stringify(process.execPath)} ${JSON.stringify(out + '.js')}`, dir: out });
+  expect(s.manifest.stack).toBe('app');
+  expect(() => loadSource({ app: 'exit 3' })).toThrow(/exited with status 3/);
+});
+
+test('--last-applied-env reads a record or a previous manifest and writes none', () => {
+  const prev = { ...manifest('p'), authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret('s', 'v') } } }, roles: [] }] };
+  process.env.KW_TEST_PREV = JSON.stringify(prev);
+  const dir = mkdtempSync(join(tmpdir(), 'kw-src-'));
+  writeFileSync(join(dir, 'm.json'), JSON.stringify(manifest('m')));
+  const s = loadSource({ manifest: join(dir, 'm.json'), lastAppliedEnv: 'KW_TEST_PREV' });
+  expect(s.recordPath).toBeUndefined();
+  expect(Object.keys(s.record.objects)).toEqual(['auth/cloud', 'auth/cloud/config']);
+  expect(s.record.objects['auth/cloud/config'].secrets.credentials).toBe(fingerprintSecret('s', 'v'));
+  expect(loadSource({ manifest: join(dir, 'm.json'), lastAppliedEnv: 'KW_TEST_UNSET_VAR' }).record.objects).toEqual({});
+  delete process.env.KW_TEST_PREV;
+});
+
+test('records round-trip through an atomic write; other JSON is refused', () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'kw-rec-')), 'r.json');
+  const rec = { version: 1 as const, objects: { 'snapshot/b': { fields: { retain: 1 }, secrets: {}, observed: {} }, 'auth/a': { fields: {}, secrets: {}, observed: {} } } };
+  saveRecordFile(path, rec);
+  expect(loadRecordFile(path)).toEqual(rec);
+  expect(Object.keys(loadRecordFile(path).objects)).toEqual(['auth/a', 'snapshot/b']);
+  expect(() => parseRecord({ hello: 1 })).toThrow(/expected a keyward record/);
+});
