@@ -26,8 +26,13 @@ export interface Entity {
 
 const aliasKey = (accessor: string, name: string) => `alias/${accessor}/${createHash('sha256').update(name).digest('hex')}`;
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+function sameGroups(a: Entity['group_aliases'], b: Entity['group_aliases']): boolean {
+  return a.length === b.length && a.every((g, i) => g.name === b[i].name && g.mount_accessor === b[i].mount_accessor);
 }
 
 export class IdentityStore {
@@ -74,7 +79,7 @@ export class IdentityStore {
     const alias = entity.aliases.find((a) => a.mount_accessor === input.mountAccessor && a.name === input.aliasName);
     const otherGroups = entity.group_aliases.filter((g) => g.mount_accessor !== input.mountAccessor);
     const nextGroups = [...otherGroups, ...groupAliases];
-    if (alias && sameJson(alias.metadata, input.metadata) && sameJson(entity.group_aliases, nextGroups)) return entity;
+    if (alias && sameMetadata(alias.metadata, input.metadata) && sameGroups(entity.group_aliases, nextGroups)) return entity;
     const updated: Entity = {
       ...entity,
       aliases: entity.aliases.map((a) => (a === alias ? { ...a, metadata: input.metadata } : a)),

@@ -2,7 +2,8 @@
 // 16-byte tag. Optional associated data binds a value to its storage key, so values cannot be
 // swapped between keys undetected.
 
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomBytesPooled } from '../random-pool';
 import type { Seal } from '../backend';
 
 const VERSION = 1;
@@ -13,7 +14,7 @@ export class AesSeal implements Seal {
   }
 
   encrypt(plain: Buffer, aad?: string): Buffer {
-    const nonce = randomBytes(12);
+    const nonce = randomBytesPooled(12);
     const c = createCipheriv('aes-256-gcm', this.key, nonce);
     if (aad !== undefined) c.setAAD(Buffer.from(aad, 'utf8'));
     const body = Buffer.concat([c.update(plain), c.final()]);

@@ -1,7 +1,8 @@
 // The token store: service tokens persisted under a SHA-256 of their id (the id itself is never
 // stored), batch tokens self-contained and sealed. Expiry, use counts and revocation trees.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
 import type { Seal } from '../backend';
 import type { JsonStore } from '../storage/json-store';
@@ -45,7 +46,7 @@ export class TokenStore {
   async create(t: NewToken): Promise<TokenEntry> {
     const now = this.clock.now();
     const entry: Stored = {
-      accessor: t.type === 'batch' ? '' : b64url(randomBytes(18)),
+      accessor: t.type === 'batch' ? '' : b64url(randomBytesPooled(18)),
       type: t.type,
       policies: t.policies,
       path: t.path,
@@ -71,7 +72,7 @@ export class TokenStore {
       const id = `hvb.${b64url(this.seal.encrypt(Buffer.from(JSON.stringify(entry), 'utf8')))}`;
       return { ...entry, id };
     }
-    const id = t.id ?? `hvs.${b64url(randomBytes(24))}`;
+    const id = t.id ?? `hvs.${b64url(randomBytesPooled(24))}`;
     const h = hash(id);
     const ops: { type: 'put'; key: string; value: unknown }[] = [
       { type: 'put', key: `id/${h}`, value: entry },

@@ -1,0 +1,21 @@
+// Cryptographically secure random bytes drawn from a pooled buffer: one RNG call per 4 KiB instead
+// of one per token id, accessor and nonce (measurable at thousands of logins per second).
+
+import { randomFillSync } from 'node:crypto';
+
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let offset = POOL_SIZE;
+
+/** Fresh random bytes; each byte is handed out once. */
+export function randomBytesPooled(n: number): Buffer {
+  if (n > POOL_SIZE / 4) return randomFillSync(Buffer.alloc(n));
+  if (offset + n > POOL_SIZE) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const out = Buffer.from(pool.subarray(offset, offset + n));
+  pool.fill(0, offset, offset + n); // nothing handed out stays in the pool
+  offset += n;
+  return out;
+}
