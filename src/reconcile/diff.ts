@@ -104,11 +104,25 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const changes: FieldChange[] = Object.entries(l?.fields ?? {}).map(([field, before]) => ({ field, before }));
     plans.set(id, { id, address: parseObjectId(id), action: 'delete', reason, changes, unchangedFields: 0 });
   };
+  // A mount that also holds roles this stack never managed is kept (with its config): disabling
+  // it would delete those roles, and objects never declared are left alone.
+  const kept = new Map<string, number>();
+  for (const id of Object.keys(record.objects)) {
+    const a = parseObjectId(id);
+    if (a.kind !== 'auth-mount' || desired.objects.has(id) || !live.objects.has(id)) continue;
+    const foreign = (live.listedRoles.get(a.mount!) ?? []).filter((n) => !record.objects[`${id}/role/${n}`] && !desired.objects.has(`${id}/role/${n}`));
+    if (foreign.length > 0) kept.set(a.mount!, foreign.length);
+  }
   for (const id of Object.keys(record.objects).sort()) {
     if (desired.objects.has(id)) continue;
     const l = live.objects.get(id);
     if (!l) continue;
     const a = parseObjectId(id);
+    if ((a.kind === 'auth-mount' || a.kind === 'auth-config') && kept.has(a.mount!)) {
+      const n = kept.get(a.mount!)!;
+      plans.set(id, { id, address: a, action: 'no-op', reason: `kept: auth/${a.mount} holds ${n} role${n === 1 ? '' : 's'} not managed by this stack`, changes: [], unchangedFields: 0 });
+      continue;
+    }
     const mountGone = a.mount && a.kind !== 'auth-mount' && !desired.objects.has(`auth/${a.mount}`);
     if (a.kind === 'auth-config' && mountGone) continue;
     deleting(id, a.kind === 'auth-config' ? 'removed from the desired state (reset to server defaults)' : 'removed from the desired state', l);

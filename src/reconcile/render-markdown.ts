@@ -50,6 +50,10 @@ export function renderMarkdown(p: Plan): string {
     for (const o of changed) objectSection(o, out);
     if (p.summary.noop > 0) out.push(`_${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged._`);
   }
+  for (const o of p.objects.filter((x) => x.action === 'no-op' && x.reason?.startsWith('kept:'))) {
+    out.push('');
+    out.push(`> Kept ${code(o.id)}: ${o.reason!.slice('kept: '.length)}`);
+  }
   if (p.drift.length > 0) {
     out.push('');
     out.push('<details>');

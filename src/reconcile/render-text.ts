@@ -66,6 +66,12 @@ export function renderText(p: Plan): string {
     }
     if (p.summary.noop > 0) out.push(`${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged.`);
   }
+  const kept = p.objects.filter((o) => o.action === 'no-op' && o.reason?.startsWith('kept:'));
+  if (kept.length > 0) {
+    out.push('Kept (no longer managed, left in place):');
+    for (const o of kept) out.push(`  ${o.id}: ${o.reason!.slice('kept: '.length)}`);
+    out.push('');
+  }
   out.push(summaryLine(p));
   return out.join('\n') + '\n';
 }

@@ -117,3 +117,27 @@ describe('diff', () => {
     test('not declared, not set: unchanged', () => expect(cfgChanges(false, liveWith('unset'))).toEqual([]));
   });
 });
+
+describe('diff: removing a mount that holds roles the stack never managed', () => {
+  const full = fixtureDesired();
+  const record = fixtureRecord(full);
+  const nothing = desiredFromManifest(parseManifest({ version: 1, fingerprintSalt: SALT, authBackends: [], snapshotConfigs: [] } as never), {});
+
+  test('keeps the mount and its config, deletes only the managed roles, and says so', () => {
+    const r = diff(nothing, fixtureLive(), record);
+    const byId = new Map(r.objects.map((o) => [o.id, o]));
+    expect(byId.get('auth/cloud')!.action).toBe('no-op');
+    expect(byId.get('auth/cloud')!.reason).toBe('kept: auth/cloud holds 2 roles not managed by this stack');
+    expect(byId.get('auth/cloud/config')!.action).toBe('no-op');
+    expect(byId.get('auth/cloud/role/web')!.action).toBe('delete');
+    expect(byId.get('auth/cloud/role/old')!.action).toBe('delete');
+    expect(byId.has('auth/cloud/role/stray')).toBe(false);
+  });
+
+  test('disables the mount when every role on it was managed', () => {
+    const live = fixtureLive();
+    live.listedRoles.set('cloud', ['old', 'same', 'web']);
+    const r = diff(nothing, live, record);
+    expect(r.objects.find((o) => o.id === 'auth/cloud')!.action).toBe('delete');
+  });
+});

@@ -1,0 +1,9 @@
+// keyward's programmatic API: the embedded engine, the cloud emulator and the typed client.
+// The cdktf constructs are a separate entry point: `keyward/constructs`.
+
+export { startEngine } from './engine/engine';
+export type { Engine, EngineOptions } from './engine/engine';
+export { ManualClock, systemClock } from './engine/clock';
+export type { Clock } from './engine/clock';
+export * from './cloud-emulator';
+export * from './client';
