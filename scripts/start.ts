@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     if (login.status !== 200) throw new Error(`login failed (${login.status}): ${JSON.stringify(login.json)}`);
     const auth = login.json.auth;
     const self = await call(engine.url, 'GET', 'auth/token/lookup-self', auth.client_token);
-    say(`  POST auth/cloud/login -> token ${auth.client_token}`);
+    say(`  POST auth/cloud/login -> token ${auth.client_token.slice(0, 8)}… (token values are not printed)`);
     say(`  policies ${JSON.stringify(auth.policies)}, ttl ${auth.lease_duration}s, renewable ${auth.renewable}`);
     say(`  lookup-self with the new token: ${self.status === 200 ? 'ok' : `failed (${self.status})`}, entity ${auth.entity_id ?? '-'}`);
 
