@@ -5,7 +5,6 @@
 //   npx tsx bench/login.ts [--seconds 5] [--concurrency 32]
 //   BENCH_ENGINE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the engine process.
 
-import { spawn } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import { loginIam } from '../src/engine/auth/cloud/login-iam';
 import { applyRoleWrite } from '../src/schema/cloud-role-write';
 import { parseFields } from '../src/schema/fields';
 import { roleWriteShape } from '../src/schema/cloud-role';
+import { startEngineProcess } from '../test/support/engine-process';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,22 +28,6 @@ const SECONDS = arg('seconds', 5);
 const CONCURRENCY = arg('concurrency', 32);
 const TOKEN = 'bench-root';
 
-async function startEngineProcess(port: number, dataDir: string) {
-  const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'bin', 'keyward.js'), 'server', '--dev', '--listen', `127.0.0.1:${port}`, '--root-token', TOKEN, '--data-dir', dataDir, '--log-level', 'error'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`engine exited with ${code}: ${out}`)));
-  });
-  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM') };
-}
 
 /** CPU seconds (user + system, all threads) the process has used so far; Linux only. */
 function cpuSeconds(pid: number): number {
@@ -120,7 +104,8 @@ async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, j
 async function main() {
   const emu = await startCloudEmulator({ description: cloudDescription });
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
-  const engine = await startEngineProcess(18000 + Math.floor(Math.random() * 2000), dataDir);
+  const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const engine = await startEngineProcess({ dataDir, rootToken: TOKEN, nodeArgs });
   const pool = new Pool(engine.url, { connections: CONCURRENCY });
   try {
     const setup = [

@@ -7,7 +7,7 @@
 //
 // Targets on the reference machine: 1,000-role no-op plan <= 0.5 s, 10,000 <= 3 s, 1,000 creates <= 2 s.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { desiredFromManifest } from '../src/reconcile/desired';
 import { makePlan } from '../src/reconcile/plan';
 import { emptyRecord, type LastApplied } from '../src/reconcile/record';
 import { parseManifest } from '../src/schema/manifest';
+import { startEngineProcess } from '../test/support/engine-process';
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,22 +28,6 @@ const TF_MAX = Number(arg('terraform-max', '1000'));
 const PAR = Number(arg('parallelism', '32'));
 const TOKEN = 'bench-root';
 
-async function startEngineProcess(dataDir: string) {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'keyward.js'), 'server', '--dev', '--listen', '127.0.0.1:0', '--root-token', TOKEN, '--data-dir', dataDir, '--log-level', 'error'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`engine exited with ${code}: ${out}`)));
-  });
-  child.stdout!.resume();
-  return { url, stop: () => child.kill('SIGTERM') };
-}
 
 function manifestFor(n: number, mount: string, ttl: (i: number) => number) {
   return parseManifest({
@@ -94,7 +79,7 @@ const ratio = (ours: number, base?: number) => (base ? `${(base / ours).toFixed(
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-reconcile-'));
-  const engine = await startEngineProcess(dataDir);
+  const engine = await startEngineProcess({ dataDir, rootToken: TOKEN });
   const client = new VaultClient({ address: engine.url, token: TOKEN, connections: PAR * 2 });
   const rows: string[] = [];
   try {
