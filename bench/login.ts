@@ -27,6 +27,8 @@ const arg = (name: string, def: number) => {
 const SECONDS = arg('seconds', 5);
 const CONCURRENCY = arg('concurrency', 32);
 const TOKEN = 'bench-root';
+/** HTTP/1.1 pipelining depth per connection: fewer syscalls on both sides at the same concurrency. */
+const PIPELINING = arg('pipelining', 1);
 
 
 /** CPU seconds (user + system, all threads) the process has used so far; Linux only. */
@@ -106,7 +108,7 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const engine = await startEngineProcess({ dataDir, rootToken: TOKEN, nodeArgs });
-  const pool = new Pool(engine.url, { connections: CONCURRENCY });
+  const pool = new Pool(engine.url, { connections: Math.max(1, Math.ceil(CONCURRENCY / PIPELINING)), pipelining: PIPELINING });
   try {
     const setup = [
       await call(pool, 'POST', 'sys/auth/cloud', { type: 'cloud' }),

@@ -2,7 +2,7 @@
 // socket. Used by `keyward server`, the tests and anyone embedding the engine.
 
 import { mkdirSync, mkdtempSync, existsSync } from 'node:fs';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
@@ -91,7 +91,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     identity.forgetMount(m.accessor),
   );
   const policies = new PolicyStore(root);
-  const tokens = new TokenStore(root.sub('sys/token/'), seal, clock);
+  const tokens = new TokenStore(root.sub('sys/token/'), seal, clock, createHmac('sha256', key).update('keyward token accessor').digest());
 
   let families: SystemFamily[] = [];
   let systemTable = new RouteTable([]);

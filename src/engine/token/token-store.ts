@@ -1,7 +1,8 @@
-// The token store: service tokens persisted under a SHA-256 of their id (the id itself is never
-// stored), batch tokens self-contained and sealed. Expiry, use counts and revocation trees.
+// The token store: service tokens persisted under their accessor, a keyed hash of the id (the id
+// itself is never stored), one row per token; batch tokens self-contained and sealed. Expiry, use
+// counts and revocation trees.
 
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
 import type { Seal } from '../backend';
@@ -10,7 +11,6 @@ import type { TokenEntry, TokenType } from './token-entry';
 
 type Stored = Omit<TokenEntry, 'id'>;
 
-const hash = (id: string) => createHash('sha256').update(id).digest('hex');
 const b64url = (b: Buffer) => b.toString('base64url');
 
 export interface NewToken {
@@ -36,17 +36,36 @@ export interface NewToken {
   id?: string;
 }
 
+const ACCESSOR = /^[A-Za-z0-9_-]{16,64}$/;
+
 export class TokenStore {
+  /**
+   * @param accessorKey secret HMAC key: accessors are HMAC(id), so an accessor names the token's row
+   *   (lookups by id and by accessor are one read each, one row per token) and reveals nothing of it.
+   */
   constructor(
     private readonly store: JsonStore,
     private readonly seal: Seal,
     private readonly clock: Clock,
+    private readonly accessorKey: Buffer,
   ) {}
+
+  /**
+   * The accessor of a service token id: its creation stamp (when the id carries one) then a keyed
+   * hash. Time-ordered names put new tokens at the end of the B-tree, so a commit of many logins
+   * dirties a few pages instead of one random page per token.
+   */
+  private accessorOf(id: string): string {
+    const mac = createHmac('sha256', this.accessorKey).update(id).digest('base64url').slice(0, 32);
+    const m = /^hvs\.([0-9a-f]{12})/.exec(id);
+    return m ? `${m[1]}${mac}` : mac;
+  }
 
   async create(t: NewToken): Promise<TokenEntry> {
     const now = this.clock.now();
+    const stamp = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0');
     const entry: Stored = {
-      accessor: t.type === 'batch' ? '' : b64url(randomBytesPooled(18)),
+      accessor: '',
       type: t.type,
       policies: t.policies,
       path: t.path,
@@ -72,12 +91,9 @@ export class TokenStore {
       const id = `hvb.${b64url(this.seal.encrypt(Buffer.from(JSON.stringify(entry), 'utf8')))}`;
       return { ...entry, id };
     }
-    const id = t.id ?? `hvs.${b64url(randomBytesPooled(24))}`;
-    const h = hash(id);
-    const ops: { type: 'put'; key: string; value: unknown }[] = [
-      { type: 'put', key: `id/${h}`, value: entry },
-      { type: 'put', key: `accessor/${entry.accessor}`, value: { hash: h } },
-    ];
+    const id = t.id ?? `hvs.${stamp}${b64url(randomBytesPooled(24))}`;
+    entry.accessor = this.accessorOf(id);
+    const ops: { type: 'put'; key: string; value: unknown }[] = [{ type: 'put', key: `id/${entry.accessor}`, value: entry }];
     if (entry.parentAccessor) ops.push({ type: 'put', key: `parent/${entry.parentAccessor}/${entry.accessor}`, value: 1 });
     await this.store.batch(ops);
     return { ...entry, id };
@@ -93,7 +109,7 @@ export class TokenStore {
         return undefined;
       }
     } else {
-      entry = await this.store.get<Stored>(`id/${hash(id)}`);
+      entry = await this.store.get<Stored>(`id/${this.accessorOf(id)}`);
     }
     if (!entry) return undefined;
     if (entry.expireTime > 0 && this.clock.now() >= entry.expireTime) {
@@ -104,9 +120,8 @@ export class TokenStore {
   }
 
   async lookupAccessor(accessor: string): Promise<TokenEntry | undefined> {
-    const ref = await this.store.get<{ hash: string }>(`accessor/${accessor}`);
-    if (!ref) return undefined;
-    const entry = await this.store.get<Stored>(`id/${ref.hash}`);
+    if (!ACCESSOR.test(accessor)) return undefined;
+    const entry = await this.store.get<Stored>(`id/${accessor}`);
     if (!entry) return undefined;
     if (entry.expireTime > 0 && this.clock.now() >= entry.expireTime) return undefined;
     return { ...entry, id: '' };
@@ -118,7 +133,7 @@ export class TokenStore {
    */
   async use(entry: TokenEntry): Promise<{ ok: boolean; revokeAfter: boolean }> {
     if (entry.numUses === 0 || entry.type === 'batch') return { ok: true, revokeAfter: false };
-    const h = hash(entry.id);
+    const h = entry.accessor;
     const current = await this.store.get<Stored>(`id/${h}`);
     if (!current || current.numUses <= 0) return { ok: false, revokeAfter: false };
     const left = current.numUses - 1;
@@ -137,8 +152,8 @@ export class TokenStore {
       period: settings.period,
       ttl: settings.ttl,
     };
-    const { id, ...stored } = next;
-    await this.store.put(`id/${hash(id)}`, stored);
+    const { id: _id, ...stored } = next;
+    await this.store.put(`id/${stored.accessor}`, stored);
     return next;
   }
 
@@ -148,28 +163,25 @@ export class TokenStore {
   }
 
   async revokeByAccessor(accessor: string): Promise<boolean> {
-    const ref = await this.store.get<{ hash: string }>(`accessor/${accessor}`);
-    if (!ref) return false;
-    const entry = await this.store.get<Stored>(`id/${ref.hash}`);
+    if (!ACCESSOR.test(accessor)) return false;
+    const entry = await this.store.get<Stored>(`id/${accessor}`);
     if (!entry) return false;
-    await this.revokeHashed(ref.hash, entry);
+    await this.revokeStored(entry);
     return true;
   }
 
   private async revokeEntry(entry: TokenEntry): Promise<void> {
     if (entry.type === 'batch') return;
-    await this.revokeHashed(entry.id ? hash(entry.id) : ((await this.store.get<{ hash: string }>(`accessor/${entry.accessor}`))?.hash ?? ''), entry);
+    await this.revokeStored(entry);
   }
 
-  private async revokeHashed(h: string, entry: Stored): Promise<void> {
-    for (const child of await this.store.list(`parent/${entry.accessor}/`)) {
-      await this.revokeByAccessor(child);
-    }
+  private async revokeStored(entry: Stored): Promise<void> {
+    const children = await this.store.list(`parent/${entry.accessor}/`);
+    for (const child of children) await this.revokeByAccessor(child);
     const ops: { type: 'delete'; key: string }[] = [
-      { type: 'delete', key: `accessor/${entry.accessor}` },
-      ...(await this.store.list(`parent/${entry.accessor}/`)).map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
+      { type: 'delete', key: `id/${entry.accessor}` },
+      ...children.map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
     ];
-    if (h) ops.push({ type: 'delete', key: `id/${h}` });
     if (entry.parentAccessor) ops.push({ type: 'delete', key: `parent/${entry.parentAccessor}/${entry.accessor}` });
     await this.store.batch(ops);
   }
