@@ -86,3 +86,11 @@ export function login(engine: { url: string }, role: string, jwt: string, mount 
 }
 
 export const audience = (role: string) => `http://vault/${role}`;
+
+/** Writes each role (name → body) on the mount and fails the test on any non-2xx answer. */
+export async function writeRoles(engine: { url: string }, roles: Record<string, unknown>, mount = 'cloud'): Promise<void> {
+  for (const [name, body] of Object.entries(roles)) {
+    const r = await api(engine, 'POST', `auth/${mount}/role/${name}`, { body });
+    if (r.status >= 300) throw new Error(`writing role ${name} failed: ${r.status} ${r.text}`);
+  }
+}

@@ -5,7 +5,7 @@ import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { ManualClock } from '../../../src/engine/clock';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import { api, startTestEngine, type ApiResult } from '../../support/engine';
-import { SA, audience, login, mountCloudAuth, startCloudFixture } from '../../support/cloud-fixture';
+import { SA, audience, login, mountCloudAuth, startCloudFixture, writeRoles } from '../../support/cloud-fixture';
 
 const b64u = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const parts = (jwt: string) => jwt.split('.');
@@ -42,10 +42,7 @@ describe('cloud auth login refusals', () => {
       'vm-sa': { type: 'vm', bound_service_accounts: SA.other.email },
       vm: { type: 'vm' },
     };
-    for (const [name, body] of Object.entries(roles)) {
-      const r = await api(engine, 'POST', `auth/cloud/role/${name}`, { body });
-      expect(r.status).toBeLessThan(300);
-    }
+    await writeRoles(engine, roles);
   });
   afterAll(async () => {
     await engine?.close();

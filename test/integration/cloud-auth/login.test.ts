@@ -4,7 +4,7 @@
 import { ManualClock } from '../../../src/engine/clock';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import { api, startTestEngine } from '../../support/engine';
-import { FOLDER_INNER, FOLDER_OUTER, ORG_ID, SA, audience, login, mountCloudAuth, startCloudFixture } from '../../support/cloud-fixture';
+import { FOLDER_INNER, FOLDER_OUTER, ORG_ID, SA, audience, login, mountCloudAuth, startCloudFixture, writeRoles } from '../../support/cloud-fixture';
 
 describe('cloud auth login against the emulator', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -22,10 +22,7 @@ describe('cloud auth login against the emulator', () => {
       'vm-web': { type: 'vm', bound_projects: 'proj-a', bound_zones: 'us-east1-b', bound_labels: 'env:prod', bound_instance_groups: 'web-group', add_group_aliases: true },
       'vm-regional': { type: 'vm', bound_regions: 'us-west1', bound_instance_groups: 'web-regional' },
     };
-    for (const [name, body] of Object.entries(roles)) {
-      const r = await api(engine, 'POST', `auth/cloud/role/${name}`, { body });
-      expect(r.status).toBeLessThan(300);
-    }
+    await writeRoles(engine, roles);
   });
   afterAll(async () => {
     await engine?.close();
