@@ -3,6 +3,7 @@
 // answered with a generic 500.
 
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { Operation, RequestContext, Route } from './backend';
 import type { Clock } from './clock';
 import type { Logger } from './log';
@@ -120,7 +121,8 @@ export class Core {
     const needsToken = !target?.route.unauthenticated;
     if (needsToken) {
       if (!token) throw Errors.permissionDenied();
-      if (!Namespaces.covers(this.d.namespaces.byId(token.namespaceId) ?? { id: '', path: '\u0000' }, namespace)) throw Errors.permissionDenied();
+      const owner = this.d.namespaces.byId(token.namespaceId);
+      if (!owner || !Namespaces.covers(owner, namespace)) throw Errors.permissionDenied();
     }
     if (token && token.boundCidrs.length > 0 && !addressInCidrs(req.remoteAddress, token.boundCidrs)) {
       throw Errors.permissionDenied();
@@ -145,7 +147,7 @@ export class Core {
       aclPath: path,
       params: target.params,
       body,
-      stream: target.route.raw && req.body && !Buffer.isBuffer(req.body) ? req.body : undefined,
+      stream: !target.route.raw ? undefined : Buffer.isBuffer(req.body) ? Readable.from([req.body]) : req.body,
       query,
       namespace,
       token,
@@ -157,7 +159,6 @@ export class Core {
       requestId,
       unknownFields: target.route.unknownFields,
     };
-    if (target.route.raw && Buffer.isBuffer(req.body)) ctx.stream = (await import('node:stream')).Readable.from([req.body]);
 
     let revokeAfter = false;
     if (needsToken && token) {

@@ -70,12 +70,23 @@ export async function runApply(flags: ApplyFlags): Promise<number> {
     }
   }
   const src = loadSource(flags);
-  const desired = desiredFromManifest(src.manifest);
-  const client = openClient(flags, src.manifest.server);
+  return planAndApply(flags, src.manifest.server, desiredFromManifest(src.manifest), src.record, src.recordPath);
+}
+
+/** Plans against the live server, shows the plan, applies it: apply and destroy share this. */
+export async function planAndApply(
+  flags: ConnectionFlags,
+  server: { address?: string; namespace?: string } | undefined,
+  desired: DesiredState,
+  record: LastApplied,
+  recordPath: string | undefined,
+): Promise<number> {
+  const par = parallelismOf(flags);
+  const client = openClient(flags, server);
   try {
-    const { plan } = await makePlan(client, desired, src.record, { parallelism: par });
+    const { plan } = await makePlan(client, desired, record, { parallelism: par });
     process.stdout.write(renderText(plan));
-    await executePlan(client, desired, src.record, plan, src.recordPath, par);
+    await executePlan(client, desired, record, plan, recordPath, par);
     return 0;
   } finally {
     await client.close();

@@ -3,12 +3,10 @@
 
 import type { Command } from 'commander';
 import { desiredFromManifest, type DesiredState } from '../../reconcile/desired';
-import { makePlan } from '../../reconcile/plan';
 import { recordedFrom, type LastApplied } from '../../reconcile/record';
-import { renderText } from '../../reconcile/render-text';
 import { loadSource, type SourceOptions } from '../../reconcile/source';
-import { executePlan } from './apply';
-import { addConnectionOptions, addSourceOptions, openClient, parallelismOf, type ConnectionFlags } from './plan';
+import { planAndApply } from './apply';
+import { addConnectionOptions, addSourceOptions, type ConnectionFlags } from './plan';
 
 type DestroyFlags = SourceOptions & ConnectionFlags;
 
@@ -18,15 +16,7 @@ export async function runDestroy(flags: DestroyFlags): Promise<number> {
   const record: LastApplied = { version: 1, objects: { ...src.record.objects } };
   for (const o of declared.objects.values()) if (!record.objects[o.id]) record.objects[o.id] = recordedFrom(o);
   const nothing: DesiredState = { objects: new Map(), exclusiveRoleMounts: new Set(), exclusiveSnapshotConfigs: false, fingerprintSalt: declared.fingerprintSalt };
-  const client = openClient(flags, src.manifest.server);
-  try {
-    const { plan } = await makePlan(client, nothing, record, { parallelism: parallelismOf(flags) });
-    process.stdout.write(renderText(plan));
-    await executePlan(client, nothing, record, plan, src.recordPath, parallelismOf(flags));
-    return 0;
-  } finally {
-    await client.close();
-  }
+  return planAndApply(flags, src.manifest.server, nothing, record, src.recordPath);
 }
 
 export function registerDestroy(program: Command): void {
