@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/cdktf.out/**', '**/.gen/**', 'coverage/**', '**/*.d.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', '**/cdktf.out/**', '**/.gen/**', 'coverage/**', '**/*.d.ts', 'bench/tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

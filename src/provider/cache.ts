@@ -40,6 +40,11 @@ export class TtlCache<V> {
   async getOrLoad(key: string, load: () => Promise<{ value: V; ttlMs: number }>): Promise<V> {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
+    return this.reload(key, load);
+  }
+
+  /** Loads a fresh value even when one is cached; concurrent reloads of one key share one load. */
+  reload(key: string, load: () => Promise<{ value: V; ttlMs: number }>): Promise<V> {
     const running = this.inflight.get(key);
     if (running) return running;
     const p = load()

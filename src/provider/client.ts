@@ -123,9 +123,8 @@ export class CloudProviderClient {
     const doc = await this.keyDocs.getOrLoad(url, () => this.loadKeyDoc(url));
     const k = doc.keys.get(kid);
     if (k || this.opts.clock.now() - doc.fetchedAt < 30_000) return k;
-    const fresh = await this.loadKeyDoc(url);
-    this.keyDocs.set(url, fresh.value, fresh.ttlMs);
-    return fresh.value.keys.get(kid);
+    // Concurrent logins with unknown kids share one refetch.
+    return (await this.keyDocs.reload(url, () => this.loadKeyDoc(url))).keys.get(kid);
   }
 
   /** The provider's OAuth2 signing key (instance identity tokens, Google-signed tokens). */

@@ -35,14 +35,37 @@ export function compileRoute(route: Route): CompiledRoute {
   return { route, regex: new RegExp(source), names };
 }
 
+/** The paths a pattern without parameters matches (with and without its optional slash). */
+function literalPaths(route: Route): string[] {
+  if (route.pattern.includes(':')) return [];
+  return route.pattern.endsWith('/?') ? [route.pattern.slice(0, -2), route.pattern.slice(0, -1)] : [route.pattern];
+}
+
 export class RouteTable {
   private readonly compiled: CompiledRoute[];
+  /**
+   * Parameterless paths answered by a map lookup (login and health are hit on every request),
+   * each precomputed from the scan itself, so table order still decides.
+   */
+  private readonly literals = new Map<string, { route: Route; params: Record<string, string> }>();
 
   constructor(routes: Route[]) {
     this.compiled = routes.map(compileRoute);
+    for (const r of routes) {
+      for (const path of literalPaths(r)) {
+        const m = this.scan(path);
+        if (m && !this.literals.has(path)) this.literals.set(path, m);
+      }
+    }
   }
 
   match(path: string): { route: Route; params: Record<string, string> } | undefined {
+    const literal = this.literals.get(path);
+    // A fresh params object per request: handlers own what they are given.
+    return literal ? { route: literal.route, params: { ...literal.params } } : this.scan(path);
+  }
+
+  private scan(path: string): { route: Route; params: Record<string, string> } | undefined {
     for (const c of this.compiled) {
       const m = c.regex.exec(path);
       if (!m) continue;

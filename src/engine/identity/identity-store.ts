@@ -2,7 +2,7 @@
 // group aliases of the last login. Written only when something changed, so steady-state logins
 // cost no identity write.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { JsonStore } from '../storage/json-store';
 
 export interface EntityAlias {
@@ -24,7 +24,7 @@ export interface Entity {
   last_update_time: string;
 }
 
-const aliasKey = (accessor: string, name: string) => `alias/${accessor}/${createHash('sha256').update(name).digest('hex')}`;
+const aliasKey = (accessor: string, name: string) => `alias/${accessor}/${hash('sha256', name, 'hex')}`;
 
 function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);

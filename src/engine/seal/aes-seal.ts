@@ -14,11 +14,17 @@ export class AesSeal implements Seal {
   }
 
   encrypt(plain: Buffer, aad?: string): Buffer {
-    const nonce = randomBytesPooled(12);
+    // One output buffer, filled in place: this runs for every stored value and every batch token.
+    const out = Buffer.allocUnsafe(1 + 12 + plain.length + 16);
+    out[0] = VERSION;
+    const nonce = out.subarray(1, 13);
+    randomBytesPooled(12).copy(nonce);
     const c = createCipheriv('aes-256-gcm', this.key, nonce);
     if (aad !== undefined) c.setAAD(Buffer.from(aad, 'utf8'));
-    const body = Buffer.concat([c.update(plain), c.final()]);
-    return Buffer.concat([Buffer.from([VERSION]), nonce, body, c.getAuthTag()]);
+    let at = 13 + c.update(plain).copy(out, 13);
+    at += c.final().copy(out, at);
+    c.getAuthTag().copy(out, at);
+    return out;
   }
 
   decrypt(sealed: Buffer, aad?: string): Buffer {

@@ -50,6 +50,21 @@ describe('CloudProviderClient', () => {
     expect(await c.serviceAccountKey(SA.app.email, kid)).toBeDefined();
   });
 
+  it('shares one refetch among concurrent lookups of unknown kids', async () => {
+    const c = client();
+    const kid = emu.keys.oauth2[0].kid;
+    await c.oauth2Key(kid);
+    await clock.advance(31_000);
+    const before = count('certs');
+    // Self-signed logins look their kid up in the provider's certs first: a burst of them must not
+    // become a burst of provider calls.
+    const found = await Promise.all(Array.from({ length: 20 }, (_, i) => c.oauth2Key(`not-there-${i}`)));
+    expect(found.every((k) => k === undefined)).toBe(true);
+    expect(count('certs')).toBe(before + 1);
+    expect(await c.oauth2Key(kid)).toBeDefined();
+    expect(count('certs')).toBe(before + 1);
+  });
+
   it('caches lookups for a bounded time and shares concurrent loads', async () => {
     const c = client({ lookupCacheMs: 60_000 });
     const before = count('iam-get');
