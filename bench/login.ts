@@ -9,7 +9,7 @@
 //   BENCH_ENGINE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the engine process.
 
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -22,6 +22,7 @@ import { applyRoleWrite } from '../src/schema/cloud-role-write';
 import { parseFields } from '../src/schema/fields';
 import { roleWriteShape } from '../src/schema/cloud-role';
 import { startEngineProcess } from '../test/support/engine-process';
+import { cpuSeconds } from './process-cpu';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,20 +35,6 @@ const TOKEN = 'bench-root';
 /** HTTP/1.1 pipelining depth per connection: fewer syscalls on both sides at the same concurrency. */
 const PIPELINING = arg('pipelining', 1);
 
-
-/**
- * CPU seconds (user + system) used so far by the whole process, or with `mainThread` by its
- * event-loop thread alone (whose tid is the pid); Linux only.
- */
-function cpuSeconds(pid: number, mainThread = false): number {
-  try {
-    const file = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
-    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 async function call(pool: Pool, method: 'POST' | 'GET', path: string, body?: unknown, token: string | null = TOKEN) {
   const res = await pool.request({

@@ -11,8 +11,16 @@ export interface EngineProcess {
   stop(): void;
 }
 
-export async function startEngineProcess(o: { dataDir: string; rootToken: string; listen?: string; nodeArgs?: string[]; logLevel?: string }): Promise<EngineProcess> {
-  const bin = join(__dirname, '..', '..', 'bin', 'keyward.js');
+/** `checkout`: the root of another keyward checkout to run instead of this one (A/B benches). */
+export async function startEngineProcess(o: {
+  dataDir: string;
+  rootToken: string;
+  listen?: string;
+  nodeArgs?: string[];
+  logLevel?: string;
+  checkout?: string;
+}): Promise<EngineProcess> {
+  const bin = join(o.checkout ?? join(__dirname, '..', '..'), 'bin', 'keyward.js');
   const args = ['server', '--dev', '--listen', o.listen ?? '127.0.0.1:0', '--root-token', o.rootToken, '--data-dir', o.dataDir, '--log-level', o.logLevel ?? 'error'];
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
