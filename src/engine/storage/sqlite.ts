@@ -86,6 +86,7 @@ export class SqliteStorage implements Storage {
 
   async deletePrefix(prefix: string): Promise<void> {
     this.flush();
+    if (this.wal.failed) throw this.wal.failed;
     this.db.transaction(() => (prefix === '' ? this.db.exec('DELETE FROM kv') : this.stmt.delRange.run(prefix, prefixEnd(prefix))))();
     await this.wal.sync();
   }

@@ -86,6 +86,8 @@ describe('SqliteStorage with WAL flushes off the event loop', () => {
     await expect(w).rejects.toThrow(/storage is unavailable: flushing the write-ahead log failed: EIO/);
     await expect(s.put('b', Buffer.from('2'))).rejects.toThrow(/storage is unavailable/);
     expect(await s.get('b')).toBeUndefined(); // refused before the commit, not after
+    await expect(s.deletePrefix('')).rejects.toThrow(/storage is unavailable/);
+    expect((await s.get('a'))?.toString()).toBe('1');
     await s.close();
   });
 
