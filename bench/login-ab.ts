@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
-import { cloudDescription, SA, audience } from '../test/support/cloud-fixture';
+import { cloudDescription, SA, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
+import { ROOT_TOKEN } from '../test/support/engine';
 import { startEngineProcess, type EngineProcess } from '../test/support/engine-process';
 import { cpuSeconds } from './process-cpu';
+import { load, loginBodies } from './login-load';
 
 const opt = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,14 +26,6 @@ const CHECKOUTS = [resolve(opt('a', here)), resolve(opt('b', here))];
 const SLICES = Number(opt('slices', '8'));
 const SLICE_SECONDS = Number(opt('slice-seconds', '2'));
 const CONCURRENCY = Number(opt('concurrency', '64'));
-const TOKEN = 'bench-root';
-
-async function post(pool: Pool, path: string, body: string, token: string | null): Promise<number> {
-  const res = await pool.request({ method: 'POST', path: `/v1/${path}`, headers: token ? { 'x-vault-token': token } : {}, body });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${path}: ${res.statusCode} ${text}`);
-  return res.statusCode;
-}
 
 async function main() {
   const emu = await startCloudEmulator({ description: cloudDescription });
@@ -42,44 +36,29 @@ async function main() {
     for (const checkout of CHECKOUTS) {
       const dataDir = mkdtempSync(join(tmpdir(), 'keyward-ab-'));
       dirs.push(dataDir);
-      const engine = await startEngineProcess({ dataDir, rootToken: TOKEN, checkout });
+      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout });
       engines.push(engine);
-      const pool = new Pool(engine.url, { connections: CONCURRENCY });
-      pools.push(pool);
-      await post(pool, 'sys/auth/cloud', JSON.stringify({ type: 'cloud' }), TOKEN);
-      const endpoints = { api: emu.url, iam: emu.url, crm: emu.url, compute: emu.url };
-      await post(pool, 'auth/cloud/config', JSON.stringify({ credentials: JSON.stringify(emu.keyFile(SA.keyward.email)), custom_endpoint: endpoints }), TOKEN);
-      await post(pool, 'auth/cloud/role/svc', JSON.stringify({ type: 'iam', bound_service_accounts: SA.app.email, token_type: 'service', token_ttl: '10m' }), TOKEN);
+      pools.push(new Pool(engine.url, { connections: CONCURRENCY }));
+      await mountCloudAuth(engine, emu);
+      await writeRoles(engine, { svc: { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'service', token_ttl: '10m' } });
     }
-    const bodies = Array.from({ length: 512 }, (_, i) =>
-      JSON.stringify({ role: 'svc', jwt: emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('svc'), ttl: 900, claims: { jti: `ab-${i}` } }) }),
-    );
+    const bodies = loginBodies(emu, 'svc', 512);
     const totals = CHECKOUTS.map(() => ({ logins: 0, seconds: 0, cpu: 0, loop: 0 }));
     const slices: string[] = [];
     // Two unmeasured slices first (one per engine): the JIT needs a few seconds of logins.
     for (let k = -2; k < 2 * SLICES; k++) {
       const i = (k + 2) % 2;
       const pid = engines[i].pid;
-      let n = 0;
-      let next = 0;
-      const deadline = Date.now() + SLICE_SECONDS * 1000;
       const [c0, m0, t0] = [cpuSeconds(pid), cpuSeconds(pid, true), performance.now()];
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (Date.now() < deadline) {
-            await post(pools[i], 'auth/cloud/login', bodies[next++ % bodies.length], null);
-            n++;
-          }
-        }),
-      );
+      const rate = await load(pools[i], { method: 'POST', path: 'auth/cloud/login', bodies, seconds: SLICE_SECONDS, concurrency: CONCURRENCY });
       const seconds = (performance.now() - t0) / 1000;
       if (k < 0) continue;
       const t = totals[i];
-      t.logins += n;
+      t.logins += rate * seconds;
       t.seconds += seconds;
       t.cpu += cpuSeconds(pid) - c0;
       t.loop += cpuSeconds(pid, true) - m0;
-      slices.push(`${'AB'[i]} ${Math.round(n / seconds).toLocaleString('en-US')}`);
+      slices.push(`${'AB'[i]} ${Math.round(rate).toLocaleString('en-US')}`);
     }
     const lines = totals.map((t, i) => {
       const us = (s: number) => Math.round((s / t.logins) * 1e6);

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
-import { cloudDescription, SA, audience, emulatorEndpoints } from '../test/support/cloud-fixture';
+import { cloudDescription, SA, audience, emulatorEndpoints, login, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
+import { ROOT_TOKEN } from '../test/support/engine';
 import { CloudProviderClient } from '../src/provider/client';
 import { verifyLoginJwt } from '../src/engine/auth/cloud/jwt';
 import { loginIam } from '../src/engine/auth/cloud/login-iam';
@@ -23,6 +24,7 @@ import { parseFields } from '../src/schema/fields';
 import { roleWriteShape } from '../src/schema/cloud-role';
 import { startEngineProcess } from '../test/support/engine-process';
 import { cpuSeconds } from './process-cpu';
+import { load, loginBodies } from './login-load';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,43 +33,9 @@ const arg = (name: string, def: number) => {
 const SECONDS = arg('seconds', 3);
 const ROUNDS = arg('rounds', 3);
 const CONCURRENCY = arg('concurrency', 64);
-const TOKEN = 'bench-root';
 /** HTTP/1.1 pipelining depth per connection: fewer syscalls on both sides at the same concurrency. */
 const PIPELINING = arg('pipelining', 1);
 
-
-async function call(pool: Pool, method: 'POST' | 'GET', path: string, body?: unknown, token: string | null = TOKEN) {
-  const res = await pool.request({
-    method,
-    path: `/v1/${path}`,
-    headers: { ...(token ? { 'x-vault-token': token } : {}), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, text };
-}
-
-/** Requests per second over `seconds`; `bodies` are sent in turn (one per request). */
-async function rate(pool: Pool, method: 'GET' | 'POST', path: string, bodies: string[] = [], seconds = SECONDS): Promise<number> {
-  let next = 0;
-  let ok = 0;
-  let failed = 0;
-  const deadline = Date.now() + seconds * 1000;
-  const worker = async () => {
-    while (Date.now() < deadline) {
-      const body = bodies.length > 0 ? bodies[next++ % bodies.length] : undefined;
-      const res = await pool.request({ method, path: `/v1/${path}`, headers: { 'content-type': 'application/json' }, body });
-      await res.body.dump();
-      if (res.statusCode === 200) ok++;
-      else failed++;
-    }
-  };
-  const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (failed > 0) throw new Error(`${failed} requests to ${path} failed`);
-  return ok / secs;
-}
 
 function cryptoVerifyRate(jwt: string, pem: string, ms = 1000): number {
   const key = createPublicKey(pem);
@@ -104,53 +72,43 @@ async function main() {
   const emu = await startCloudEmulator({ description: cloudDescription });
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const engine = await startEngineProcess({ dataDir, rootToken: TOKEN, nodeArgs });
+  const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, nodeArgs });
   const pool = new Pool(engine.url, { connections: Math.max(1, Math.ceil(CONCURRENCY / PIPELINING)), pipelining: PIPELINING });
   try {
-    const setup = [
-      await call(pool, 'POST', 'sys/auth/cloud', { type: 'cloud' }),
-      await call(pool, 'POST', 'auth/cloud/config', {
-        credentials: JSON.stringify(emu.keyFile(SA.keyward.email)),
-        custom_endpoint: { api: emu.url, iam: emu.url, crm: emu.url, compute: emu.url },
-      }),
-      await call(pool, 'POST', 'auth/cloud/role/svc', { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'service', token_ttl: '10m' }),
-      await call(pool, 'POST', 'auth/cloud/role/batch', { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'batch', token_ttl: '10m' }),
-    ];
-    for (const r of setup) if (r.status >= 300) throw new Error(`setup failed: ${r.status} ${r.text}`);
-    const lifetime = 900;
-    // Distinct JWTs (a jti each), minted up front so the load generator only sends them.
-    const mint = (role: string, n: number) =>
-      Array.from({ length: n }, (_, i) => emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience(role), ttl: lifetime, claims: { jti: `${role}-${i}` } }));
-    const svcJwts = mint('svc', 512);
-    const batchJwts = mint('batch', 512);
+    await mountCloudAuth(engine, emu);
+    await writeRoles(engine, {
+      svc: { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'service', token_ttl: '10m' },
+      batch: { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'batch', token_ttl: '10m' },
+    });
+    const svcBodies = loginBodies(emu, 'svc', 512);
+    const batchBodies = loginBodies(emu, 'batch', 512);
+    const svcJwt = emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('svc'), ttl: 900 });
     // Warm the key and lookup caches (one login each).
-    for (const [role, jwt] of [['svc', svcJwts[0]], ['batch', batchJwts[0]]]) {
-      const r = await call(pool, 'POST', 'auth/cloud/login', { role, jwt }, null);
+    for (const role of ['svc', 'batch']) {
+      const r = await login(engine, role, emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience(role), ttl: 900 }));
       if (r.status !== 200) throw new Error(`warm-up login failed: ${r.status} ${r.text}`);
     }
     const pem = emu.keys.accounts.get(SA.app.email)!.user[0].certPem;
-    const method = await methodRate(emu, svcJwts[0]);
+    const method = await methodRate(emu, svcJwt);
     const provider = { ...emu.counts };
     const measure = async (method: 'GET' | 'POST', path: string, bodies?: string[]) => {
       const [c0, m0] = [cpuSeconds(engine.pid), cpuSeconds(engine.pid, true)];
-      const r = await rate(pool, method, path, bodies);
+      const r = await load(pool, { method, path, bodies, seconds: SECONDS, concurrency: CONCURRENCY });
       // Engine CPU per request, all threads and the event loop alone: the event loop is the one
       // thread that caps throughput, so when it is near 1 s per second the engine sets the pace.
       const perReq = (s: number) => (s / (r * SECONDS)) * 1e6;
       return { rate: r, cpuUs: perReq(cpuSeconds(engine.pid) - c0), loopUs: perReq(cpuSeconds(engine.pid, true) - m0) };
     };
-    const bodies = (role: string, jwts: string[]) => jwts.map((jwt) => JSON.stringify({ role, jwt }));
     // Warm-up under load, not measured: the engine's JIT needs a few seconds of logins.
-    await rate(pool, 'POST', 'auth/cloud/login', bodies('svc', svcJwts), 2);
-    await rate(pool, 'POST', 'auth/cloud/login', bodies('batch', batchJwts), 2);
+    for (const bodies of [svcBodies, batchBodies]) await load(pool, { method: 'POST', path: 'auth/cloud/login', bodies, seconds: 2, concurrency: CONCURRENCY });
     type M = Awaited<ReturnType<typeof measure>>;
     const rounds: { raw: number; health: M; service: M; batch: M }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       rounds.push({
-        raw: cryptoVerifyRate(svcJwts[0], pem),
+        raw: cryptoVerifyRate(svcJwt, pem),
         health: await measure('GET', 'sys/health'),
-        service: await measure('POST', 'auth/cloud/login', bodies('svc', svcJwts)),
-        batch: await measure('POST', 'auth/cloud/login', bodies('batch', batchJwts)),
+        service: await measure('POST', 'auth/cloud/login', svcBodies),
+        batch: await measure('POST', 'auth/cloud/login', batchBodies),
       });
     }
     const median = (xs: number[]) => {

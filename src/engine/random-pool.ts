@@ -7,15 +7,21 @@ const POOL_SIZE = 4096;
 const pool = Buffer.alloc(POOL_SIZE);
 let offset = POOL_SIZE;
 
-/** Fresh random bytes; each byte is handed out once. */
-export function randomBytesPooled(n: number): Buffer {
-  if (n > POOL_SIZE / 4) return randomFillSync(Buffer.alloc(n));
+/** Fills `target` with fresh random bytes; each pooled byte is handed out once. */
+export function randomFillPooled(target: Buffer): Buffer {
+  const n = target.length;
+  if (n > POOL_SIZE / 4) return randomFillSync(target);
   if (offset + n > POOL_SIZE) {
     randomFillSync(pool);
     offset = 0;
   }
-  const out = Buffer.from(pool.subarray(offset, offset + n));
+  pool.copy(target, 0, offset, offset + n);
   pool.fill(0, offset, offset + n); // nothing handed out stays in the pool
   offset += n;
-  return out;
+  return target;
+}
+
+/** Fresh random bytes; each byte is handed out once. */
+export function randomBytesPooled(n: number): Buffer {
+  return randomFillPooled(Buffer.allocUnsafe(n));
 }

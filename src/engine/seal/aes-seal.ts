@@ -3,7 +3,7 @@
 // swapped between keys undetected.
 
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { randomBytesPooled } from '../random-pool';
+import { randomFillPooled } from '../random-pool';
 import type { Seal } from '../backend';
 
 const VERSION = 1;
@@ -17,8 +17,7 @@ export class AesSeal implements Seal {
     // One output buffer, filled in place: this runs for every stored value and every batch token.
     const out = Buffer.allocUnsafe(1 + 12 + plain.length + 16);
     out[0] = VERSION;
-    const nonce = out.subarray(1, 13);
-    randomBytesPooled(12).copy(nonce);
+    const nonce = randomFillPooled(out.subarray(1, 13));
     const c = createCipheriv('aes-256-gcm', this.key, nonce);
     if (aad !== undefined) c.setAAD(Buffer.from(aad, 'utf8'));
     let at = 13 + c.update(plain).copy(out, 13);

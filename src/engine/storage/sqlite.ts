@@ -28,7 +28,6 @@ export class SqliteStorage implements Storage {
   private readonly wal: WalSync;
   private pending: Pending[] = [];
   private flushScheduled = false;
-  private flushAfterSync = false;
   private paused = false;
   private readonly stmt: {
     get: Database.Statement<[string], { v: Buffer }>;
@@ -47,11 +46,8 @@ export class SqliteStorage implements Storage {
     this.db.pragma('journal_mode = WAL');
     // Crash-consistent without a sync per commit; durability comes from WalSync before each ack.
     this.db.pragma('synchronous = NORMAL');
-    this.wal = new WalSync(`${file}-wal`, walSync, () => {
-      if (!this.flushAfterSync) return;
-      this.flushAfterSync = false;
-      this.flush(false);
-    });
+    // A flush ending frees a slot: commit whatever queued while they were all busy.
+    this.wal = new WalSync(`${file}-wal`, walSync, () => this.flush(false));
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID');
     this.stmt = {
       get: this.db.prepare('SELECT v FROM kv WHERE k = ?'),
@@ -115,35 +111,36 @@ export class SqliteStorage implements Storage {
    */
   private flush(force = true): void {
     this.flushScheduled = false;
-    if (this.paused || this.pending.length === 0) return;
-    if (!force && this.wal.saturated) {
-      this.flushAfterSync = true;
-      return;
-    }
-    let committed = this.pending;
+    if (this.paused || this.pending.length === 0 || (!force && this.wal.saturated)) return;
+    const group = this.pending;
     this.pending = [];
     const failed = this.wal.failed;
-    if (failed) return committed.forEach((p) => p.reject(failed));
-    try {
-      this.db.transaction(() => committed.forEach((p) => this.apply(p.ops)))();
-    } catch {
-      // One bad write must not fail its neighbours: retry each caller's ops in its own commit.
-      const group = committed;
-      committed = [];
-      for (const p of group) {
-        try {
-          this.db.transaction(() => this.apply(p.ops))();
-          committed.push(p);
-        } catch (e) {
-          p.reject(e);
-        }
-      }
-    }
+    if (failed) return group.forEach((p) => p.reject(failed));
+    const committed = this.commit(group);
     if (committed.length === 0) return;
     this.wal.sync().then(
       () => committed.forEach((p) => p.resolve()),
       (e: unknown) => committed.forEach((p) => p.reject(e)),
     );
+  }
+
+  /** Commits the group in one transaction; returns the callers whose writes were committed. */
+  private commit(group: Pending[]): Pending[] {
+    try {
+      this.db.transaction(() => group.forEach((p) => this.apply(p.ops)))();
+      return group;
+    } catch {
+      // One bad write must not fail its neighbours: retry each caller's ops in its own commit.
+      return group.filter((p) => {
+        try {
+          this.db.transaction(() => this.apply(p.ops))();
+          return true;
+        } catch (e) {
+          p.reject(e);
+          return false;
+        }
+      });
+    }
   }
 
   async snapshot(): Promise<StorageSnapshot> {

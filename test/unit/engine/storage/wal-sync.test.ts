@@ -32,16 +32,17 @@ const settled = async (p: Promise<unknown>) => {
 
 describe('SqliteStorage with WAL flushes off the event loop', () => {
   const dirs: string[] = [];
-  const open = (o: ConstructorParameters<typeof SqliteStorage>[1]) => {
+  /** Storage in a fresh directory whose flushes the test holds and ends. */
+  const open = (maxInFlight?: number) => {
     const dir = mkdtempSync(join(tmpdir(), 'kw-walsync-'));
     dirs.push(dir);
-    return new SqliteStorage(join(dir, 'db'), o);
+    const sync = heldSync();
+    return { sync, s: new SqliteStorage(join(dir, 'db'), { fdatasync: sync.fdatasync, maxInFlight }) };
   };
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it('acknowledges a write only when the flush that covers it ends', async () => {
-    const sync = heldSync();
-    const s = open({ fdatasync: sync.fdatasync, maxInFlight: 1 });
+    const { sync, s } = open(1);
     const first = s.put('a', Buffer.from('1'));
     expect(await settled(first)).toBe('pending');
     expect(sync.calls).toHaveLength(1);
@@ -61,8 +62,7 @@ describe('SqliteStorage with WAL flushes off the event loop', () => {
   });
 
   it('lets a second flush start during the first, and a later flush settles earlier commits', async () => {
-    const sync = heldSync();
-    const s = open({ fdatasync: sync.fdatasync, maxInFlight: 2 });
+    const { sync, s } = open(2);
     const first = s.put('a', Buffer.from('1'));
     await settled(first);
     const second = s.put('b', Buffer.from('2'));
@@ -77,8 +77,7 @@ describe('SqliteStorage with WAL flushes off the event loop', () => {
   });
 
   it('stops acknowledging writes after a failed flush', async () => {
-    const sync = heldSync();
-    const s = open({ fdatasync: sync.fdatasync });
+    const { sync, s } = open();
     const w = s.put('a', Buffer.from('1'));
     await settled(w);
     const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
@@ -92,8 +91,7 @@ describe('SqliteStorage with WAL flushes off the event loop', () => {
   });
 
   it('close waits for the flush in flight', async () => {
-    const sync = heldSync();
-    const s = open({ fdatasync: sync.fdatasync });
+    const { sync, s } = open();
     const w = s.put('a', Buffer.from('1'));
     await settled(w);
     const closing = s.close();
@@ -102,13 +100,9 @@ describe('SqliteStorage with WAL flushes off the event loop', () => {
     await closing;
     await expect(w).resolves.toBeUndefined();
   });
-});
 
-describe('SqliteStorage commits held while flushes are saturated', () => {
-  it('commits them when any flush ends, even one already settled by a later flush', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kw-walsync-'));
-    const sync = heldSync();
-    const s = new SqliteStorage(join(dir, 'db'), { fdatasync: sync.fdatasync, maxInFlight: 2 });
+  it('holds commits while every flush slot is busy and commits them when any flush ends', async () => {
+    const { sync, s } = open(2);
     const a = s.put('a', Buffer.from('1'));
     await settled(a);
     const b = s.put('b', Buffer.from('2'));
@@ -124,6 +118,5 @@ describe('SqliteStorage commits held while flushes are saturated', () => {
     await sync.release(2);
     await expect(c).resolves.toBeUndefined();
     await s.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 });
