@@ -16,7 +16,7 @@ import { Pool } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, audience, emulatorEndpoints, login, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
-import { CloudProviderClient } from '../src/provider/client';
+import { IdpClient } from '../src/idp-client/client';
 import { verifyLoginJwt } from '../src/engine/auth/cloud/jwt';
 import { loginIam } from '../src/engine/auth/cloud/login-iam';
 import { applyRoleWrite } from '../src/schema/cloud-role-write';
@@ -54,7 +54,7 @@ function cryptoVerifyRate(jwt: string, pem: string, ms = 1000): number {
 /** The cloud method's own work per login (verify + authorize, warm caches), without token issue or HTTP. */
 async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, jwt: string): Promise<number> {
   const clock = { now: () => Date.now(), setTimer: () => ({ cancel: () => undefined }) };
-  const client = new CloudProviderClient({ endpoints: emulatorEndpoints(emu), credentials: emu.keyFile(SA.keyward.email), clock, env: {} });
+  const client = new IdpClient({ endpoints: emulatorEndpoints(emu), credentials: emu.keyFile(SA.keyward.email), clock, env: {} });
   const { role } = applyRoleWrite(undefined, parseFields(roleWriteShape, { type: 'iam', bound_service_accounts: SA.app.email }).values, { newRoleId: 'r' });
   const once = async () => loginIam(client, {}, role, 'svc', await verifyLoginJwt(jwt, 'iam', 'svc', client, clock.now()), clock.now());
   await once();

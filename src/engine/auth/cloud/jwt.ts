@@ -4,8 +4,8 @@
 
 import { verify, type KeyObject } from 'node:crypto';
 import { ApiError, Errors } from '../../../schema/errors';
-import { ProviderError } from '../../../provider/http';
-import type { CloudProviderClient } from '../../../provider/client';
+import { IdpError } from '../../../idp-client/http';
+import type { IdpClient } from '../../../idp-client/client';
 import type { RoleType } from '../../../schema/cloud-role';
 
 export const ALLOWED_ALGS = ['RS256'] as const;
@@ -83,7 +83,7 @@ export async function verifyLoginJwt(
   jwt: string,
   roleType: RoleType,
   roleName: string,
-  client: CloudProviderClient,
+  client: IdpClient,
   nowMs: number,
 ): Promise<VerifiedJwt> {
   // 1. Structure.
@@ -119,7 +119,7 @@ export async function verifyLoginJwt(
     try {
       key = await client.serviceAccountKey(sub, kid);
     } catch (e) {
-      if (e instanceof ProviderError && e.status === 404) {
+      if (e instanceof IdpError && e.status === 404) {
         throw bad(`unable to get public key ${JSON.stringify(kid)} for JWT subject ${JSON.stringify(sub)}: service account not found`);
       }
       throw upstream(e, `unable to get public key ${JSON.stringify(kid)} for JWT subject ${JSON.stringify(sub)}`);

@@ -2,8 +2,8 @@
 // list, alias names, group aliases from the project ancestry, and provider-error mapping.
 
 import { ApiError, Errors } from '../../../schema/errors';
-import { ProviderError } from '../../../provider/http';
-import type { CloudProviderClient, ServiceAccountInfo } from '../../../provider/client';
+import { IdpError } from '../../../idp-client/http';
+import type { IdpClient, ServiceAccountInfo } from '../../../idp-client/client';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import type { TokenSettings } from '../../token/login-result';
 
@@ -31,11 +31,11 @@ export function selectMetadata(all: Record<string, string>, keys: readonly strin
 /** 404 from the provider is the caller's problem (400); anything else fails closed with 500. */
 export function providerFailure(e: unknown, notFound: string, other: string): ApiError {
   if (ApiError.isApiError(e)) return e;
-  if (e instanceof ProviderError && e.status === 404) return Errors.badRequest(notFound);
+  if (e instanceof IdpError && e.status === 404) return Errors.badRequest(notFound);
   return new ApiError('upstream', [`${other}: ${e instanceof Error ? e.message : String(e)}`]);
 }
 
-export async function lookupServiceAccount(client: CloudProviderClient, id: string): Promise<ServiceAccountInfo> {
+export async function lookupServiceAccount(client: IdpClient, id: string): Promise<ServiceAccountInfo> {
   let sa: ServiceAccountInfo;
   try {
     sa = await client.getServiceAccount(id);
@@ -58,7 +58,7 @@ export function accountBound(role: StoredRole, sa: ServiceAccountInfo): boolean 
 }
 
 /** project-<id>, folder-<id>..., organization-<id> from the project upwards. */
-export async function groupAliases(client: CloudProviderClient, project: string): Promise<string[]> {
+export async function groupAliases(client: IdpClient, project: string): Promise<string[]> {
   try {
     const chain = await client.ancestry(project);
     return chain.filter((a) => a.type && a.id).map((a) => `${a.type}-${a.id}`);

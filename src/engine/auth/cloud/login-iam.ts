@@ -5,7 +5,7 @@
 import { Errors } from '../../../schema/errors';
 import { effectiveMetadata, type StoredCloudConfig } from '../../../schema/cloud-config';
 import type { StoredRole } from '../../../schema/cloud-role-write';
-import type { CloudProviderClient, ServiceAccountInfo } from '../../../provider/client';
+import type { IdpClient, ServiceAccountInfo } from '../../../idp-client/client';
 import type { LoginResult } from '../../token/login-result';
 import type { VerifiedJwt } from './jwt';
 import { accountBound, groupAliases, lookupServiceAccount, selectMetadata, tokenSettings } from './login-common';
@@ -31,7 +31,7 @@ export function iamMetadata(roleName: string, sa: ServiceAccountInfo): Record<st
 }
 
 export async function loginIam(
-  client: CloudProviderClient,
+  client: IdpClient,
   config: StoredCloudConfig,
   role: StoredRole,
   roleName: string,

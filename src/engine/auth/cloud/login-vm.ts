@@ -6,7 +6,7 @@ import { Errors } from '../../../schema/errors';
 import { zoneToRegion } from '../../../schema/cloud-role';
 import { effectiveMetadata, type StoredCloudConfig } from '../../../schema/cloud-config';
 import type { StoredRole } from '../../../schema/cloud-role-write';
-import type { CloudProviderClient, InstanceInfo } from '../../../provider/client';
+import type { IdpClient, InstanceInfo } from '../../../idp-client/client';
 import type { LoginResult } from '../../token/login-result';
 import type { ComputeEngineClaims } from './jwt';
 import { accountBound, groupAliases, lookupServiceAccount, providerFailure, selectMetadata, tokenSettings } from './login-common';
@@ -15,7 +15,7 @@ const LIVE_STATUSES = ['PROVISIONING', 'RUNNING', 'STAGING'];
 const list = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
 
 /** Reads the instance the claims name and checks it is alive and the same VM that got the token. */
-export async function verifyInstance(client: CloudProviderClient, ce: ComputeEngineClaims): Promise<InstanceInfo> {
+export async function verifyInstance(client: IdpClient, ce: ComputeEngineClaims): Promise<InstanceInfo> {
   const where = `(project ${ce.project_id}, zone: ${ce.zone}, instance: ${ce.instance_name})`;
   if (!ce.project_id || !ce.zone || !ce.instance_name) throw Errors.badRequest(`expected JWT to have claims with VM metadata (project_id, zone, instance_name)`);
   let inst: InstanceInfo;
@@ -39,7 +39,7 @@ export async function verifyInstance(client: CloudProviderClient, ce: ComputeEng
 }
 
 /** The vm role's bindings against the API instance; throws 400 naming the unmet binding. */
-export async function authorizeVm(client: CloudProviderClient, role: StoredRole, project: string, inst: InstanceInfo, sub: string): Promise<void> {
+export async function authorizeVm(client: IdpClient, role: StoredRole, project: string, inst: InstanceInfo, sub: string): Promise<void> {
   if (role.bound_projects.length > 0 && !role.bound_projects.includes(project)) {
     throw Errors.badRequest(`instance ${JSON.stringify(inst.id)} (project ${JSON.stringify(project)}) not in bound projects ${list(role.bound_projects)}`);
   }
@@ -62,7 +62,7 @@ export async function authorizeVm(client: CloudProviderClient, role: StoredRole,
   }
 }
 
-async function authorizeGroups(client: CloudProviderClient, role: StoredRole, project: string, inst: InstanceInfo): Promise<void> {
+async function authorizeGroups(client: IdpClient, role: StoredRole, project: string, inst: InstanceInfo): Promise<void> {
   let locations;
   try {
     locations = await client.instanceGroupLocations(project);
@@ -109,7 +109,7 @@ export function vmMetadata(roleName: string, ce: ComputeEngineClaims, sa: { uniq
 }
 
 export async function loginVm(
-  client: CloudProviderClient,
+  client: IdpClient,
   config: StoredCloudConfig,
   role: StoredRole,
   roleName: string,

@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../../clock';
 import type { JsonStore } from '../../storage/json-store';
-import { CloudProviderClient } from '../../../provider/client';
+import { IdpClient } from '../../../idp-client/client';
 import type { StoredCloudConfig } from '../../../schema/cloud-config';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import { normalizeRoleName } from '../../../schema/cloud-role';
@@ -29,7 +29,7 @@ interface Cached<T> {
 }
 
 export class CloudState {
-  private client?: CloudProviderClient;
+  private client?: IdpClient;
   private cachedConfig?: Cached<StoredCloudConfig>;
   private readonly roles = new Map<string, Cached<StoredRole | undefined>>();
 
@@ -89,8 +89,8 @@ export class CloudState {
   }
 
   /** The provider client for the current config (call config() first); rebuilt when it changed. */
-  clientFor(c: StoredCloudConfig): CloudProviderClient {
-    this.client ??= new CloudProviderClient({
+  clientFor(c: StoredCloudConfig): IdpClient {
+    this.client ??= new IdpClient({
       endpoints: c.custom_endpoint,
       credentials: c.credentials,
       env: this.opts.env,

@@ -4,7 +4,7 @@
 
 import { ManualClock } from '../../../../../src/engine/clock';
 import type { CloudEmulator } from '../../../../../src/cloud-emulator';
-import { CloudProviderClient } from '../../../../../src/provider/client';
+import { IdpClient } from '../../../../../src/idp-client/client';
 import { verifyLoginJwt } from '../../../../../src/engine/auth/cloud/jwt';
 import { ApiError } from '../../../../../src/schema/errors';
 import { SA, audience, emulatorEndpoints, startCloudFixture } from '../../../../support/cloud-fixture';
@@ -14,7 +14,7 @@ const b64u = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url'
 describe('verifyLoginJwt', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let emu: CloudEmulator;
-  let client: CloudProviderClient;
+  let client: IdpClient;
   const verify = (jwt: string, type: 'iam' | 'vm' = 'iam', role = 'r') => verifyLoginJwt(jwt, type, role, client, clock.now());
   const failure = async (p: Promise<unknown>) => {
     const e = await p.then(
@@ -27,7 +27,7 @@ describe('verifyLoginJwt', () => {
 
   beforeAll(async () => {
     emu = await startCloudFixture({ clock });
-    client = new CloudProviderClient({ endpoints: emulatorEndpoints(emu), credentials: emu.keyFile(SA.keyward.email), clock, env: {} });
+    client = new IdpClient({ endpoints: emulatorEndpoints(emu), credentials: emu.keyFile(SA.keyward.email), clock, env: {} });
   });
   afterAll(() => emu?.close());
 

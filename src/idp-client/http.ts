@@ -1,15 +1,15 @@
 // JSON over HTTP for the provider client: undici with connect/header/body timeouts, provider error
-// bodies turned into ProviderError (status + the provider's message; never request credentials).
+// bodies turned into IdpError (status + the provider's message; never request credentials).
 
 import { Agent, request, type Dispatcher } from 'undici';
 
-export class ProviderError extends Error {
+export class IdpError extends Error {
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
-    this.name = 'ProviderError';
+    this.name = 'IdpError';
   }
 }
 
@@ -33,7 +33,7 @@ export interface JsonRequest {
   body?: string;
 }
 
-/** Sends a request and parses the JSON answer; non-2xx becomes ProviderError. */
+/** Sends a request and parses the JSON answer; non-2xx becomes IdpError. */
 export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const timeout = opts.timeoutMs ?? 10_000;
   let res: Dispatcher.ResponseData;
@@ -48,16 +48,16 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
       signal: AbortSignal.timeout(timeout),
     });
   } catch (e) {
-    throw new ProviderError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
+    throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
   }
   const text = await res.body.text();
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    throw new ProviderError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
+    throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
   }
   try {
     return { body: JSON.parse(text) as T, headers: res.headers };
   } catch {
-    throw new ProviderError(res.statusCode, `${req.method} ${redactUrl(req.url)}: answer is not JSON`);
+    throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: answer is not JSON`);
   }
 }
 

@@ -8,9 +8,9 @@ import type { Dispatcher } from 'undici';
 import { resolveEndpoint, type EndpointKey } from '../schema/cloud-config';
 import { TtlCache, type NowSource } from './cache';
 import { resolveTokenSource, type KeyCredentials, type TokenSource } from './credentials';
-import { ProviderError, maxAge, requestJson, type HttpOptions } from './http';
+import { IdpError, maxAge, requestJson, type HttpOptions } from './http';
 
-export interface ProviderClientOptions {
+export interface IdpClientOptions {
   /** custom_endpoint overrides as stored (validated forms). */
   endpoints?: Partial<Record<EndpointKey, string>>;
   /** Configured service-account key; ambient credentials when absent. */
@@ -56,7 +56,7 @@ interface KeyDoc {
 
 const lastSegment = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
-export class CloudProviderClient {
+export class IdpClient {
   private readonly http: HttpOptions;
   private readonly base: Record<EndpointKey, string>;
   private readonly keyDocs: TtlCache<KeyDoc>;
@@ -65,7 +65,7 @@ export class CloudProviderClient {
   private readonly keyCacheMs: number;
   private readonly lookupCacheMs: number;
 
-  constructor(private readonly opts: ProviderClientOptions) {
+  constructor(private readonly opts: IdpClientOptions) {
     this.http = { dispatcher: opts.dispatcher, timeoutMs: opts.timeoutMs ?? 10_000 };
     const e = opts.endpoints ?? {};
     this.base = {
@@ -93,7 +93,7 @@ export class CloudProviderClient {
       return { authorization: `Bearer ${await source.accessToken()}` };
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
-      throw new ProviderError(e instanceof ProviderError ? e.status : 0, `cannot obtain an access token from ${source.description}: ${msg}`);
+      throw new IdpError(e instanceof IdpError ? e.status : 0, `cannot obtain an access token from ${source.description}: ${msg}`);
     }
   }
 

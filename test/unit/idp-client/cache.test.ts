@@ -1,7 +1,7 @@
 // TtlCache: lifetime by the injected clock, bounded size, shared in-flight loads, failures not cached.
 
 import { ManualClock } from '../../../src/engine/clock';
-import { TtlCache } from '../../../src/provider/cache';
+import { TtlCache } from '../../../src/idp-client/cache';
 
 describe('TtlCache', () => {
   it('expires entries by the clock and evicts the oldest beyond the bound', async () => {

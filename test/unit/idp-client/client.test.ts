@@ -8,16 +8,16 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../../src/engine/clock';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
-import { CloudProviderClient } from '../../../src/provider/client';
-import { ProviderError } from '../../../src/provider/http';
+import { IdpClient } from '../../../src/idp-client/client';
+import { IdpError } from '../../../src/idp-client/http';
 import { SA, emulatorEndpoints, startCloudFixture } from '../../support/cloud-fixture';
 
-describe('CloudProviderClient', () => {
+describe('IdpClient', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   let emu: CloudEmulator;
   const dir = mkdtempSync(join(tmpdir(), 'keyward-provider-'));
-  const client = (extra: Partial<ConstructorParameters<typeof CloudProviderClient>[0]> = {}) =>
-    new CloudProviderClient({ endpoints: emulatorEndpoints(emu), clock, env: {}, credentials: emu.keyFile(SA.keyward.email), ...extra });
+  const client = (extra: Partial<ConstructorParameters<typeof IdpClient>[0]> = {}) =>
+    new IdpClient({ endpoints: emulatorEndpoints(emu), clock, env: {}, credentials: emu.keyFile(SA.keyward.email), ...extra });
   const count = (name: string) => emu.counts[name] ?? 0;
 
   beforeAll(async () => {
@@ -94,11 +94,11 @@ describe('CloudProviderClient', () => {
     ]);
   });
 
-  it('maps provider errors to ProviderError with the status and the provider message', async () => {
+  it('maps provider errors to IdpError with the status and the provider message', async () => {
     const err = await client().getServiceAccount(SA.deleted.email).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ProviderError);
-    expect((err as ProviderError).status).toBe(404);
-    expect((err as ProviderError).message).toMatch(/Unknown service account/);
+    expect(err).toBeInstanceOf(IdpError);
+    expect((err as IdpError).status).toBe(404);
+    expect((err as IdpError).message).toMatch(/Unknown service account/);
   });
 
   it('uses the key file named by GOOGLE_APPLICATION_CREDENTIALS when no credentials are configured', async () => {
@@ -131,9 +131,9 @@ describe('CloudProviderClient', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     try {
-      const c = new CloudProviderClient({ endpoints: { api: url }, clock, env: {}, timeoutMs: 200 });
+      const c = new IdpClient({ endpoints: { api: url }, clock, env: {}, timeoutMs: 200 });
       const err = await c.oauth2Key('x').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ProviderError);
+      expect(err).toBeInstanceOf(IdpError);
       expect((err as Error).message).toMatch(/failed/);
     } finally {
       silent.closeAllConnections();

@@ -5,7 +5,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { createPrivateKey, sign } from 'node:crypto';
-import { ProviderError, requestJson, type HttpOptions } from './http';
+import { IdpError, requestJson, type HttpOptions } from './http';
 import type { NowSource } from './cache';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -46,7 +46,7 @@ abstract class CachingSource implements TokenSource {
     if (this.token && this.token.expires > this.clock.now()) return Promise.resolve(this.token.value);
     this.pending ??= this.fetchToken()
       .then((a) => {
-        if (!a.access_token) throw new ProviderError(0, `${this.description}: token answer has no access_token`);
+        if (!a.access_token) throw new IdpError(0, `${this.description}: token answer has no access_token`);
         // Refresh a minute early; never cache longer than the answer says.
         const life = Math.max(0, (a.expires_in ?? 300) - 60) * 1000;
         this.token = { value: a.access_token, expires: this.clock.now() + life };
@@ -130,10 +130,10 @@ export async function resolveTokenSource(
     try {
       parsed = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     } catch (e) {
-      throw new ProviderError(0, `cannot read GOOGLE_APPLICATION_CREDENTIALS file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'invalid JSON'}`);
+      throw new IdpError(0, `cannot read GOOGLE_APPLICATION_CREDENTIALS file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'invalid JSON'}`);
     }
     if (parsed.type !== 'service_account' || typeof parsed.private_key !== 'string' || typeof parsed.client_email !== 'string') {
-      throw new ProviderError(0, `GOOGLE_APPLICATION_CREDENTIALS file ${file} is not a service-account key (type "service_account" with client_email and private_key)`);
+      throw new IdpError(0, `GOOGLE_APPLICATION_CREDENTIALS file ${file} is not a service-account key (type "service_account" with client_email and private_key)`);
     }
     return new ServiceAccountKeySource(
       {
