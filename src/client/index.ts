@@ -3,7 +3,7 @@
 export { VaultClient } from './vault-client';
 export { VaultClientError } from './errors';
 export { settingsFromEnv, createDispatcher, defaultRetryPolicy } from './options';
-export type { ClientSettings, RetryPolicy, SettingsOverrides } from './options';
+export type { ClientSettings, RetryPolicy, SettingsOverrides, ServerDialect } from './options';
 export type { ClientHooks, RetryEvent, Method } from './http';
 export type { AuthMount } from './sys-auth';
 export type { CloudConfigRead, CloudRoleRead } from './cloud-auth';

@@ -27,7 +27,13 @@ export interface ClientSettings {
   timeoutMs?: number;
   /** Concurrent connections to the server (keep-alive pool size). */
   connections?: number;
+  /** Which names the server speaks: keyward's (the seed) or Vault's; undefined = detect from sys/health. */
+  dialect?: ServerDialect;
 }
+
+/** keyward: the seed's names (the embedded engine); vault: Vault Enterprise / OpenBao names. */
+export type ServerDialect = 'keyward' | 'vault';
+export const SERVER_DIALECTS: readonly ServerDialect[] = ['keyward', 'vault'];
 
 export interface SettingsOverrides {
   address?: string;
@@ -35,6 +41,7 @@ export interface SettingsOverrides {
   namespace?: string;
   caFile?: string;
   tlsSkipVerify?: boolean;
+  dialect?: ServerDialect;
 }
 
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
@@ -52,7 +59,15 @@ export function settingsFromEnv(
     namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
+    dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT),
   };
+}
+
+function dialectFromEnv(v: string | undefined): ServerDialect | undefined {
+  if (v === undefined || v.trim() === '' || v.trim() === 'auto') return undefined;
+  const d = v.trim().toLowerCase();
+  if ((SERVER_DIALECTS as readonly string[]).includes(d)) return d as ServerDialect;
+  throw new Error(`KEYWARD_DIALECT: must be one of ${SERVER_DIALECTS.join(', ')} or auto, got ${JSON.stringify(v)}`);
 }
 
 /** A keep-alive connection pool with the TLS options applied. */
