@@ -35,9 +35,13 @@ export function authBlock(t: TokenEntry): AuthBlock {
   };
 }
 
-/** Lower-cased, de-duplicated, sorted policies, plus `default` unless disabled. */
+/**
+ * Lower-cased, de-duplicated, sorted policies, plus `default` unless disabled. `root` stands alone:
+ * it already grants everything (Vault's SanitizePolicies).
+ */
 export function tokenPolicies(policies: string[], noDefaultPolicy: boolean): string[] {
   const set = new Set(policies.map((p) => p.trim().toLowerCase()).filter(Boolean));
+  if (set.has('root')) return ['root'];
   if (!noDefaultPolicy) set.add('default');
   return [...set].sort();
 }

@@ -14,7 +14,7 @@ export interface TokenEntry {
   meta: Record<string, string>;
   displayName: string;
   namespaceId: string;
-  /** Uses left; 0 = unlimited. */
+  /** Uses left; 0 = unlimited; -1 = exhausted (its last use is running; revoked right after). */
   numUses: number;
   /** ms since epoch. */
   creationTime: number;
@@ -35,4 +35,8 @@ export interface TokenEntry {
   /** Id of the parent token's accessor, for revocation trees. */
   parentAccessor: string;
   noDefaultPolicy: boolean;
+  /** ms since epoch of the last successful renewal; 0 or absent = never renewed. */
+  lastRenewalTime?: number;
+  /** What the issuing auth method recorded for its renewal checks; never shown to clients. */
+  internal?: Record<string, string>;
 }

@@ -58,6 +58,8 @@ export function lookupData(t: TokenEntry, now: number, nsPath: string, withId: b
     ttl: remaining,
     type: t.type,
     namespace_path: nsPath,
+    // node-vault-client computes a renewed token's expiry from these (Vault sends them once renewed).
+    ...(t.lastRenewalTime ? { last_renewal_time: Math.floor(t.lastRenewalTime / 1000), last_renewal: new Date(t.lastRenewalTime).toISOString() } : {}),
     ...(t.period > 0 ? { period: t.period } : {}),
     ...(t.boundCidrs.length > 0 ? { bound_cidrs: t.boundCidrs } : {}),
   };
@@ -113,6 +115,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   const renew = async (ctx: RequestContext, t: TokenEntry) => {
     const increment = (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0;
     if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
+    if (t.expireTime === 0) throw Errors.badRequest('lease is not renewable: the token has no TTL (root tokens never expire)');
     if (!t.renewable) throw Errors.badRequest('lease is not renewable');
     let settings = { ttl: t.ttl, maxTtl: t.maxTtl, period: t.period };
     if (t.mountAccessor) {
@@ -135,12 +138,11 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     return reply.auth({ ...authBlock(next), lease_duration: ttl });
   };
 
-  const target = async (ctx: RequestContext): Promise<TokenEntry> => {
+  /** The token named in the body; undefined when unknown (each route answers that as Vault does). */
+  const target = async (ctx: RequestContext): Promise<TokenEntry | undefined> => {
     const id = requestFields(ctx, { token: field.string(), increment: field.duration() }).values.token;
     if (!id) throw Errors.badRequest('the "token" field is required');
-    const t = await d.tokens.lookup(id);
-    if (!t) throw Errors.badRequest('bad token');
-    return t;
+    return d.tokens.lookup(id);
   };
   const accessorTarget = async (ctx: RequestContext): Promise<TokenEntry> => {
     const accessor = requestFields(ctx, { accessor: field.string() }).values.accessor;
@@ -160,16 +162,27 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
       operations: {
         update: async (ctx) => {
           const t = await target(ctx);
+          if (!t) throw new ApiError('permission_denied', ['bad token']);
           return reply.data(lookupData(t, d.clock.now(), nsPath(t), true));
         },
       },
     },
-    { pattern: 'renew', operations: { update: async (ctx) => renew(ctx, await target(ctx)) } },
+    {
+      pattern: 'renew',
+      operations: {
+        update: async (ctx) => {
+          const t = await target(ctx);
+          if (!t) throw Errors.badRequest('token not found');
+          return renew(ctx, t);
+        },
+      },
+    },
     {
       pattern: 'revoke',
       operations: {
         update: async (ctx) => {
           const t = await target(ctx);
+          if (!t) return; // Unknown or already revoked: nothing to do (Vault answers 204).
           if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be revoked; they expire at the end of their TTL');
           await d.tokens.revoke(t);
         },

@@ -1,12 +1,15 @@
 // The token store: service tokens persisted under their accessor, a keyed hash of the id (the id
 // itself is never stored), one row per token; batch tokens self-contained and sealed. Expiry, use
-// counts and revocation trees.
+// counts and revocation trees. Every write of a token record runs under that token's lock and
+// re-reads the stored record first, so a renewal or use racing a revocation always loses.
 
 import { createHmac } from 'node:crypto';
 import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
 import type { Seal } from '../backend';
 import type { JsonStore } from '../storage/json-store';
+import { ApiError } from '../../schema/errors';
+import { KeyedLock } from './keyed-lock';
 import type { TokenEntry, TokenType } from './token-entry';
 
 type Stored = Omit<TokenEntry, 'id'>;
@@ -34,11 +37,21 @@ export interface NewToken {
   noDefaultPolicy?: boolean;
   /** Only for the root token given on the command line. */
   id?: string;
+  internal?: Record<string, string>;
+}
+
+/** Why a write to a token record was refused: it is gone (revoked, expired) or used up. */
+export class TokenGoneError extends ApiError {
+  constructor() {
+    super('permission_denied', ['permission denied']);
+  }
 }
 
 const ACCESSOR = /^[A-Za-z0-9_-]{16,64}$/;
 
 export class TokenStore {
+  private readonly locks = new KeyedLock();
+
   /**
    * @param accessorKey secret HMAC key: accessors are HMAC(id), so an accessor names the token's row
    *   (lookups by id and by accessor are one read each, one row per token) and reveals nothing of it.
@@ -80,12 +93,14 @@ export class TokenStore {
       explicitMaxTtl: t.explicitMaxTtl ?? 0,
       period: t.period ?? 0,
       boundCidrs: t.boundCidrs ?? [],
-      renewable: t.type === 'batch' ? false : (t.renewable ?? true),
+      // A token without a TTL (root) has no lease to renew (Vault).
+      renewable: t.type === 'batch' || t.ttl <= 0 ? false : (t.renewable ?? true),
       orphan: t.orphan,
       entityId: t.entityId ?? '',
       mountAccessor: t.mountAccessor ?? '',
       parentAccessor: t.orphan ? '' : (t.parentAccessor ?? ''),
       noDefaultPolicy: t.noDefaultPolicy ?? false,
+      ...(t.internal ? { internal: t.internal } : {}),
     };
     if (t.type === 'batch') {
       const id = `hvb.${b64url(this.seal.encrypt(Buffer.from(JSON.stringify(entry), 'utf8')))}`;
@@ -93,9 +108,17 @@ export class TokenStore {
     }
     const id = t.id ?? `hvs.${stamp}${b64url(randomBytesPooled(24))}`;
     entry.accessor = this.accessorOf(id);
-    const ops: { type: 'put'; key: string; value: unknown }[] = [{ type: 'put', key: `id/${entry.accessor}`, value: entry }];
-    if (entry.parentAccessor) ops.push({ type: 'put', key: `parent/${entry.parentAccessor}/${entry.accessor}`, value: 1 });
-    await this.store.batch(ops);
+    const row = { type: 'put' as const, key: `id/${entry.accessor}`, value: entry };
+    const parent = entry.parentAccessor;
+    if (!parent) {
+      await this.store.batch([row]);
+      return { ...entry, id };
+    }
+    // Under the parent's lock: a child is never attached to a parent being revoked.
+    await this.locks.run(parent, async () => {
+      if (!this.live(await this.store.get<Stored>(`id/${parent}`))) throw new TokenGoneError();
+      await this.store.batch([row, { type: 'put', key: `parent/${parent}/${entry.accessor}`, value: 1 }]);
+    });
     return { ...entry, id };
   }
 
@@ -111,7 +134,7 @@ export class TokenStore {
     } else {
       entry = await this.store.get<Stored>(`id/${this.accessorOf(id)}`);
     }
-    if (!entry) return undefined;
+    if (!entry || entry.numUses < 0) return undefined;
     if (entry.expireTime > 0 && this.clock.now() >= entry.expireTime) {
       if (entry.type === 'service') await this.revokeEntry({ ...entry, id });
       return undefined;
@@ -119,42 +142,58 @@ export class TokenStore {
     return { ...entry, id };
   }
 
+  /** A stored record that may still be used: present, not exhausted, not expired. */
+  private live(s: Stored | undefined): s is Stored {
+    return !!s && s.numUses >= 0 && (s.expireTime === 0 || this.clock.now() < s.expireTime);
+  }
+
   async lookupAccessor(accessor: string): Promise<TokenEntry | undefined> {
     if (!ACCESSOR.test(accessor)) return undefined;
     const entry = await this.store.get<Stored>(`id/${accessor}`);
-    if (!entry) return undefined;
-    if (entry.expireTime > 0 && this.clock.now() >= entry.expireTime) return undefined;
+    if (!this.live(entry)) return undefined;
     return { ...entry, id: '' };
   }
 
   /**
-   * Counts one use. Returns false when the token has no use left. A token whose last use this is
-   * stays valid for the current request and is revoked right after (Vault semantics).
+   * Re-checks a service token against its stored record and counts one use, atomically under the
+   * token's lock. `ok: false` when it was revoked, expired or used up since the request began. The
+   * use that exhausts a token marks it exhausted in the same write, so every later request fails;
+   * the current request still runs and the caller revokes the token right after (Vault's UseToken).
    */
   async use(entry: TokenEntry): Promise<{ ok: boolean; revokeAfter: boolean }> {
-    if (entry.numUses === 0 || entry.type === 'batch') return { ok: true, revokeAfter: false };
-    const h = entry.accessor;
-    const current = await this.store.get<Stored>(`id/${h}`);
-    if (!current || current.numUses <= 0) return { ok: false, revokeAfter: false };
-    const left = current.numUses - 1;
-    if (left === 0) return { ok: true, revokeAfter: true };
-    await this.store.put(`id/${h}`, { ...current, numUses: left });
-    entry.numUses = left;
-    return { ok: true, revokeAfter: false };
+    if (entry.type === 'batch') return { ok: true, revokeAfter: false };
+    return this.locks.run(entry.accessor, async () => {
+      const current = await this.store.get<Stored>(`id/${entry.accessor}`);
+      if (!this.live(current)) return { ok: false, revokeAfter: false };
+      if (current.numUses === 0) return { ok: true, revokeAfter: false };
+      const left = current.numUses - 1;
+      await this.store.put(`id/${entry.accessor}`, { ...current, numUses: left === 0 ? -1 : left });
+      if (left > 0) entry.numUses = left;
+      return { ok: true, revokeAfter: left === 0 };
+    });
   }
 
-  /** Stores a renewed expiry. */
+  /**
+   * Stores a renewed expiry on the record as it is now (never the request's stale copy). Throws
+   * TokenGoneError when the token was revoked, expired or used up meanwhile: a renewal racing a
+   * revocation loses.
+   */
   async extend(entry: TokenEntry, ttlSeconds: number, settings: { maxTtl: number; period: number; ttl: number }): Promise<TokenEntry> {
-    const next: TokenEntry = {
-      ...entry,
-      expireTime: this.clock.now() + ttlSeconds * 1000,
-      maxTtl: settings.maxTtl,
-      period: settings.period,
-      ttl: settings.ttl,
-    };
-    const { id: _id, ...stored } = next;
-    await this.store.put(`id/${stored.accessor}`, stored);
-    return next;
+    return this.locks.run(entry.accessor, async () => {
+      const current = await this.store.get<Stored>(`id/${entry.accessor}`);
+      if (!this.live(current)) throw new TokenGoneError();
+      const now = this.clock.now();
+      const next: Stored = {
+        ...current,
+        expireTime: now + ttlSeconds * 1000,
+        maxTtl: settings.maxTtl,
+        period: settings.period,
+        ttl: settings.ttl,
+        lastRenewalTime: now,
+      };
+      await this.store.put(`id/${entry.accessor}`, next);
+      return { ...next, id: entry.id };
+    });
   }
 
   /** Revokes a service token and, recursively, its children. */
@@ -175,7 +214,11 @@ export class TokenStore {
     await this.revokeStored(entry);
   }
 
-  private async revokeStored(entry: Stored): Promise<void> {
+  private revokeStored(entry: Stored): Promise<void> {
+    return this.locks.run(entry.accessor, () => this.revokeLocked(entry));
+  }
+
+  private async revokeLocked(entry: Stored): Promise<void> {
     const children = await this.store.list(`parent/${entry.accessor}/`);
     for (const child of children) await this.revokeByAccessor(child);
     const ops: { type: 'delete'; key: string }[] = [

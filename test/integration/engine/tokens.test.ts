@@ -1,5 +1,6 @@
 // Token lifetimes and limits on an injected clock, over the real socket.
 
+import { connect } from 'node:net';
 import { ManualClock } from '../../../src/engine/clock';
 import { startTestEngine, api } from '../../support/engine';
 import { staticAuthMethod } from '../../support/static-auth';
@@ -169,4 +170,133 @@ it('tokens issued by an auth mount stop working when the mount is disabled', asy
   expect((await lookup(t)).status).toBe(200);
   await api(engine, 'DELETE', 'sys/auth/short-lived');
   expect((await lookup(t)).status).toBe(403);
+});
+
+describe('no request outlives a revocation', () => {
+  /** Sends a request head and the first body byte over a raw socket; finish() sends the rest. */
+  function slowRequest(path: string, token: string, body: string) {
+    const { port } = new URL(engine.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (answer += c));
+    const closed = new Promise<void>((resolve) => socket.on('end', resolve));
+    socket.write(
+      `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
+    );
+    return {
+      finish: async () => {
+        socket.write(body.slice(1));
+        await closed;
+        return Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
+      },
+    };
+  }
+
+  it('a renew-self whose body arrives after a revocation fails and the token stays revoked', async () => {
+    const t = await create({ ttl: '1h' });
+    const held = slowRequest('auth/token/renew-self', t.client_token, '{}');
+    // A round trip on another connection: the held request's head has been dispatched by now.
+    expect((await api(engine, 'GET', 'sys/health')).status).toBe(200);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } })).status).toBe(204);
+    expect(await held.finish()).toBe(403);
+    expect((await lookup(t.client_token)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+  });
+
+  it('any request whose body arrives after a revocation is refused', async () => {
+    const t = await create({ ttl: '1h', policies: ['root'] });
+    const held = slowRequest('sys/policy/late', t.client_token, JSON.stringify({ policy: 'path "x" { capabilities = ["read"] }' }));
+    expect((await api(engine, 'GET', 'sys/health')).status).toBe(200);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } })).status).toBe(204);
+    expect(await held.finish()).toBe(403);
+    expect((await api(engine, 'GET', 'sys/policy/late')).status).toBe(404);
+  });
+
+  it('num_uses=1 with 20 concurrent requests: exactly one succeeds', async () => {
+    const t = await create({ ttl: '1h', num_uses: 1 });
+    const all = await Promise.all(Array.from({ length: 20 }, () => lookup(t.client_token)));
+    expect(all.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(all.filter((r) => r.status === 403)).toHaveLength(19);
+    expect((await lookup(t.client_token)).status).toBe(403);
+  });
+
+  it('num_uses=3 with concurrent requests: exactly three succeed', async () => {
+    const t = await create({ ttl: '1h', num_uses: 3 });
+    const all = await Promise.all(Array.from({ length: 20 }, () => lookup(t.client_token)));
+    expect(all.filter((r) => r.status === 200)).toHaveLength(3);
+  });
+
+  it('revoke, renewals and uses racing: the token ends revoked and nothing succeeds after the revoke', async () => {
+    for (let round = 0; round < 5; round++) {
+      const t = await create({ ttl: '1h', num_uses: 0 });
+      const racers = [
+        ...Array.from({ length: 10 }, () => renew(t.client_token)),
+        ...Array.from({ length: 10 }, () => lookup(t.client_token)),
+      ];
+      const revoked = api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } }).then((r) => r.status);
+      const results = await Promise.all(racers);
+      expect(await revoked).toBe(204);
+      for (const r of results) expect([200, 403]).toContain(r.status);
+      expect((await lookup(t.client_token)).status).toBe(403);
+      expect((await renew(t.client_token)).status).toBe(403);
+      expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+    }
+  });
+
+  it('a renewal keeps the uses already spent', async () => {
+    const t = await create({ ttl: '1h', num_uses: 3 });
+    expect((await renew(t.client_token)).status).toBe(200);
+    const l = await lookup(t.client_token);
+    expect(l.body.data.num_uses).toBe(1);
+    expect((await lookup(t.client_token)).status).toBe(200);
+    expect((await lookup(t.client_token)).status).toBe(403);
+  });
+});
+
+describe('root tokens and Vault status codes', () => {
+  it('the root token is not renewable, renewal is refused and it keeps no expiry', async () => {
+    const before = await api(engine, 'GET', 'auth/token/lookup-self');
+    expect(before.body.data).toMatchObject({ renewable: false, expire_time: null, ttl: 0 });
+    const r = await api(engine, 'POST', 'auth/token/renew-self', { body: {} });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/not renewable/);
+    const after = await api(engine, 'GET', 'auth/token/lookup-self');
+    expect(after.body.data).toMatchObject({ renewable: false, expire_time: null, ttl: 0 });
+  });
+
+  it('policies ["root"] creates a root token: root alone, no expiry, only by a root token', async () => {
+    const r = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root'] } });
+    expect(r.status).toBe(200);
+    expect(r.body.auth).toMatchObject({ policies: ['root'], token_policies: ['root'], lease_duration: 0, renewable: false });
+    const l = await lookup(r.body.auth.client_token);
+    expect(l.body.data).toMatchObject({ policies: ['root'], expire_time: null });
+    const mixed = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root', 'default', 'x'] } });
+    expect(mixed.body.auth.policies).toEqual(['root']);
+    await api(engine, 'POST', 'sys/policy/creator', { body: { policy: 'path "auth/token/create" { capabilities = ["update", "sudo"] }' } });
+    const creator = await create({ ttl: '1h', policies: ['creator'] });
+    const refused = await api(engine, 'POST', 'auth/token/create', { token: creator.client_token, body: { policies: ['root'] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]).toMatch(/root tokens may only be created by a root token/);
+  });
+
+  it('lookup of an unknown token is 403, revoke of an unknown token is 204', async () => {
+    const l = await api(engine, 'POST', 'auth/token/lookup', { body: { token: 'hvs.000000000000unknownunknownunknown' } });
+    expect(l.status).toBe(403);
+    expect(l.body.errors).toEqual(['bad token']);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: 'hvs.000000000000unknownunknownunknown' } })).status).toBe(204);
+  });
+
+  it('lookups after a renewal carry last_renewal_time and last_renewal', async () => {
+    const t = await create({ ttl: '1h' });
+    expect((await lookup(t.client_token)).body.data.last_renewal_time).toBeUndefined();
+    await clock.advance(10 * 60 * 1000);
+    const renewedAt = clock.now();
+    expect((await renew(t.client_token)).status).toBe(200);
+    const l = await lookup(t.client_token);
+    expect(l.body.data.last_renewal_time).toBe(Math.floor(renewedAt / 1000));
+    expect(l.body.data.last_renewal).toBe(new Date(renewedAt).toISOString());
+    const other = await api(engine, 'POST', 'auth/token/lookup', { body: { token: t.client_token } });
+    expect(other.body.data.last_renewal_time).toBe(Math.floor(renewedAt / 1000));
+  });
 });
