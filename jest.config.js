@@ -3,7 +3,12 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // jose ships ES modules only; Node loads them natively, Jest's CommonJS runtime needs them transpiled.
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testTimeout: 60000,
   maxWorkers: 2,
 };
