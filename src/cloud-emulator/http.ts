@@ -49,6 +49,8 @@ export interface EmulatorScope {
   computeBase(): string;
   /** A live (not deleted) account by email or unique id, else 404. */
   liveAccount(id: string): DescribedServiceAccount;
+  /** Whether a key was deleted at the provider (gone from the key documents). */
+  keyDeleted(kid: string): boolean;
   issueToken(email: string): { access_token: string; expires_in: number; token_type: string };
   /** Throws 401 unless the request carries a bearer token this emulator issued (when auth is on). */
   checkAuth(req: IncomingMessage): void;

@@ -7,7 +7,7 @@ import { signRs256 } from './mint';
 
 export function identityRoutes(x: EmulatorScope): EmulatorRoute[] {
   return [
-    ['certs', 'GET', /^\/oauth2\/v1\/certs$/, () => Object.fromEntries(x.keys.oauth2.map((k) => [k.kid, k.certPem]))],
+    ['certs', 'GET', /^\/oauth2\/v1\/certs$/, () => Object.fromEntries(x.keys.oauth2.filter((k) => !x.keyDeleted(k.kid)).map((k) => [k.kid, k.certPem]))],
     [
       'x509',
       'GET',
@@ -15,7 +15,7 @@ export function identityRoutes(x: EmulatorScope): EmulatorRoute[] {
       (m) => {
         const sa = x.liveAccount(m[1]);
         const k = x.keys.accounts.get(sa.email)!;
-        return Object.fromEntries([k.system, ...k.user].map((x) => [x.kid, x.certPem]));
+        return Object.fromEntries([k.system, ...k.user].filter((key) => !x.keyDeleted(key.kid)).map((key) => [key.kid, key.certPem]));
       },
     ],
     [

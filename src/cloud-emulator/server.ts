@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { parseDescription, type Description } from './description';
+import { parseDescription, type DescribedInstance, type Description } from './description';
 import { generateKeys, keyFile, type EmulatorKeys, type ServiceAccountKeyFile } from './keys';
 import { findAccount, mintInstanceToken, mintServiceAccountJwt, type MintInstanceOptions, type MintServiceAccountOptions } from './mint';
 import { HttpError, readBody, type EmulatorRoute, type EmulatorScope } from './http';
@@ -40,6 +40,14 @@ export interface CloudEmulator {
   keyFile(account: string, keyIndex?: number): ServiceAccountKeyFile;
   mintServiceAccountJwt(o: MintServiceAccountOptions): string;
   mintInstanceToken(o: MintInstanceOptions): string;
+  /** Deletes a key at the provider: it leaves the key documents (minting with it still works, as a stolen key would). */
+  deleteKey(kid: string): void;
+  /** Disables, re-enables or deletes a service account. */
+  updateServiceAccount(account: string, change: { disabled?: boolean; deleted?: boolean }): void;
+  /** Changes an instance's status (e.g. TERMINATED once stopped). */
+  setInstanceStatus(name: string, status: DescribedInstance['status']): void;
+  /** The Cache-Control header of a key document (null: none). Default: public, max-age=3600, as Google's. */
+  setKeyDocCacheControl(doc: 'certs' | 'x509', value: string | null): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +58,8 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
   const pageSize = opts.pageSize ?? 500;
   const tokens = new Map<string, { email: string; expires: number }>();
   const counts: Record<string, number> = {};
+  const deletedKids = new Set<string>();
+  const keyDocCache: Record<'certs' | 'x509', string | null> = { certs: 'public, max-age=3600', x509: 'public, max-age=3600' };
   const now = () => (opts.clock ?? Date).now();
   let url = '';
 
@@ -79,6 +89,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     now,
     computeBase: () => `${url}/compute/v1/`,
     liveAccount,
+    keyDeleted: (kid) => deletedKids.has(kid),
     issueToken,
     checkAuth,
   };
@@ -120,7 +131,8 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
           return;
         }
         // Key documents are cacheable, as Google's are (its max-age is several hours).
-        const cache = name === 'certs' || name === 'x509' ? { 'cache-control': 'public, max-age=3600' } : {};
+        const cc = name === 'certs' || name === 'x509' ? keyDocCache[name] : null;
+        const cache = cc === null ? {} : { 'cache-control': cc };
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...cache }).end(JSON.stringify(out));
         return;
       }
@@ -156,6 +168,18 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     },
     mintServiceAccountJwt: (o) => mintServiceAccountJwt(d, keys, { now: Math.floor(now() / 1000), ...o }),
     mintInstanceToken: (o) => mintInstanceToken(d, keys, { now: Math.floor(now() / 1000), ...o }),
+    deleteKey: (kid) => void deletedKids.add(kid),
+    updateServiceAccount(account, change) {
+      const sa = findAccount(d, account);
+      if (!sa) throw new Error(`unknown service account ${JSON.stringify(account)}`);
+      Object.assign(sa, change);
+    },
+    setInstanceStatus(name, status) {
+      const inst = d.instances.find((i) => i.name === name);
+      if (!inst) throw new Error(`unknown instance ${JSON.stringify(name)}`);
+      inst.status = status;
+    },
+    setKeyDocCacheControl: (doc, value) => void (keyDocCache[doc] = value),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

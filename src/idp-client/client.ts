@@ -1,14 +1,16 @@
 // Client for the identity provider's REST APIs used by the cloud auth method: public key documents
 // (OAuth2 certs, service-account x509 metadata), IAM serviceAccounts.get, Compute instances and
-// instance groups, Resource Manager ancestry. Base URLs come from custom_endpoint overrides;
-// keys and lookups are cached for a bounded lifetime (injected clock).
+// instance groups, Resource Manager ancestry. Base URLs come from custom_endpoint overrides.
+// Freshness as Vault's: identity lookups go to the provider every time (an opt-in cache trades
+// that for throughput); key documents are kept only as long as their Cache-Control/Expires allow,
+// at most 10 minutes (injected clock).
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { resolveEndpoint, type EndpointKey } from '../schema/cloud-config';
 import { TtlCache, type NowSource } from './cache';
 import { resolveTokenSource, type KeyCredentials, type TokenSource } from './credentials';
-import { IdpError, maxAge, requestJson, type HttpOptions } from './http';
+import { IdpError, keyDocLifetimeMs, requestJson, type HttpOptions } from './http';
 
 export interface IdpClientOptions {
   /** custom_endpoint overrides as stored (validated forms). */
@@ -19,9 +21,16 @@ export interface IdpClientOptions {
   clock: NowSource;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
-  /** Upper bound for key documents (Cache-Control max-age is honoured below it). Default 1 h. */
+  /**
+   * Upper bound for key documents; their Cache-Control/Expires decide below it (no-store/no-cache:
+   * never kept; no header: 60 s). Default and ceiling: 10 minutes.
+   */
   keyCacheMs?: number;
-  /** Lifetime of IAM/Compute/CRM lookups. Default 60 s. */
+  /**
+   * Opt-in reuse of IAM/Compute/CRM lookups across logins and renewals, in ms. Default 0: every
+   * login and renewal asks the provider, so a disabled or deleted account or a stopped instance is
+   * refused at once. With N > 0 such a change may go unnoticed for up to N ms.
+   */
   lookupCacheMs?: number;
 }
 
@@ -54,6 +63,9 @@ interface KeyDoc {
   fetchedAt: number;
 }
 
+/** Never keep a key document longer than this, whatever its headers say (a deleted key dies within it). */
+export const MAX_KEY_DOC_MS = 600_000;
+
 const lastSegment = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 export class IdpClient {
@@ -76,8 +88,8 @@ export class IdpClient {
     };
     this.keyDocs = new TtlCache(opts.clock, 10_000);
     this.lookups = new TtlCache(opts.clock, 10_000);
-    this.keyCacheMs = opts.keyCacheMs ?? 3600_000;
-    this.lookupCacheMs = opts.lookupCacheMs ?? 60_000;
+    this.keyCacheMs = Math.min(opts.keyCacheMs ?? MAX_KEY_DOC_MS, MAX_KEY_DOC_MS);
+    this.lookupCacheMs = Math.max(0, opts.lookupCacheMs ?? 0);
   }
 
   private async authHeaders(): Promise<Record<string, string>> {
@@ -113,8 +125,7 @@ export class IdpClient {
         // An unparseable entry cannot verify anything; skip it rather than fail every kid.
       }
     }
-    const age = maxAge(headers);
-    const ttlMs = Math.min(this.keyCacheMs, age === undefined ? this.keyCacheMs : age * 1000);
+    const ttlMs = Math.min(this.keyCacheMs, keyDocLifetimeMs(headers, this.opts.clock.now()));
     return { value: { keys, fetchedAt: this.opts.clock.now() }, ttlMs };
   }
 
@@ -138,6 +149,7 @@ export class IdpClient {
   }
 
   private cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.lookupCacheMs === 0) return load();
     return this.lookups.getOrLoad(key, async () => ({ value: await load(), ttlMs: this.lookupCacheMs })) as Promise<T>;
   }
 

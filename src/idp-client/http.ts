@@ -17,6 +17,30 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
   /** Per-request limit in ms (connect, headers and body each). */
   timeoutMs?: number;
+  /** Largest response body accepted; default MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
+}
+
+/** Provider answers are small JSON documents; a larger body is refused, not buffered. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+async function boundedText(body: Dispatcher.ResponseData['body'], limit: number, req: JsonRequest): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        body.destroy();
+        throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (e instanceof IdpError) throw e;
+    throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: reading the answer failed: ${(e as Error).message}`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 let shared: Agent | undefined;
@@ -50,7 +74,7 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
   } catch (e) {
     throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
   }
-  const text = await res.body.text();
+  const text = await boundedText(res.body, opts.maxBodyBytes ?? MAX_BODY_BYTES, req);
   if (res.statusCode < 200 || res.statusCode >= 300) {
     throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
   }
@@ -78,9 +102,30 @@ function redactUrl(url: string): string {
   return i === -1 ? url : url.slice(0, i);
 }
 
-/** max-age from a Cache-Control header, in seconds, if any. */
-export function maxAge(headers: Record<string, string | string[] | undefined>): number | undefined {
-  const cc = headers['cache-control'];
-  const m = /max-age=(\d+)/.exec(Array.isArray(cc) ? cc.join(',') : (cc ?? ''));
-  return m ? Number(m[1]) : undefined;
+/** How long a document without any caching header may be kept. */
+export const DEFAULT_DOC_LIFETIME_MS = 60_000;
+
+const header = (h: Record<string, string | string[] | undefined>, name: string) => {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(',') : (v ?? '');
+};
+
+/**
+ * How long a response may be reused, from Cache-Control (no-store/no-cache/private-free max-age,
+ * minus Age) or else Expires (against Date, or the given clock), or else a short default.
+ */
+export function keyDocLifetimeMs(headers: Record<string, string | string[] | undefined>, nowMs: number): number {
+  const cc = header(headers, 'cache-control').toLowerCase();
+  if (/(^|[\s,])(no-store|no-cache)\b/.test(cc)) return 0;
+  const age = Number(/^\s*(\d+)\s*$/.exec(header(headers, 'age'))?.[1] ?? 0);
+  const m = /(^|[\s,])max-age\s*=\s*"?(\d+)/.exec(cc);
+  if (m) return Math.max(0, Number(m[2]) - age) * 1000;
+  const expires = header(headers, 'expires');
+  if (expires) {
+    const at = Date.parse(expires);
+    if (Number.isNaN(at)) return 0; // RFC 9111: an invalid Expires means already expired.
+    const date = Date.parse(header(headers, 'date'));
+    return Math.max(0, at - (Number.isNaN(date) ? nowMs : date));
+  }
+  return DEFAULT_DOC_LIFETIME_MS;
 }

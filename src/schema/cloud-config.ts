@@ -56,7 +56,7 @@ export const CONFIG_FIELDS: readonly ConfigFieldSpec[] = [
 
 /** zod field schemas for parseFields on config writes (and the empty read query). */
 export const configWriteShape = {
-  credentials: field.string(),
+  credentials: field.secretString(),
   iam_alias: field.string(),
   iam_metadata: field.commaList(),
   vm_alias: field.string(),

@@ -26,9 +26,13 @@ function coerced<T>(fn: (v: unknown) => T) {
   });
 }
 
+const SECRET = 'secret';
+
 /** Field kinds of Vault's framework. */
 export const field = {
   string: () => coerced(coerceString),
+  /** A string holding a secret: a rejected value is never echoed in the error. */
+  secretString: () => coerced(coerceString).describe(SECRET),
   bool: () => coerced(coerceBool),
   int: () => coerced(coerceInt),
   /** Seconds, from an integer or a duration string. */
@@ -77,7 +81,7 @@ export function parseFields<S extends FieldShape>(shape: S, body: Record<string,
     if (!r.success) {
       const reason = r.error.issues.map((i) => i.message).join('; ');
       throw new ApiError('invalid_request', [
-        `Field validation failed: error converting input ${show(raw)} for field "${name}": ${reason}`,
+        `Field validation failed: error converting input ${schema.description === SECRET ? '(sensitive value)' : show(raw)} for field "${name}": ${reason}`,
       ]);
     }
     values[name] = r.data;

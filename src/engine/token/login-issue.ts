@@ -48,6 +48,7 @@ export async function issueLoginToken(
     entityId: entity.id,
     mountAccessor: mount.accessor,
     noDefaultPolicy: s.noDefaultPolicy,
+    internal: login.internal,
   });
   return { auth: authBlock(token), warnings };
 }

@@ -25,6 +25,8 @@ export interface LoginResult {
   alias: { name: string; metadata: Record<string, string> };
   /** Group alias names such as project-p1, folder-123, organization-456. */
   groupAliases?: string[];
+  /** Kept with the token for the method's renewal checks (how it was obtained); never shown. */
+  internal?: Record<string, string>;
   /** Extra warnings for the login response. */
   warnings?: string[];
 }

@@ -11,6 +11,9 @@ import type { VerifiedJwt } from './jwt';
 import { accountBound, groupAliases, lookupServiceAccount, selectMetadata, tokenSettings } from './login-common';
 import { verifyInstance } from './login-vm';
 
+/** Internal token data key: the instance (compute_engine claims, JSON) an iam token was inferred from. */
+export const VM_INFERENCE = 'vm_inference';
+
 /** Leeway on max_jwt_exp (clients often mint exp = now + max_jwt_exp exactly). */
 export const MAX_JWT_EXP_LEEWAY = 30;
 
@@ -65,5 +68,7 @@ export async function loginIam(
     metadata,
     alias: { name: config.iam_alias === 'unique_id' ? sa.uniqueId : role.role_id, metadata },
     groupAliases: role.add_group_aliases ? await groupAliases(client, sa.projectId) : undefined,
+    // Renewal re-checks that the role still allows inference and that the instance still runs.
+    internal: jwt.computeEngine ? { [VM_INFERENCE]: JSON.stringify(jwt.computeEngine) } : undefined,
   };
 }

@@ -1,10 +1,11 @@
 // auth/<mount>/login: the common pipeline (role, jwt, verification, bound CIDRs) then the
-// role type's authorization. Unauthenticated; unknown fields are refused (422).
+// role type's authorization. Unauthenticated; unknown fields are refused (422). Every refusal is
+// logged with the role, the reason and the client address (never the JWT).
 
-import type { Route } from '../../backend';
+import type { RequestContext, Route } from '../../backend';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
-import { Errors } from '../../../schema/errors';
+import { ApiError, Errors } from '../../../schema/errors';
 import { field } from '../../../schema/fields';
 import { addressInCidrs } from '../../../schema/cidr';
 import type { CloudState } from './state';
@@ -22,27 +23,44 @@ export function loginRoutes(state: CloudState): Route[] {
       unknownFields: 'reject',
       operations: {
         update: async (ctx) => {
-          const { values } = requestFields(ctx, loginShape);
-          const roleName = (values.role ?? '').trim();
-          if (!roleName) throw Errors.badRequest('role is required (field "role")');
-          const config = await state.config();
-          const role = await state.role(roleName);
-          if (!role) throw Errors.badRequest(`role ${JSON.stringify(roleName)} not found`);
-          const jwt = (values.jwt ?? '').trim();
-          if (!jwt) throw Errors.badRequest('jwt argument is required (field "jwt")');
-          const client = state.clientFor(config);
-          const now = ctx.clock.now();
-          const verified = await verifyLoginJwt(jwt, role.type, roleName, client, now);
-          if (role.token_bound_cidrs.length > 0 && !addressInCidrs(ctx.clientAddress, role.token_bound_cidrs)) {
-            throw Errors.permissionDenied();
+          let roleName = '';
+          try {
+            return await login(ctx, (name) => (roleName = name));
+          } catch (e) {
+            const reason = ApiError.isApiError(e) ? e.errors.join('; ') : 'internal error';
+            ctx.log.warn('cloud login refused', {
+              role: roleName,
+              reason,
+              client_address: ctx.clientAddress,
+              request_id: ctx.requestId,
+            });
+            throw e;
           }
-          const login =
-            role.type === 'iam'
-              ? await loginIam(client, config, role, roleName, verified, now)
-              : await loginVm(client, config, role, roleName, verified.computeEngine, verified.sub);
-          return reply.login(login);
         },
       },
     },
   ];
+
+  async function login(ctx: RequestContext, named: (role: string) => void) {
+    const { values } = requestFields(ctx, loginShape);
+    const roleName = (values.role ?? '').trim();
+    named(roleName);
+    if (!roleName) throw Errors.badRequest('role is required (field "role")');
+    const config = await state.config();
+    const role = await state.role(roleName);
+    if (!role) throw Errors.badRequest(`role ${JSON.stringify(roleName)} not found`);
+    const jwt = (values.jwt ?? '').trim();
+    if (!jwt) throw Errors.badRequest('jwt argument is required (field "jwt")');
+    const client = state.clientFor(config);
+    const now = ctx.clock.now();
+    const verified = await verifyLoginJwt(jwt, role.type, roleName, client, now);
+    if (role.token_bound_cidrs.length > 0 && !addressInCidrs(ctx.clientAddress, role.token_bound_cidrs)) {
+      throw Errors.permissionDenied();
+    }
+    const login =
+      role.type === 'iam'
+        ? await loginIam(client, config, role, roleName, verified, now)
+        : await loginVm(client, config, role, roleName, verified.computeEngine, verified.sub);
+    return reply.login(login);
+  }
 }

@@ -7,7 +7,7 @@ import { ApiError, Errors } from '../../../schema/errors';
 import type { ComputeEngineClaims } from './jwt';
 import type { CloudState } from './state';
 import { lookupServiceAccount } from './login-common';
-import { authorizeIam } from './login-iam';
+import { authorizeIam, VM_INFERENCE } from './login-iam';
 import { authorizeVm, verifyInstance } from './login-vm';
 
 const policySet = (ps: readonly string[]) => [...new Set(ps.filter((p) => p !== 'default'))].sort().join('\n');
@@ -25,6 +25,11 @@ export async function renewCloudToken(state: CloudState, ctx: RenewContext): Pro
   if (!meta.service_account_id) throw Errors.badRequest('service account id metadata not associated with auth token, invalid');
   try {
     if (role.type === 'iam') {
+      const inferred = ctx.token.internal?.[VM_INFERENCE];
+      if (inferred) {
+        if (!role.allow_vm_inference) throw Errors.badRequest('the token was obtained through allow_vm_inference, which the role no longer allows');
+        await verifyInstance(client, JSON.parse(inferred) as ComputeEngineClaims);
+      }
       const sa = await lookupServiceAccount(client, meta.service_account_id);
       authorizeIam(role, sa);
     } else {

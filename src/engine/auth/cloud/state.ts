@@ -21,6 +21,18 @@ export interface CloudStateOptions {
   /** Injected for tests and benchmarks; a shared keep-alive agent otherwise. */
   dispatcher?: Dispatcher;
   timeoutMs?: number;
+  /**
+   * Opt-in reuse of provider identity lookups, in ms (default 0: fresh on every login and renewal,
+   * as Vault). Also read from KEYWARD_CLOUD_LOOKUP_CACHE_MS. A disabled or deleted service account
+   * or a stopped instance may keep logging in and renewing for up to this long.
+   */
+  lookupCacheMs?: number;
+}
+
+function lookupCacheMs(o: CloudStateOptions): number {
+  if (o.lookupCacheMs !== undefined) return o.lookupCacheMs;
+  const v = Number(o.env.KEYWARD_CLOUD_LOOKUP_CACHE_MS ?? 0);
+  return Number.isFinite(v) && v > 0 ? v : 0;
 }
 
 interface Cached<T> {
@@ -97,6 +109,7 @@ export class CloudState {
       clock: this.opts.clock,
       dispatcher: this.opts.dispatcher,
       timeoutMs: this.opts.timeoutMs,
+      lookupCacheMs: lookupCacheMs(this.opts),
     });
     return this.client;
   }
