@@ -48,6 +48,8 @@ export interface CloudEmulator {
   setInstanceStatus(name: string, status: DescribedInstance['status']): void;
   /** The Cache-Control header of a key document (null: none). Default: public, max-age=3600, as Google's. */
   setKeyDocCacheControl(doc: 'certs' | 'x509', value: string | null): void;
+  /** Makes a route (by its name in `counts`) answer this status until set back to null (an outage). */
+  failRoute(name: string, status: number | null): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
   const tokens = new Map<string, { email: string; expires: number }>();
   const counts: Record<string, number> = {};
   const deletedKids = new Set<string>();
+  const failing = new Map<string, number>();
   const keyDocCache: Record<'certs' | 'x509', string | null> = { certs: 'public, max-age=3600', x509: 'public, max-age=3600' };
   const now = () => (opts.clock ?? Date).now();
   let url = '';
@@ -124,6 +127,8 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
         if (!m) continue;
         if (req.method !== method) throw new HttpError(405, `method ${req.method} not allowed`);
         counts[name] = (counts[name] ?? 0) + 1;
+        const outage = failing.get(name);
+        if (outage !== undefined) throw new HttpError(outage, `${name} is unavailable (emulated outage)`);
         const out = await fn(m, req, u.searchParams);
         if (out && typeof out === 'object' && '__raw' in out) {
           // The metadata server answers identity tokens as plain text.
@@ -180,6 +185,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
       inst.status = status;
     },
     setKeyDocCacheControl: (doc, value) => void (keyDocCache[doc] = value),
+    failRoute: (name, status) => void (status === null ? failing.delete(name) : failing.set(name, status)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -3,6 +3,7 @@
 
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { ManualClock } from '../../../src/engine/clock';
+import { createLogger } from '../../../src/engine/log';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import { api, startTestEngine, type ApiResult } from '../../support/engine';
 import { SA, audience, login, mountCloudAuth, startCloudFixture, writeRoles } from '../../support/cloud-fixture';
@@ -154,10 +155,162 @@ describe('cloud auth login refusals', () => {
     refused(r, 422, /unknown fields: \["extra"\]/);
   });
 
+  it('refuses malleable signatures: the +/ alphabet, padding, junk characters, non-canonical last character', async () => {
+    // A signature holding both '-' or '_' (so the standard alphabet spells it differently).
+    let jwt = saJwt();
+    for (let i = 0; !/[-_]/.test(parts(jwt)[2]); i++) jwt = saJwt({ claims: { jti: String(i) } });
+    const [h, p, s] = parts(jwt);
+    expect((await login(engine, 'iam', jwt)).status).toBe(200);
+    const variants = [
+      s.replace(/-/g, '+').replace(/_/g, '/'),
+      `${s}==`,
+      `${s.slice(0, 100)} ${s.slice(100)}`,
+      `${s.slice(0, 100)}\t${s.slice(100)}`,
+      `${s.slice(0, 100)}*${s.slice(100)}`,
+    ];
+    // 256 bytes = 342 characters with 4 spare bits in the last one: flipping them keeps the bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(s[s.length - 1]);
+    variants.push(s.slice(0, -1) + alphabet[last ^ 1]);
+    expect(Buffer.from(variants[variants.length - 1], 'base64url')).toEqual(Buffer.from(s, 'base64url'));
+    for (const v of variants) refused(await login(engine, 'iam', `${h}.${p}.${v}`), 400, /unpadded base64url|unable to parse signed JWT/);
+    refused(await login(engine, 'iam', `${h}=.${p}.${s}`), 400, /unpadded base64url/);
+  });
+
+  it('refuses nbf in the future and iat or nbf that are not numbers', async () => {
+    refused(await login(engine, 'iam', saJwt({ claims: { nbf: now() + 600 } })), 400, /not valid yet: its 'nbf' claim is in the future/);
+    expect((await login(engine, 'iam', saJwt({ claims: { nbf: now() + 30 } }))).status).toBe(200); // within the 60 s leeway
+    refused(await login(engine, 'iam', saJwt({ claims: { iat: String(now()) } })), 400, /invalid 'iat' claim/);
+    refused(await login(engine, 'iam', saJwt({ claims: { nbf: String(now() - 10) } })), 400, /invalid 'nbf' claim/);
+    refused(await login(engine, 'iam', saJwt({ claims: { exp: String(now() + 300) } })), 400, /expired or does not have proper 'exp'/);
+  });
+
+  it('refuses a sub that is not a service-account email or id before any provider request (.., a lone surrogate)', async () => {
+    const before = { ...emu.counts };
+    refused(await login(engine, 'iam', saJwt({ claims: { sub: '..' } })), 400, /'sub' claim with service account id or email/);
+    refused(await login(engine, 'iam', saJwt({ claims: { sub: '../../oauth2/v1/certs' } })), 400, /'sub' claim with service account id or email/);
+    refused(await login(engine, 'iam', saJwt({ claims: { sub: '\ud800' } })), 400, /'sub' claim with service account id or email/);
+    refused(await login(engine, 'iam', saJwt({ claims: { sub: `a\ud800@proj-a.iam.gserviceaccount.com` } })), 400, /'sub' claim with service account id or email/);
+    expect(emu.counts.x509).toBe(before.x509);
+    expect(emu.counts['iam-get']).toBe(before['iam-get']);
+  });
+
   it('fails closed with 500 and no token when the provider cannot be reached', async () => {
     const down = 'http://127.0.0.1:1';
     await mountCloudAuth(engine, emu, 'cloud-down', { custom_endpoint: { api: down, iam: down, crm: down, compute: down } });
     await api(engine, 'POST', 'auth/cloud-down/role/iam', { body: { type: 'iam', bound_service_accounts: '*' } });
     refused(await login(engine, 'iam', saJwt(), 'cloud-down'), 500, /cannot fetch the provider OAuth2 certificates/);
+  });
+});
+
+describe('cloud auth: identity changes at the provider between logins and renewals', () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  let engine: Awaited<ReturnType<typeof startTestEngine>>;
+  let emu: CloudEmulator;
+  const logs: string[] = [];
+  const renew = (token: string) => api(engine, 'POST', 'auth/token/renew-self', { token, body: {} });
+  const appJwt = (role: string, keyIndex = 0) => emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience(role), keyIndex });
+  const token = async (r: Promise<ApiResult>) => {
+    const res = await r;
+    expect(res.status).toBe(200);
+    return res.body.auth.client_token as string;
+  };
+
+  beforeEach(async () => {
+    // Each case changes the emulated cloud: a fresh emulator (same stored keys) and engine.
+    emu = await startCloudFixture({ clock });
+    engine = await startTestEngine({ clock, logger: createLogger('warn', (line) => logs.push(line)) });
+    await mountCloudAuth(engine, emu);
+    await writeRoles(engine, {
+      iam: { type: 'iam', bound_service_accounts: SA.app.email, token_ttl: '1h' },
+      vm: { type: 'vm', bound_zones: 'us-east1-b', token_ttl: '1h' },
+      inferred: { type: 'iam', bound_service_accounts: SA.vm.email, allow_vm_inference: true, token_ttl: '1h' },
+    });
+  });
+  afterEach(async () => {
+    await engine?.close();
+    await emu?.close();
+  });
+
+  it('refuses a key deleted at the provider on the next login when its document says no-store', async () => {
+    emu.setKeyDocCacheControl('x509', 'no-cache, no-store, max-age=0, must-revalidate');
+    await token(login(engine, 'iam', appJwt('iam', 1)));
+    emu.deleteKey(emu.keys.accounts.get(SA.app.email)!.user[1].kid);
+    refused(await login(engine, 'iam', appJwt('iam', 1)), 400, /unknown key id/);
+    expect((await login(engine, 'iam', appJwt('iam', 0))).status).toBe(200);
+  });
+
+  it('refuses a deleted key within 10 minutes even when its document asks to be cached for an hour', async () => {
+    await token(login(engine, 'iam', appJwt('iam', 1)));
+    emu.deleteKey(emu.keys.accounts.get(SA.app.email)!.user[1].kid);
+    await clock.advance(10 * 60_000);
+    refused(await login(engine, 'iam', appJwt('iam', 1)), 400, /unknown key id/);
+  });
+
+  it('refuses a service account disabled between two logins, and the renewal of its token', async () => {
+    const first = await token(login(engine, 'iam', appJwt('iam')));
+    expect((await renew(first)).status).toBe(200);
+    emu.updateServiceAccount(SA.app.email, { disabled: true });
+    refused(await login(engine, 'iam', appJwt('iam')), 400, /is disabled/);
+    const r = await renew(first);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/is disabled/);
+    emu.updateServiceAccount(SA.app.email, { disabled: false, deleted: true });
+    refused(await login(engine, 'iam', appJwt('iam')), 400, /not found/);
+  });
+
+  it('refuses the renewal of a vm token once its instance stops', async () => {
+    const t = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
+    expect((await renew(t)).status).toBe(200);
+    emu.setInstanceStatus('web-1', 'TERMINATED');
+    const r = await renew(t);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/invalid status 'TERMINATED'/);
+  });
+
+  it('refuses the renewal of an inferred iam token once allow_vm_inference is off, or once the instance stops', async () => {
+    const jwt = () => emu.mintInstanceToken({ instance: 'web-1', audience: audience('inferred') });
+    const a = await token(login(engine, 'inferred', jwt()));
+    const b = await token(login(engine, 'inferred', jwt()));
+    expect((await renew(a)).status).toBe(200);
+    emu.setInstanceStatus('web-1', 'TERMINATED');
+    expect((await renew(a)).body.errors[0]).toMatch(/invalid status 'TERMINATED'/);
+    emu.setInstanceStatus('web-1', 'RUNNING');
+    expect((await renew(b)).status).toBe(200);
+    await api(engine, 'POST', 'auth/cloud/role/inferred', { body: { allow_vm_inference: false } });
+    const r = await renew(b);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/obtained through allow_vm_inference, which the role no longer allows/);
+    // A service-account token of the same role still renews: only the inferred one is refused.
+    const sa = await token(login(engine, 'inferred', emu.mintServiceAccountJwt({ account: SA.vm.email, audience: audience('inferred') })));
+    expect((await renew(sa)).status).toBe(200);
+  });
+
+  it('falls back to the account keys when the OAuth2 certs endpoint is down (iam), and fails closed for vm', async () => {
+    emu.setKeyDocCacheControl('x509', 'no-store');
+    emu.failRoute('certs', 503);
+    expect((await login(engine, 'iam', appJwt('iam'))).status).toBe(200);
+    refused(await login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })), 500, /cannot fetch the provider OAuth2 certificates/);
+    emu.failRoute('x509', 503);
+    refused(await login(engine, 'iam', appJwt('iam')), 500, /cannot fetch the provider OAuth2 certificates/);
+  });
+
+  it('logs each refused login with role, reason and client address, never the JWT', async () => {
+    logs.length = 0;
+    const jwt = emu.mintServiceAccountJwt({ account: SA.other.email, audience: audience('iam') });
+    refused(await login(engine, 'iam', jwt), 400, /not authorized/);
+    const line = logs.find((l) => l.includes('cloud login refused'));
+    expect(line).toBeDefined();
+    expect(line).toMatch(/iam/);
+    expect(line).toMatch(/not authorized for role/);
+    expect(line).toMatch(/127\.0\.0\.1/);
+    for (const part of jwt.split('.')) expect(line).not.toContain(part);
+  });
+
+  it('never echoes credentials sent as a JSON object', async () => {
+    const r = await api(engine, 'POST', 'auth/cloud/config', { body: { credentials: { type: 'service_account', private_key: 'PRIVATE-KEY-MATERIAL' } } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/field "credentials": expected a string/);
+    expect(r.text).not.toContain('PRIVATE-KEY-MATERIAL');
   });
 });
