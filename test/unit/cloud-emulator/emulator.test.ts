@@ -141,3 +141,35 @@ describe('emulator server', () => {
     expect((await request(path)).statusCode).toBe(403);
   });
 });
+
+describe('changes at the emulated provider', () => {
+  let emu: CloudEmulator;
+  beforeAll(async () => {
+    emu = await startCloudEmulator({ description: cloudDescription, keyDir: FIXTURE_KEY_DIR, requireAuth: false });
+  });
+  afterAll(() => emu?.close());
+
+  it('deletes keys from the key documents, disables accounts, stops instances, sets caching and outages', async () => {
+    const kid = emu.keys.accounts.get(SA.app.email)!.user[1].kid;
+    const x509 = `${emu.url}/service_accounts/v1/metadata/x509/${encodeURIComponent(SA.app.email)}?alt=json`;
+    expect(Object.keys((await get(x509)).body)).toContain(kid);
+    emu.deleteKey(kid);
+    expect(Object.keys((await get(x509)).body)).not.toContain(kid);
+    expect(emu.mintServiceAccountJwt({ account: SA.app.email, audience: 'a', keyIndex: 1 })).toMatch(/\./);
+
+    const sa = `${emu.url}/v1/projects/-/serviceAccounts/${encodeURIComponent(SA.app.email)}`;
+    emu.updateServiceAccount(SA.app.email, { disabled: true });
+    expect((await get(sa)).body.disabled).toBe(true);
+
+    const inst = `${emu.url}/compute/v1/projects/proj-a/zones/us-east1-b/instances/web-1`;
+    emu.setInstanceStatus('web-1', 'TERMINATED');
+    expect((await get(inst)).body.status).toBe('TERMINATED');
+
+    emu.setKeyDocCacheControl('certs', 'no-store');
+    expect((await request(`${emu.url}/oauth2/v1/certs`)).headers['cache-control']).toBe('no-store');
+    emu.failRoute('certs', 503);
+    expect((await get(`${emu.url}/oauth2/v1/certs`)).status).toBe(503);
+    emu.failRoute('certs', null);
+    expect((await get(`${emu.url}/oauth2/v1/certs`)).status).toBe(200);
+  });
+});

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../../src/engine/clock';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import { IdpClient } from '../../../src/idp-client/client';
-import { IdpError } from '../../../src/idp-client/http';
+import { DEFAULT_DOC_LIFETIME_MS, IdpError, keyDocLifetimeMs } from '../../../src/idp-client/http';
 import { SA, emulatorEndpoints, startCloudFixture } from '../../support/cloud-fixture';
 
 describe('IdpClient', () => {
@@ -75,6 +75,93 @@ describe('IdpClient', () => {
     await clock.advance(60_000);
     await c.getServiceAccount(SA.app.email);
     expect(count('iam-get')).toBe(before + 2);
+  });
+
+  it('asks the provider on every lookup by default (no reuse across logins)', async () => {
+    const c = client();
+    const before = count('iam-get');
+    const [a, b] = await Promise.all([c.getServiceAccount(SA.app.email), c.getServiceAccount(SA.app.email)]);
+    expect(a).toEqual(b);
+    await c.getServiceAccount(SA.app.email);
+    expect(count('iam-get')).toBe(before + 3);
+    const inst = count('instance-get');
+    await c.getInstance('proj-a', 'us-east1-b', 'web-1');
+    await c.getInstance('proj-a', 'us-east1-b', 'web-1');
+    expect(count('instance-get')).toBe(inst + 2);
+  });
+
+  it('keeps key documents as their headers allow: no-store refetches, no header 60 s, never beyond 10 minutes', async () => {
+    const kid = emu.keys.oauth2[0].kid;
+    try {
+      emu.setKeyDocCacheControl('certs', 'no-cache, no-store, max-age=0, must-revalidate');
+      const c1 = client();
+      let before = count('certs');
+      await c1.oauth2Key(kid);
+      await c1.oauth2Key(kid);
+      expect(count('certs')).toBe(before + 2);
+
+      emu.setKeyDocCacheControl('certs', null);
+      const c2 = client();
+      before = count('certs');
+      await c2.oauth2Key(kid);
+      await clock.advance(DEFAULT_DOC_LIFETIME_MS - 1);
+      await c2.oauth2Key(kid);
+      expect(count('certs')).toBe(before + 1);
+      await clock.advance(1);
+      await c2.oauth2Key(kid);
+      expect(count('certs')).toBe(before + 2);
+
+      emu.setKeyDocCacheControl('certs', 'public, max-age=86400');
+      const c3 = client({ keyCacheMs: 24 * 3600_000 });
+      before = count('certs');
+      await c3.oauth2Key(kid);
+      await clock.advance(10 * 60_000 - 1);
+      await c3.oauth2Key(kid);
+      expect(count('certs')).toBe(before + 1);
+      await clock.advance(1);
+      await c3.oauth2Key(kid);
+      expect(count('certs')).toBe(before + 2);
+    } finally {
+      emu.setKeyDocCacheControl('certs', 'public, max-age=3600');
+    }
+  });
+
+  it('reads lifetimes from Cache-Control (minus Age) and Expires (against Date)', () => {
+    const now = Date.UTC(2026, 0, 1);
+    expect(keyDocLifetimeMs({ 'cache-control': 'public, max-age=300' }, now)).toBe(300_000);
+    expect(keyDocLifetimeMs({ 'cache-control': 'public, max-age=300', age: '100' }, now)).toBe(200_000);
+    expect(keyDocLifetimeMs({ 'cache-control': 'private, no-cache' }, now)).toBe(0);
+    expect(keyDocLifetimeMs({ 'cache-control': 'no-store, max-age=300' }, now)).toBe(0);
+    expect(keyDocLifetimeMs({ expires: new Date(now + 120_000).toUTCString() }, now)).toBe(120_000);
+    expect(keyDocLifetimeMs({ expires: new Date(now + 120_000).toUTCString(), date: new Date(now + 60_000).toUTCString() }, now)).toBe(60_000);
+    expect(keyDocLifetimeMs({ expires: '0' }, now)).toBe(0);
+    expect(keyDocLifetimeMs({}, now)).toBe(DEFAULT_DOC_LIFETIME_MS);
+  });
+
+  it('refuses a provider answer larger than the body limit instead of buffering it', async () => {
+    let sent = 0;
+    const endless: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed && sent < 64 * 1024 * 1024) res.once('drain', pump);
+        else res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+    try {
+      const c = new IdpClient({ endpoints: { api: url }, clock, env: {} });
+      const err = await c.oauth2Key('x').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IdpError);
+      expect((err as Error).message).toMatch(/larger than 1048576 bytes/);
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
   });
 
   it('reads instances, instance groups (all pages) and ancestry', async () => {
