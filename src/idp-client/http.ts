@@ -24,7 +24,17 @@ export interface HttpOptions {
 /** Provider answers are small JSON documents; a larger body is refused, not buffered. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-async function boundedText(body: Dispatcher.ResponseData['body'], limit: number, req: JsonRequest): Promise<string> {
+async function boundedText(res: Dispatcher.ResponseData, limit: number, req: JsonRequest): Promise<string> {
+  const body = res.body;
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && res.headers['content-length'] !== undefined) {
+    if (declared > limit) {
+      body.destroy();
+      throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
+    }
+    // undici ends the body at Content-Length, so the common case needs no counting.
+    return body.text();
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -74,7 +84,7 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
   } catch (e) {
     throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
   }
-  const text = await boundedText(res.body, opts.maxBodyBytes ?? MAX_BODY_BYTES, req);
+  const text = await boundedText(res, opts.maxBodyBytes ?? MAX_BODY_BYTES, req);
   if (res.statusCode < 200 || res.statusCode >= 300) {
     throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
   }
