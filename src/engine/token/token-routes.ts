@@ -54,7 +54,8 @@ export function lookupData(t: TokenEntry, now: number, nsPath: string, withId: b
     orphan: t.orphan,
     path: t.path,
     policies: t.policies,
-    renewable: t.renewable,
+    // Records written before root tokens were made non-renewable may still say so.
+    renewable: t.renewable && t.expireTime > 0,
     ttl: remaining,
     type: t.type,
     namespace_path: nsPath,
