@@ -84,6 +84,7 @@ function tokenFrom(headers: EngineRequest['headers']): string | undefined {
 function rawStream(body: EngineRequest['body']): Readable {
   if (body === undefined || Buffer.isBuffer(body)) return Readable.from(body ? [body] : []);
   const out = new PassThrough();
+  out.on('error', () => undefined); // the handler sees it through its own read; none may go unhandled
   body.once('error', () => out.destroy(new Error(CLIENT_GONE)));
   body.once('aborted', () => out.destroy(new Error(CLIENT_GONE)));
   return body.pipe(out);

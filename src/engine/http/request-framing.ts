@@ -37,30 +37,40 @@ export class RequestFraming {
     while (i < chunk.length) {
       switch (this.state) {
         case 'start': {
-          if (this.pendingLength === 0) {
+          const carried = this.pendingLength > 0; // a token begun in an earlier chunk, withheld so far
+          if (!carried) {
             while (i < chunk.length && (chunk[i] === CR || chunk[i] === LF)) i++;
             if (i === chunk.length) break;
-            if (i > from) {
-              (out ??= []).push(chunk.subarray(from, i));
-              from = i;
-            }
           }
-          const sp = chunk.indexOf(SP, i);
-          const end = sp === -1 ? chunk.length : sp;
-          this.pending.push(chunk.subarray(i, end));
-          this.pendingLength += end - i;
-          i = end;
-          from = end;
+          let end = i;
+          while (end < chunk.length && end - i <= MAX_METHOD && chunk[end] !== SP && chunk[end] !== CR && chunk[end] !== LF) end++;
+          // A line break or an overlong word before the space: not a request line this front understands.
+          if (end < chunk.length && chunk[end] !== SP) return this.giveUp(out, chunk, from);
+          if (end - i > MAX_METHOD) return this.giveUp(out, chunk, from);
+          const sp = end === chunk.length ? -1 : end;
           if (sp === -1) {
+            // Withhold the partial token until its end is seen.
+            if (i > from) (out ??= []).push(chunk.subarray(from, i));
+            this.pending.push(chunk.subarray(i, end));
+            this.pendingLength += end - i;
+            from = end;
+            i = end;
             if (this.pendingLength > MAX_METHOD) return this.giveUp(out, chunk, from);
             break;
           }
-          const token = Buffer.concat(this.pending, this.pendingLength).toString('latin1');
+          const token = carried
+            ? Buffer.concat([...this.pending, chunk.subarray(i, end)]).toString('latin1')
+            : chunk.toString('latin1', i, end);
           this.pending = [];
           this.pendingLength = 0;
           this.methods.push(token);
           const rewritten = REWRITES[token];
-          (out ??= []).push(rewritten === undefined ? Buffer.from(token, 'latin1') : Buffer.from(rewritten, 'latin1'));
+          if (rewritten !== undefined || carried) {
+            if (i > from) (out ??= []).push(chunk.subarray(from, i));
+            (out ??= []).push(Buffer.from(rewritten ?? token, 'latin1'));
+            from = end;
+          }
+          i = end;
           this.beginHead();
           break;
         }
