@@ -66,3 +66,58 @@ describe('node-vault', () => {
     expect((await v.health()).initialized).toBe(true);
   });
 });
+
+describe('node-vault-client', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const VaultClient = require('node-vault-client') as {
+    boot(name: string, o: unknown): {
+      read(p: string): Promise<{ getData(): Record<string, unknown> }>;
+      list(p: string): Promise<{ getData(): Record<string, unknown> }>;
+      write(p: string, d: unknown): Promise<Record<string, unknown> | undefined>;
+    };
+  };
+  const client = () =>
+    VaultClient.boot(`root-${engine.url}`, { api: { url: engine.url }, auth: { type: 'token', config: { token: ROOT_TOKEN } }, logger: false });
+
+  it('token, mount, policy, login and snapshot calls', async () => {
+    const v = client();
+    const created = (await v.write('auth/token/create', { policies: ['default'], ttl: '1h' })) as { auth: { client_token: string } };
+    expect(created.auth.client_token).toMatch(/^hvs\./);
+    await v.write('sys/auth/nvc', { type: 'cloud' });
+    expect((await v.read('sys/auth')).getData()['nvc/']).toMatchObject({ type: 'cloud' });
+    await v.write('sys/policy/nvc', { policy: 'path "x" { capabilities = ["read"] }' });
+    expect((await v.list('sys/policies/acl')).getData().keys).toContain('nvc');
+    await v.write('auth/cloud/role/nvc-app', { type: 'iam', bound_service_accounts: SA.app.email });
+    const jwt = emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('nvc-app') });
+    const login = (await v.write('auth/cloud/login', { role: 'nvc-app', jwt })) as { auth: { client_token: string } };
+    expect(login.auth.client_token).toMatch(/^hv[sb]\./);
+    await expect(v.write('sys/storage/raft/snapshot', { junk: 'x'.repeat(10_000) })).rejects.toBeDefined();
+    expect((await v.read('sys/license/status')).getData().edition).toBeDefined();
+  });
+});
+
+describe('@litehex/node-vault', () => {
+  it('token, mount, policy, login and snapshot calls', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Client } = require('@litehex/node-vault') as typeof import('@litehex/node-vault');
+    const v = new Client({ endpoint: engine.url, token: ROOT_TOKEN });
+    const write = async (path: string, data: Record<string, unknown>) => {
+      const r = await v.write({ path, data });
+      if (r.error) throw r.error;
+      return r.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    const created = await write('auth/token/create', { policies: ['default'], ttl: '1h' });
+    expect(created.auth.client_token).toMatch(/^hvs\./);
+    await write('sys/auth/lh', { type: 'cloud' });
+    const auths = await v.read({ path: 'sys/auth' });
+    expect(auths.data?.data['lh/']).toMatchObject({ type: 'cloud' });
+    await write('sys/policy/lh', { policy: 'path "x" { capabilities = ["read"] }' });
+    expect((await v.read({ path: 'sys/policy/lh' })).data?.data.rules).toContain('path "x"');
+    await write('auth/cloud/role/lh-app', { type: 'iam', bound_service_accounts: SA.app.email });
+    const jwt = emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('lh-app') });
+    const login = await write('auth/cloud/login', { role: 'lh-app', jwt });
+    expect(login.auth.client_token).toMatch(/^hv[sb]\./);
+    const restore = await v.write({ path: 'sys/storage/raft/snapshot', data: { junk: 'x' } });
+    expect(restore.error).toBeDefined();
+  });
+});
