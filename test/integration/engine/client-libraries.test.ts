@@ -68,7 +68,7 @@ describe('node-vault', () => {
 });
 
 describe('node-vault-client', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const VaultClient = require('node-vault-client') as {
     boot(name: string, o: unknown): {
       read(p: string): Promise<{ getData(): Record<string, unknown> }>;
@@ -98,7 +98,7 @@ describe('node-vault-client', () => {
 
 describe('@litehex/node-vault', () => {
   it('token, mount, policy, login and snapshot calls', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     const { Client } = require('@litehex/node-vault') as typeof import('@litehex/node-vault');
     const v = new Client({ endpoint: engine.url, token: ROOT_TOKEN });
     const write = async (path: string, data: Record<string, unknown>) => {
