@@ -56,6 +56,8 @@ export interface Route {
   operations: Partial<Record<Operation, Handler>>;
   /** Callable without a token (login, health). */
   unauthenticated?: boolean;
+  /** HEAD is served as a read without the body (sys/health); elsewhere HEAD is unsupported. */
+  head?: boolean;
   /** Requires the sudo capability in addition to the operation's. */
   sudo?: boolean;
   /** Only from the root namespace (400 "operation unavailable in namespaces" otherwise). */

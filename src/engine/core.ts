@@ -3,17 +3,17 @@
 // answered with a generic 500.
 
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { Operation, RequestContext, Route } from './backend';
 import type { Clock } from './clock';
 import type { Logger } from './log';
 import type { JsonStore } from './storage/json-store';
 import { ApiError, Errors } from '../schema/errors';
 import { addressInCidrs } from '../schema/cidr';
-import { parseJsonObject, readBody } from './http/body';
+import { CLIENT_GONE, parseJsonObject, readBody } from './http/body';
 import { jsonResponse, type EngineRequest, type EngineResponse } from './http/request';
 import type { Reply } from './http/reply';
-import { RouteTable } from './http/router';
+import { decodeSegment, RouteTable } from './http/router';
 import { Namespaces } from './namespace/namespaces';
 import type { Mounts, LiveMount } from './mount/mounts';
 import type { PolicyStore } from './policy/policy-store';
@@ -62,6 +62,8 @@ function operationOf(method: string, query: URLSearchParams): Operation {
       return 'update';
     case 'DELETE':
       return 'delete';
+    case 'HEAD':
+      return 'read';
     default:
       throw Errors.unsupportedOperation();
   }
@@ -73,6 +75,19 @@ function tokenFrom(headers: EngineRequest['headers']): string | undefined {
   const auth = headers['authorization'];
   const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return m ? m[1].trim() : undefined;
+}
+
+/**
+ * The body a raw handler reads: a pipe from the request, so a handler that stops reading or
+ * destroys its stream leaves the connection intact, and a client that hangs up fails the stream.
+ */
+function rawStream(body: EngineRequest['body']): Readable {
+  if (body === undefined || Buffer.isBuffer(body)) return Readable.from(body ? [body] : []);
+  const out = new PassThrough();
+  out.on('error', () => undefined); // the handler sees it through its own read; none may go unhandled
+  body.once('error', () => out.destroy(new Error(CLIENT_GONE)));
+  body.once('aborted', () => out.destroy(new Error(CLIENT_GONE)));
+  return body.pipe(out);
 }
 
 /** Create and update share a handler when a route defines only one of them. */
@@ -93,8 +108,12 @@ export class Core {
     try {
       return await this.dispatch(req, requestId);
     } catch (e) {
-      if (req.body && !Buffer.isBuffer(req.body)) req.body.resume();
       if (ApiError.isApiError(e)) return jsonResponse(e.status, { errors: e.errors });
+      // A client that hung up mid-body broke the request, not the engine.
+      if (req.body && !Buffer.isBuffer(req.body) && req.body.destroyed && !req.body.readableEnded) {
+        this.d.log.debug('client closed the connection before the request body was complete', { request_id: requestId });
+        return jsonResponse(400, { errors: [CLIENT_GONE] });
+      }
       this.d.log.error('request failed', { request_id: requestId, method: req.method, error: (e as Error)?.stack ?? String(e) });
       return jsonResponse(500, { errors: ['internal error'] });
     }
@@ -105,6 +124,10 @@ export class Core {
     const pathname = q === -1 ? req.url : req.url.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
     if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
+    if (pathname.includes('%')) decodeSegment(pathname);
+    if (req.headers['x-vault-wrap-ttl'] !== undefined) {
+      throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
+    }
     const method = req.method.toUpperCase();
     let operation = operationOf(method, query);
     const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], pathname.slice(4));
@@ -128,7 +151,7 @@ export class Core {
       throw Errors.permissionDenied();
     }
     if (!target) throw Errors.unsupportedPath();
-    if (!handlerFor(target.route, operation)) throw Errors.unsupportedOperation();
+    if (!handlerFor(target.route, operation) || (method === 'HEAD' && !target.route.head)) throw Errors.unsupportedOperation();
     if ((operation === 'update' || operation === 'create') && path.endsWith('/') && !target.route.pattern.endsWith('/?')) {
       throw Errors.badRequest("cannot write to a path ending in '/'");
     }
@@ -141,13 +164,14 @@ export class Core {
         for (const [k, v] of query) if (k !== 'list' && !(k in body)) body[k] = v;
       }
     }
+    const stream = target.route.raw ? rawStream(req.body) : undefined;
     const ctx: RequestContext = {
       operation,
       path: target.path,
       aclPath: path,
       params: target.params,
       body,
-      stream: !target.route.raw ? undefined : Buffer.isBuffer(req.body) ? Readable.from([req.body]) : req.body,
+      stream,
       query,
       namespace,
       token,
@@ -173,7 +197,13 @@ export class Core {
       revokeAfter = use.revokeAfter;
     }
 
-    const result = (await handlerFor(target.route, operation)!(ctx)) ?? { kind: 'none' };
+    let result: Reply;
+    try {
+      result = (await handlerFor(target.route, operation)!(ctx)) ?? { kind: 'none' };
+    } finally {
+      // Whatever the handler left unread is the adapter's to drain; it must not reach a dead pipe.
+      if (stream instanceof PassThrough && req.body && !Buffer.isBuffer(req.body)) req.body.unpipe(stream);
+    }
     if (revokeAfter && token) await this.d.tokens.revoke(token);
     return this.respond(result, ctx, requestId, target.mount);
   }
@@ -210,7 +240,7 @@ export class Core {
       case 'none':
         return ctx.warnings.length > 0 ? jsonResponse(200, envelope(null)) : { status: 204, headers: { 'cache-control': 'no-store' } };
       case 'data':
-        return jsonResponse(r.status ?? 200, envelope(r.data));
+        return jsonResponse(r.status ?? 200, r.topLevel ? { ...(r.data as object), ...envelope(r.data) } : envelope(r.data));
       case 'auth':
         return jsonResponse(200, envelope(null, r.auth));
       case 'plain':

@@ -1,31 +1,74 @@
-// The thin node:http adapter: socket in, EngineRequest to the core, EngineResponse back out.
+// The thin node:http adapter: socket in (through the ConnectionFront, for LIST), EngineRequest to
+// the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Core } from '../core';
 import type { Logger } from '../log';
-import { serveListMethod } from './list-method';
+import { ConnectionFront } from './connection-front';
+import { answerClientError, refusalFor } from './client-error';
+
+/**
+ * A body answered before it was read is drained up to this many bytes so the connection stays
+ * usable; beyond it (or with no declared length) the answer says Connection: close instead.
+ */
+export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  // Node joins repeated headers with ", "; Vault reads the first X-Vault-Token.
+  const token = out['x-vault-token'];
+  if (token !== undefined && token.includes(',')) out['x-vault-token'] = req.headersDistinct['x-vault-token']?.[0];
   return out;
+}
+
+/**
+ * Called when an answer is ready but the request body is not fully read (refused early, or a
+ * handler stopped reading). Drains the rest, bounded; returns false when the connection must close.
+ */
+function settleUnreadBody(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  // No declared body (complete may still be false here: Node sets it after the request event).
+  if (req.complete || ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined)) return true;
+  if (req.destroyed) return false;
+  const keep = declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
+  let seen = 0;
+  req.on('data', (c: Buffer) => {
+    seen += c.length;
+    if (seen > DRAIN_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.on('error', () => undefined); // a client that hangs up while we drain is no error of ours
+  req.resume();
+  return keep;
+}
+
+/** HTTP/2.0 and other versions Node's parser lets through in an HTTP/1 head. */
+function refuseVersion(res: ServerResponse): void {
+  const body = JSON.stringify({ errors: [refusalFor('HPE_INVALID_VERSION').message] }) + '\n';
+  res.writeHead(505, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.end(body);
 }
 
 export function createHttpServer(core: Core, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const front = req.socket as Socket | ConnectionFront;
+    const method = (front instanceof ConnectionFront ? front.methods.shift() : undefined) ?? req.method ?? 'GET';
+    if (req.httpVersionMajor !== 1) return refuseVersion(res);
     core
-      .handle({
-        method: req.method ?? 'GET',
-        url: req.url ?? '/',
-        headers: headersOf(req),
-        body: req,
-        remoteAddress: req.socket.remoteAddress ?? '',
-      })
+      .handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' })
       .then((r) => {
+        if (!settleUnreadBody(req)) r.headers = { ...r.headers, connection: 'close' };
+        if (r.body === undefined) {
+          res.writeHead(r.status, r.headers);
+          return void res.end();
+        }
+        if (Buffer.isBuffer(r.body)) {
+          // An explicit length: HTTP/1.0 clients otherwise get a close-delimited body.
+          res.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.length) });
+          return void res.end(r.body);
+        }
         res.writeHead(r.status, r.headers);
-        if (r.body === undefined) return void res.end();
-        if (Buffer.isBuffer(r.body)) return void res.end(r.body);
         r.body.on('error', (e) => {
           log.error('response stream failed', { error: String(e) });
           res.destroy(e);
@@ -34,11 +77,15 @@ export function createHttpServer(core: Core, log: Logger): Server {
       })
       .catch((e) => {
         log.error('adapter failure', { error: String(e) });
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
         res.end('{"errors":["internal error"]}\n');
       });
   });
-  serveListMethod(server, core);
+  // Every accepted socket goes through the ConnectionFront before Node's HTTP parser sees it.
+  const [nodeConnectionListener] = server.listeners('connection') as ((s: unknown) => void)[];
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => nodeConnectionListener.call(server, new ConnectionFront(socket)));
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return server;

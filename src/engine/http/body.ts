@@ -1,8 +1,16 @@
 // Request bodies: read with a size limit (413 beyond it) and parsed as a JSON object, with a 400
-// that names the problem and where it is.
+// that names the problem and where it is. Unread rest is the adapter's to drain, bounded.
 
 import type { Readable } from 'node:stream';
 import { ApiError, Errors } from '../../schema/errors';
+
+export const CLIENT_GONE = 'the client closed the connection before the request body was complete';
+
+/**
+ * Deepest JSON nesting accepted. Vault's own inputs nest a few levels; a limit keeps every later
+ * step (field coercion, error messages that quote a value) clear of recursion limits.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 export async function readBody(body: Buffer | Readable | undefined, limit: number): Promise<Buffer> {
   if (body === undefined) return Buffer.alloc(0);
@@ -19,7 +27,7 @@ export async function readBody(body: Buffer | Readable | undefined, limit: numbe
       size += b.length;
       if (size > limit) {
         body.off('data', onData);
-        body.resume(); // discard the rest while the 413 is sent
+        body.pause();
         reject(Errors.payloadTooLarge(limit));
         return;
       }
@@ -27,14 +35,35 @@ export async function readBody(body: Buffer | Readable | undefined, limit: numbe
     };
     body.on('data', onData);
     body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    body.once('error', reject);
+    body.once('error', () => reject(Errors.badRequest(CLIENT_GONE)));
   });
+}
+
+/** The deepest array/object nesting in JSON text (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return max;
 }
 
 /** Parses a JSON object body; empty means {}. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   const text = raw.toString('utf8');
   if (text.trim() === '') return {};
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new ApiError('malformed_json', [`failed to parse JSON input: nesting deeper than ${MAX_JSON_DEPTH} levels`]);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

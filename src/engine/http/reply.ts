@@ -4,7 +4,8 @@ import type { Readable } from 'node:stream';
 import type { LoginResult } from '../token/login-result';
 
 export type Reply =
-  | { kind: 'data'; data: unknown; status?: number }
+  /** topLevel: the data fields are also copied beside the envelope, as Vault does for some sys paths. */
+  | { kind: 'data'; data: unknown; status?: number; topLevel?: boolean }
   | { kind: 'login'; login: LoginResult }
   /** A token the handler created itself (token store): the envelope's auth block. */
   | { kind: 'auth'; auth: unknown }
@@ -16,6 +17,8 @@ export type Reply =
 export const reply = {
   /** 200 with the envelope; data may be null (Vault's answer for writes that return an empty response). */
   data: (data: unknown): Reply => ({ kind: 'data', data }),
+  /** Like data, with the fields also at the top level (Vault's sys/auth, sys/policy, sys/capabilities-self; node-vault reads them there). */
+  dataTopLevel: (data: Record<string, unknown>): Reply => ({ kind: 'data', data, topLevel: true }),
   /** 204 No Content. */
   none: (): Reply => ({ kind: 'none' }),
   login: (login: LoginResult): Reply => ({ kind: 'login', login }),

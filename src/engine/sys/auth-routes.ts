@@ -6,32 +6,30 @@ import { field } from '../../schema/fields';
 import { reply } from '../http/reply';
 import { requestFields } from '../http/request-fields';
 import { Errors } from '../../schema/errors';
+import { ENGINE_VERSION } from './status-routes';
 
-const TOKEN_MOUNT = {
-  accessor: 'auth_token_root',
-  config: { default_lease_ttl: 0, max_lease_ttl: 0, token_type: 'default-service' },
-  description: 'token based credentials',
-  external_entropy_access: false,
-  local: false,
-  options: null,
-  seal_wrap: false,
-  type: 'token',
-  uuid: '00000000-0000-0000-0000-000000000000',
-};
+/** Built-in methods report the server's version with Vault's "+builtin" suffix and no plugin checksum. */
+const RUNNING_VERSION = `v${ENGINE_VERSION.split('+')[0]}+builtin`;
 
-function describe(m: MountEntry) {
+/** A mount table entry in Vault's shape (sys/auth, sys/auth/:path). */
+function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uuid'>) {
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: 0, max_lease_ttl: 0, token_type: 'default-service' },
+    config: { default_lease_ttl: 0, force_no_cache: false, max_lease_ttl: 0, token_type: 'default-service' },
     description: m.description,
     external_entropy_access: false,
     local: false,
     options: null,
+    plugin_version: '',
+    running_plugin_version: RUNNING_VERSION,
+    running_sha256: '',
     seal_wrap: false,
     type: m.type,
     uuid: m.uuid,
   };
 }
+
+const TOKEN_MOUNT = describe({ accessor: 'auth_token_root', description: 'token based credentials', type: 'token', uuid: '00000000-0000-0000-0000-000000000000' });
 
 const enableShape = {
   type: field.string(),
@@ -51,7 +49,7 @@ export function authRoutes(mounts: Mounts): Route[] {
         read: (ctx) => {
           const table: Record<string, unknown> = { 'token/': TOKEN_MOUNT };
           for (const m of mounts.list(ctx.namespace)) table[m.path] = describe(m);
-          return reply.data(table);
+          return reply.dataTopLevel(table);
         },
       },
     },
@@ -77,7 +75,7 @@ export function authRoutes(mounts: Mounts): Route[] {
         read: (ctx) => {
           const m = mounts.list(ctx.namespace).find((e) => e.path === `${ctx.params.path.replace(/\/+$/, '')}/`);
           if (!m) throw Errors.badRequest(`no auth mount at ${ctx.params.path}/`);
-          return reply.data(describe(m));
+          return reply.dataTopLevel(describe(m));
         },
         update: async (ctx) => {
           const { values } = requestFields(ctx, enableShape);

@@ -12,7 +12,8 @@ export function policyRoutes(policies: PolicyStore, namespaces: Namespaces): Rou
   const read = (key: 'rules' | 'policy') => async (ctx: RequestContext) => {
     const p = await policies.read(ctx.namespace, ctx.params.name);
     if (!p) throw Errors.notFound();
-    return reply.data({ name: p.name, [key]: p.policy });
+    // Vault copies the legacy sys/policy answer to the top level (node-vault's getPolicy reads it there).
+    return key === 'rules' ? reply.dataTopLevel({ name: p.name, rules: p.policy }) : reply.data({ name: p.name, policy: p.policy });
   };
   const write = (key: 'rules' | 'policy') => async (ctx: RequestContext) => {
     const { values } = requestFields(ctx, { policy: field.string(), rules: field.string(), name: field.string() });
@@ -23,11 +24,16 @@ export function policyRoutes(policies: PolicyStore, namespaces: Namespaces): Rou
   const del = async (ctx: RequestContext) => void (await policies.delete(ctx.namespace, ctx.params.name));
   const list = async (ctx: RequestContext) => {
     const keys = await policies.list(ctx.namespace);
-    return reply.data({ keys, policies: keys });
+    return reply.data({ keys });
+  };
+  // The legacy sys/policy list also answers "policies", copied to the top level (node-vault's policies()).
+  const legacyList = async (ctx: RequestContext) => {
+    const keys = await policies.list(ctx.namespace);
+    return reply.dataTopLevel({ keys, policies: keys });
   };
 
   return [
-    { pattern: 'sys/policy/?', operations: { read: list, list } },
+    { pattern: 'sys/policy/?', operations: { read: legacyList, list: legacyList } },
     { pattern: 'sys/policy/:name', operations: { read: read('rules'), update: write('rules'), delete: del } },
     { pattern: 'sys/policies/acl/?', operations: { list } },
     { pattern: 'sys/policies/acl/:name', operations: { read: read('policy'), update: write('policy'), delete: del } },
@@ -45,7 +51,7 @@ export function policyRoutes(policies: PolicyStore, namespaces: Namespaces): Rou
           const out: Record<string, string[]> = {};
           for (const p of paths) out[p] = acl.capabilities(prefix + p.replace(/^\/+/, ''));
           if (paths.length === 1) out.capabilities = out[paths[0]];
-          return reply.data(out);
+          return reply.dataTopLevel(out);
         },
       },
     },

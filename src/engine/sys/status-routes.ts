@@ -4,6 +4,7 @@
 import type { Edition, Route } from '../backend';
 import type { Clock } from '../clock';
 import { reply } from '../http/reply';
+import { healthStatus } from './health-query';
 
 export const ENGINE_VERSION = '1.19.0+keyward';
 
@@ -21,9 +22,10 @@ export function statusRoutes(s: StatusInfo): Route[] {
     {
       pattern: 'sys/health',
       unauthenticated: true,
+      head: true,
       operations: {
-        read: () =>
-          reply.plain(200, {
+        read: (ctx) =>
+          reply.plain(healthStatus(ctx.query), {
             initialized: true,
             sealed: false,
             standby: false,

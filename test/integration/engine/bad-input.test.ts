@@ -3,6 +3,7 @@
 
 import { request } from 'undici';
 import { startTestEngine, api, ROOT_TOKEN } from '../../support/engine';
+import { RawConnection, head, type RawResponse } from '../../support/raw-http';
 import { staticAuthMethod } from '../../support/static-auth';
 import { authMethodFactories } from '../../../src/engine/auth/methods';
 import type { Engine } from '../../../src/engine/engine';
@@ -84,7 +85,7 @@ beforeAll(async () => {
 });
 afterAll(() => engine.close());
 
-it('1,200 malformed requests: no 5xx, errors always in the envelope', async () => {
+it('4,400 malformed requests: no 5xx, errors always in the envelope', async () => {
   const r = rng(20261122);
   const failures: string[] = [];
   let count = 0;
@@ -95,7 +96,7 @@ it('1,200 malformed requests: no 5xx, errors always in the envelope', async () =
     const h = headers(r);
     const label = `${method} /v1/${path.slice(0, 80)} body=${(b ?? '').slice(0, 60)}`;
     try {
-      const res = await request(`${engine.url}/v1/${path}`, { method: method as 'GET', headers: h, body: b });
+      const res = await request(`${engine.url}/v1/${path}`, { method: method as 'GET', headers: h, body: b, headersTimeout: 15_000, bodyTimeout: 15_000 });
       const text = await res.body.text();
       count++;
       if (res.statusCode >= 500) failures.push(`${res.statusCode} ${label} → ${text.slice(0, 200)}`);
@@ -113,8 +114,86 @@ it('1,200 malformed requests: no 5xx, errors always in the envelope', async () =
       failures.push(`transport error ${label}: ${(e as Error).message}`);
     }
   };
-  for (let batch = 0; batch < 60; batch++) await Promise.all(Array.from({ length: 20 }, one));
+  for (let batch = 0; batch < 220; batch++) await Promise.all(Array.from({ length: 20 }, one));
   expect(failures).toEqual([]);
-  expect(count).toBe(1200);
+  expect(count).toBe(4400);
   expect((await api(engine, 'GET', 'sys/health', { token: null })).status).toBe(200);
+}, 120_000);
+
+/** Raw-socket cases: what an HTTP client library would never send. Each yields the pieces to write and how many answers to expect. */
+function rawCase(r: () => number): { label: string; pieces: (string | Buffer)[]; answers: number } {
+  const tok = `X-Vault-Token: ${ROOT_TOKEN}`;
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const split = (text: string) => {
+    const at = 1 + Math.floor(r() * (text.length - 1));
+    return [text.slice(0, at), text.slice(at)];
+  };
+  switch (Math.floor(r() * 7)) {
+    case 0: {
+      const pad = `X-Pad: ${'p'.repeat(Math.floor(r() * 1500))}`;
+      const text = head('LIST', '/v1/' + pick(['sys/policies/acl', 'sys/policy', 'auth/token/accessors', 'sys/namespaces', 'auth/static/role']), [tok, pad]);
+      return { label: 'split LIST + pipelined GET', pieces: [...split(text + head('GET', '/v1/sys/health'))], answers: 2 };
+    }
+    case 1: {
+      const garbage = Buffer.alloc(64 * 1024 + Math.floor(r() * 512 * 1024), Math.floor(r() * 256));
+      return {
+        label: `restore of ${garbage.length} garbage bytes, then a second request`,
+        pieces: [head('POST', '/v1/sys/storage/raft/snapshot', [tok, `Content-Length: ${garbage.length}`]), garbage, head('GET', '/v1/sys/health')],
+        answers: 2,
+      };
+    }
+    case 2:
+      return { label: 'bad percent-encoding', pieces: [head(pick(['GET', 'LIST', 'DELETE']), '/v1/' + pick(['sys/auth/%ff', 'sys/policy/%', 'sys/%e0%80x', 'auth/%zz/login']), [tok])], answers: 1 };
+    case 3: {
+      const depth = 100 + Math.floor(r() * 6000);
+      const body = `{"${pick(['ttl', 'policies', 'meta', 'policy'])}": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      return { label: `${depth}-deep JSON`, pieces: [head('POST', '/v1/' + pick(['auth/token/create', 'sys/policy/p', 'sys/auth/x']), [tok, `Content-Length: ${body.length}`]) + body], answers: 1 };
+    }
+    case 4: {
+      const n = 50 + Math.floor(r() * 500);
+      return { label: `header flood of ${n}`, pieces: [head('GET', '/v1/sys/health', Array.from({ length: n }, (_, i) => `X-F${i}: ${'f'.repeat(100)}`))], answers: 1 };
+    }
+    case 5:
+      return { label: 'bad version', pieces: [head(pick(['LIST', 'GET', 'POST']), '/v1/sys/policy', [tok], pick(['HTTP/2.0', 'HTTP/0.8', 'HTTP/1.x', 'HTTP/3.0']))], answers: 1 };
+    default:
+      return { label: 'unknown method', pieces: [head(pick(['FROB', 'PROPFIND', 'LIS', 'LISTX', 'list']), '/v1/sys/policy', [tok])], answers: 1 };
+  }
+}
+
+it('600 raw-socket cases: every answer comes (no hang), none is a 5xx, every error has the envelope', async () => {
+  const r = rng(20261123);
+  const failures: string[] = [];
+  let answered = 0;
+  const one = async () => {
+    const c = rawCase(r);
+    const conn = await RawConnection.open(engine.url);
+    try {
+      for (const p of c.pieces) await conn.write(p);
+      for (let i = 0; i < c.answers; i++) {
+        let res: RawResponse;
+        try {
+          res = await conn.response(10_000);
+        } catch (e) {
+          failures.push(`${c.label}: answer ${i + 1}: ${(e as Error).message.slice(0, 200)}`);
+          return;
+        }
+        answered++;
+        if (res.status >= 500 && res.status !== 505) failures.push(`${c.label}: ${res.status} ${res.body.slice(0, 200)}`);
+        if (res.status >= 400) {
+          let ok = false;
+          try {
+            ok = Array.isArray((JSON.parse(res.body) as { errors?: unknown }).errors);
+          } catch {
+            ok = false;
+          }
+          if (!ok) failures.push(`${c.label}: no envelope on ${res.status}: ${res.body.slice(0, 200)}`);
+        }
+      }
+    } finally {
+      conn.close();
+    }
+  };
+  for (let batch = 0; batch < 60; batch++) await Promise.all(Array.from({ length: 10 }, one));
+  expect(failures).toEqual([]);
+  expect(answered).toBeGreaterThanOrEqual(600);
 }, 120_000);

@@ -17,7 +17,7 @@ function raw(method: string, path: string, token: string): Promise<{ status: num
   const { port } = new URL(engine.url);
   return new Promise((resolve, reject) => {
     const s = connect(Number(port), '127.0.0.1', () => {
-      s.write(`${method} /v1/${path} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${token}\r\n\r\n`);
+      s.write(`${method} /v1/${path} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${token}\r\nConnection: close\r\n\r\n`);
     });
     let data = '';
     s.on('data', (c) => (data += c.toString()));
@@ -143,11 +143,11 @@ describe('bodies', () => {
 
 describe('envelope', () => {
   it('successful reads carry the full envelope', async () => {
-    const r = await api(engine, 'GET', 'sys/policy/reader');
+    const r = await api(engine, 'GET', 'sys/policies/acl/reader');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/application\/json/);
     expect(Object.keys(r.body).sort()).toEqual(['auth', 'data', 'lease_duration', 'lease_id', 'renewable', 'request_id', 'warnings', 'wrap_info']);
-    expect(r.body.data).toEqual({ name: 'reader', rules: 'path "sys/policy/*" { capabilities = ["read", "list"] }' });
+    expect(r.body.data).toEqual({ name: 'reader', policy: 'path "sys/policy/*" { capabilities = ["read", "list"] }' });
   });
 
   it('health, seal status and license status', async () => {

@@ -1,0 +1,34 @@
+// Refusals from Node's HTTP parser (a request it cannot parse, too large a head, a head or body
+// that arrives too slowly) answered with their real status and the {"errors": [...]} envelope,
+// then the connection is closed: after a framing error nothing later on it can be trusted.
+
+import type { Duplex } from 'node:stream';
+
+const REFUSALS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request header fields too large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'chunk extensions too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request timed out: the request head or body arrived too slowly'],
+  HPE_HEADERS_TIMEOUT: [408, 'Request Timeout', 'request timed out: the request head arrived too slowly'],
+  HPE_INVALID_METHOD: [405, 'Method Not Allowed', 'unsupported operation: unknown HTTP method'],
+  HPE_INVALID_VERSION: [505, 'HTTP Version Not Supported', 'unsupported HTTP version: use HTTP/1.0 or HTTP/1.1'],
+};
+
+/** The status line and body for a parser error code (400 for anything not listed). */
+export function refusalFor(code: string | undefined): { status: number; reason: string; message: string } {
+  const r = (code !== undefined && REFUSALS[code]) || [400, 'Bad Request', 'malformed HTTP request'];
+  return { status: r[0], reason: r[1], message: r[2] };
+}
+
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: unknown }): void {
+  // A reset or a half-written response: there is no one (or no clean place) to answer.
+  if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const { status, reason, message } = refusalFor(err.code);
+  const body = JSON.stringify({ errors: [message] }) + '\n';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}

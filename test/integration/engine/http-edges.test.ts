@@ -1,0 +1,178 @@
+// Vault's HTTP edges over real sockets (issue 10, items 10-14): LIST served by the framing front,
+// parser refusals in the envelope, connections kept usable after early answers, bad input as 400,
+// response wrapping refused, Vault's top-level data copies, sys/health parameters.
+
+import { request } from 'undici';
+import { startTestEngine, api, ROOT_TOKEN } from '../../support/engine';
+import { RawConnection, head } from '../../support/raw-http';
+import type { Engine } from '../../../src/engine/engine';
+
+let engine: Engine;
+const logs: string[] = [];
+beforeAll(async () => {
+  engine = await startTestEngine({
+    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => void logs.push(m) },
+  });
+});
+afterAll(() => engine.close());
+
+const TOKEN = `X-Vault-Token: ${ROOT_TOKEN}`;
+const envelope = (body: string) => JSON.parse(body) as { errors?: string[] };
+
+describe('LIST (item 12)', () => {
+  it('serves a LIST head split across two TCP reads, then a pipelined request on the same socket', async () => {
+    const c = await RawConnection.open(engine.url);
+    const text = head('LIST', '/v1/sys/policies/acl', [TOKEN]) + head('GET', '/v1/sys/health');
+    await c.write(text.slice(0, 9));
+    await c.write(text.slice(9));
+    const a = await c.response();
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.body).data.keys).toEqual(expect.arrayContaining(['default', 'root']));
+    const b = await c.response();
+    expect(b.status).toBe(200);
+    expect(JSON.parse(b.body).initialized).toBe(true);
+    expect(c.isClosed).toBe(false); // keep-alive
+    c.close();
+  });
+
+  it('a long (1.5 KB) LIST head written byte by byte in small pieces', async () => {
+    const c = await RawConnection.open(engine.url);
+    const text = head('LIST', '/v1/sys/policies/acl', [TOKEN, `X-Pad: ${'p'.repeat(1500)}`]);
+    for (let i = 0; i < text.length; i += 700) await c.write(text.slice(i, i + 700));
+    expect((await c.response()).status).toBe(200);
+    c.close();
+  });
+
+  it.each([
+    ['LIST with HTTP/2.0', head('LIST', '/x', [], 'HTTP/2.0'), 505],
+    ['an unknown method', head('FROB', '/v1/sys/health'), 405],
+    ['a garbage version', head('GET', '/v1/sys/health', [], 'HTTP/9.x'), 505],
+    ['a header flood', head('GET', '/v1/sys/health', Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'a'.repeat(100)}`)), 431],
+    ['a request line without a target', 'GET\r\n\r\n', 405],
+    ['a request line with a bad target', 'GET /a b c\r\n\r\n', 400],
+  ])('%s is refused at once with the envelope and its status', async (_label, text, status) => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(text);
+    const r = await c.response(3000);
+    expect(r.status).toBe(status);
+    expect(envelope(r.body).errors?.length).toBeGreaterThan(0);
+    c.close();
+  });
+});
+
+describe('unread bodies (item 10)', () => {
+  it('a 3 MiB garbage restore is refused and the next request on the socket is answered', async () => {
+    const c = await RawConnection.open(engine.url);
+    const garbage = Buffer.alloc(3 * 1024 * 1024, 0x5a);
+    await c.write(head('POST', '/v1/sys/storage/raft/snapshot', [TOKEN, `Content-Length: ${garbage.length}`]));
+    await c.write(garbage);
+    const a = await c.response(20_000);
+    expect(a.status).toBe(400);
+    expect(envelope(a.body).errors?.length).toBeGreaterThan(0);
+    await c.write(head('GET', '/v1/sys/health'));
+    expect((await c.response(20_000)).status).toBe(200);
+    c.close();
+  }, 60_000);
+
+  it('a body refused before it is read (403) leaves the connection usable', async () => {
+    const c = await RawConnection.open(engine.url);
+    const body = JSON.stringify({ policy: 'x'.repeat(200_000) });
+    await c.write(head('PUT', '/v1/sys/policy/p', [`Content-Length: ${body.length}`]) + body);
+    expect((await c.response()).status).toBe(403);
+    await c.write(head('GET', '/v1/sys/health'));
+    expect((await c.response()).status).toBe(200);
+    c.close();
+  });
+
+  it('a refused body larger than the drain limit gets Connection: close', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('POST', '/v1/sys/policy/p', [`Content-Length: ${64 * 1024 * 1024}`]) + '{');
+    const r = await c.response();
+    expect(r.status).toBe(403);
+    expect(r.headers.connection).toBe('close');
+    c.close();
+  });
+
+  it('a client that hangs up mid-body is not logged as an internal error', async () => {
+    const before = logs.length;
+    for (const path of ['/v1/sys/policy/p', '/v1/sys/storage/raft/snapshot']) {
+      const c = await RawConnection.open(engine.url);
+      await c.write(head('POST', path, [TOKEN, 'Content-Length: 100000']) + '{"policy": "');
+      c.close();
+    }
+    // The engine is still serving, and nothing was logged as an error.
+    expect((await api(engine, 'GET', 'sys/health', { token: null })).status).toBe(200);
+    expect(logs.slice(before)).toEqual([]);
+  });
+});
+
+describe('bad input is 400, never 500 (item 11)', () => {
+  it.each(['sys/auth/%ff', 'sys/policy/%', 'sys/%e0%80'])('malformed percent-encoding: %s', async (path) => {
+    const r = await api(engine, 'GET', path);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/percent-encoding/);
+  });
+
+  it('5000-deep JSON in a field value', async () => {
+    const r = await api(engine, 'POST', 'auth/token/create', { rawBody: `{"ttl": ${'['.repeat(5000)}${']'.repeat(5000)}}` });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/nesting deeper than 64/);
+  });
+});
+
+describe('response wrapping (item 13)', () => {
+  it('X-Vault-Wrap-TTL is refused rather than ignored', async () => {
+    const r = await api(engine, 'POST', 'auth/token/create', { body: {}, headers: { 'x-vault-wrap-ttl': '60s' } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/response wrapping is not supported/);
+  });
+});
+
+describe("Vault's response shapes (item 14)", () => {
+  it('sys/auth copies the mount table to the top level, with the plugin fields', async () => {
+    const r = await api(engine, 'GET', 'sys/auth');
+    expect(r.body['token/']).toEqual(r.body.data['token/']);
+    expect(r.body.data['token/']).toMatchObject({ plugin_version: '', running_plugin_version: expect.stringMatching(/^v\d+\.\d+\.\d+\+builtin$/), running_sha256: '', config: { force_no_cache: false } });
+  });
+
+  it('sys/policy list and read, and sys/capabilities-self, copy data to the top level', async () => {
+    await api(engine, 'PUT', 'sys/policy/top', { body: { policy: 'path "x" { capabilities = ["read"] }' } });
+    const list = await api(engine, 'GET', 'sys/policy');
+    expect(list.body.policies).toEqual(list.body.data.policies);
+    const one = await api(engine, 'GET', 'sys/policy/top');
+    expect(one.body).toMatchObject({ name: 'top', rules: 'path "x" { capabilities = ["read"] }' });
+    const caps = await api(engine, 'POST', 'sys/capabilities-self', { body: { path: 'x' } });
+    expect(caps.body.capabilities).toEqual(['root']);
+  });
+
+  it('duplicate X-Vault-Token headers use the first value', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('GET', '/v1/sys/auth', [TOKEN, 'X-Vault-Token: hvs.other']));
+    expect((await c.response()).status).toBe(200);
+    c.close();
+  });
+
+  it('HTTP/1.0 responses carry Content-Length', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('GET', '/v1/sys/health', [], 'HTTP/1.0'));
+    const r = await c.response();
+    expect(r.status).toBe(200);
+    expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+    c.close();
+  });
+
+  it('sys/health answers HEAD and honours the status-code parameters', async () => {
+    const h = await request(`${engine.url}/v1/sys/health?activecode=299`, { method: 'HEAD' });
+    await h.body.text();
+    expect(h.statusCode).toBe(299);
+    const r = await api(engine, 'GET', 'sys/health?standbycode=200&activecode=210&sealedcode=200&perfstandbyok=true', { token: null });
+    expect(r.status).toBe(210);
+    expect(r.body.initialized).toBe(true);
+  });
+
+  it.each(['activecode=abc', 'standbycode=99', 'sealedcode=1000', 'standbyok=maybe'])('sys/health?%s → 400', async (q) => {
+    const r = await api(engine, 'GET', `sys/health?${q}`, { token: null });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/invalid value for/);
+  });
+});
