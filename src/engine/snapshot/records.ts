@@ -22,6 +22,10 @@ export interface StatusRecord {
   snapshot_start?: number;
   snapshot_url?: string;
   next_snapshot_start?: number;
+  /** Monotonic count of snapshots this config wrote (not on the wire). */
+  snapshot_seq?: number;
+  /** This config's written snapshots with their sequence number; retention orders by it. */
+  sequence?: { name: string; seq: number }[];
 }
 
 export class SnapshotRecords {

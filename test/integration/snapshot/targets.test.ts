@@ -12,6 +12,9 @@ import { S3Target } from '../../../src/engine/snapshot/targets/s3';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { targetConformance } from '../../unit/engine/snapshot/target-conformance';
 
+/** A signal that never aborts (puts that are not meant to be cancelled). */
+const live = new AbortController().signal;
+
 let dir = '';
 let s3: RunningStore;
 let gcs: RunningStore;
@@ -102,7 +105,7 @@ describe('cloudone-store specifics (s3rver)', () => {
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
     try {
       const t = new S3Target(opts());
-      await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9);
+      await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9, live);
       expect((await t.list()).map((o) => o.name)).toEqual(['vault-snapshot-1.snap']);
       await t.close();
     } finally {
@@ -115,7 +118,7 @@ describe('cloudone-store specifics (s3rver)', () => {
 
   it('fails clearly with unknown static keys', async () => {
     const t = new S3Target({ ...opts(), accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' });
-    await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1, live)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
     await t.close();
   });
 
