@@ -112,3 +112,35 @@ export async function startAzurite(container = 'snapshots'): Promise<RunningStor
     },
   };
 }
+
+/**
+ * True when `bytes` is a whole snapshot archive: gzip intact and exactly the four entries, each
+ * with all its bytes (what "no partial object under a final name" is checked with).
+ */
+export async function isCompleteArchive(bytes: Buffer): Promise<boolean> {
+  const tar = await import('tar-stream');
+  const { gunzipSync } = await import('node:zlib');
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(bytes);
+  } catch {
+    return false;
+  }
+  const extract = tar.extract();
+  const names: string[] = [];
+  const done = (async () => {
+    for await (const e of extract) {
+      names.push(e.header.name);
+      let n = 0;
+      for await (const c of e as AsyncIterable<Buffer>) n += c.length;
+      if (n !== e.header.size) return false;
+    }
+    return true;
+  })();
+  extract.end(raw);
+  try {
+    return (await done) && names.join(',') === 'meta.json,state.bin,SHA256SUMS,SHA256SUMS.sealed';
+  } catch {
+    return false;
+  }
+}
