@@ -218,7 +218,12 @@ export class SnapshotScheduler {
     // A written snapshot whose rotation failed keeps its URL but still counts as an error.
     s.consecutive_errors = error ? s.consecutive_errors + 1 : 0;
     if (entry.gen === gen) s.next_snapshot_start = end + config.interval * 1000;
-    await this.persist(name, entry);
+    try {
+      await this.persist(name, entry);
+    } catch (e) {
+      // The in-memory status (what the route serves) holds the outcome; the schedule goes on.
+      this.sys.log.error('snapshot status could not be saved', { name, error: (e as Error).message });
+    }
     if (entry.gen === gen && !this.stopped) this.arm(name, entry, s.next_snapshot_start!);
   }
 

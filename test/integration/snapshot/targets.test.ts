@@ -116,6 +116,22 @@ describe('cloudone-store specifics (s3rver)', () => {
     }
   });
 
+  it('deletes the key after a failed put (a store that committed but whose answer was lost)', async () => {
+    const o = { ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    const t = new S3Target(o);
+    // The object a completed-but-unanswered PutObject would have left behind.
+    await t.put('vault-snapshot-7.snap', () => Readable.from([Buffer.from('committed')]), 9, live);
+    const failing = new Readable({ read() {} });
+    failing.push(Buffer.alloc(1000));
+    setImmediate(() => failing.destroy(new Error('source failed')));
+    await expect(t.put('vault-snapshot-7.snap', () => failing, 5000, live)).rejects.toThrow('source failed');
+    await t.close(); // waits for the best-effort delete
+    const check = new S3Target(o);
+    expect((await check.list()).length).toBe(0);
+    expect((await check.list()).map((o) => o.name)).not.toContain('vault-snapshot-7.snap');
+    await check.close();
+  });
+
   it('fails clearly with unknown static keys', async () => {
     const t = new S3Target({ ...opts(), accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' });
     await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1, live)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
