@@ -26,6 +26,8 @@ export interface StatusRecord {
   snapshot_seq?: number;
   /** This config's written snapshots with their sequence number; retention orders by it. */
   sequence?: { name: string; seq: number }[];
+  /** Final names of failed uploads to delete on the next successful attempt (not on the wire). */
+  orphans?: string[];
 }
 
 export class SnapshotRecords {

@@ -33,6 +33,8 @@ export interface AttemptResult {
   retentionError?: string;
   /** Names retention deleted. */
   deleted: string[];
+  /** Names of earlier failed uploads that could not be deleted yet. */
+  orphansLeft: string[];
 }
 
 /** Scratch files live in the engine's data dir; leftovers of a crash are removed at start. */
@@ -51,6 +53,12 @@ export interface AttemptControl {
   onArchiveSize?: (bytes: number) => void;
   /** This config's snapshots in write order (name -> sequence), newest ranked first by retention. */
   sequence?: ReadonlyMap<string, number>;
+  /**
+   * Final names of earlier attempts whose upload failed: a stalled store may still commit what it
+   * had received (whole or, for some S3-compatible stores, cut short) once it resumes, so they
+   * are deleted once the store answers again.
+   */
+  orphans?: readonly string[];
 }
 
 /** Runs the attempt; throws an Error whose message is the status text (stage + store message). */
@@ -72,13 +80,26 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       if (e instanceof LocalSpaceError) throw e;
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
-    if (!ctl.stillWanted()) return { deleted: [] };
+    const orphansLeft: string[] = [];
+    for (const name of ctl.orphans ?? []) {
+      if (name === plan.name) continue;
+      try {
+        await raceAbort(plan.target.delete(name), signal);
+      } catch {
+        orphansLeft.push(name);
+      }
+    }
+    if (!ctl.stillWanted()) return { deleted: [], orphansLeft };
     const sequence = new Map(ctl.sequence ?? []);
     sequence.set(plan.name, Number.MAX_SAFE_INTEGER);
     try {
-      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence), signal) };
+      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence), signal), orphansLeft };
     } catch (e) {
-      return { retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`, deleted: [] };
+      return {
+        retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`,
+        deleted: [],
+        orphansLeft,
+      };
     }
   } finally {
     await rm(file, { force: true });

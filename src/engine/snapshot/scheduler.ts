@@ -28,9 +28,13 @@ interface Entry {
 
 /** Names of written snapshots kept in a config's sequence (more than any sane retain). */
 const SEQUENCE_KEPT = 1000;
+/** Failed upload names remembered for deletion (older ones are given up). */
+const ORPHANS_KEPT = 100;
 
 export class SnapshotScheduler {
   private entries = new Map<string, Entry>();
+  /** Failed upload names per config, also kept here: a restore replaces the persisted status. */
+  private readonly orphans = new Map<string, string[]>();
   private stopped = true;
   private started = false;
 
@@ -160,11 +164,18 @@ export class SnapshotScheduler {
       entry.status.snapshot_url = plan.url;
       await this.persist(name, entry);
       const sequence = new Map((entry.status.sequence ?? []).map((x) => [x.name, x.seq]));
-      const r = await runAttempt(this.sys, config, plan, start, { signal: abort.signal, stillWanted: wanted, onArchiveSize: armDeadline, sequence });
+      const orphans = [...new Set([...(entry.status.orphans ?? []), ...(this.orphans.get(name) ?? [])])];
+      const r = await runAttempt(this.sys, config, plan, start, { signal: abort.signal, stillWanted: wanted, onArchiveSize: armDeadline, sequence, orphans });
       retentionError = r.retentionError;
+      entry.status.orphans = r.orphansLeft;
+      this.orphans.set(name, r.orphansLeft);
       this.remember(entry, plan.name, r.deleted);
     } catch (e) {
       error = (e as Error).message;
+      if (config.storage_type !== 'local') {
+        entry.status.orphans = [...(entry.status.orphans ?? []), plan.name].slice(-ORPHANS_KEPT);
+        this.orphans.set(name, [...(this.orphans.get(name) ?? []), plan.name].slice(-ORPHANS_KEPT));
+      }
     } finally {
       deadline?.cancel();
     }
