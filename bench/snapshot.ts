@@ -158,7 +158,7 @@ async function main(): Promise<void> {
         const snap = await measure(async () => {
           const now = Date.now();
           const plan = planAttempt(config, now);
-          await runAttempt(sys, config, plan, now, () => true);
+          await runAttempt(sys, config, plan, now, { signal: new AbortController().signal, stillWanted: () => true });
           archiveSize = (await plan.target.list()).find((o) => o.name === plan.name)?.size ?? 0;
         });
         results[size][type] = { snap, raw: { ms: NaN, peakRssMb: NaN, peakAbsMb: NaN }, size: archiveSize };

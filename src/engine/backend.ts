@@ -107,9 +107,10 @@ export interface AuthBackendFactory {
 
 /** The seal: encrypts values at rest with the key from the seal key file (AES-256-GCM). */
 export interface Seal {
-  encrypt(plain: Buffer): Buffer;
-  /** Throws if the blob was not sealed with this key. */
-  decrypt(sealed: Buffer): Buffer;
+  /** `aad`: associated data bound to the ciphertext (the barrier passes the storage key). */
+  encrypt(plain: Buffer, aad?: string): Buffer;
+  /** Throws if the blob was not sealed with this key (and this `aad`). */
+  decrypt(sealed: Buffer, aad?: string): Buffer;
 }
 
 export type Edition = 'oss' | 'enterprise' | 'plus';

@@ -41,6 +41,10 @@ function show(v: unknown): string {
 
 const TYPE_LIST = STORAGE_TYPES.join(', ');
 
+/** The longest interval a config may have: one year. Beyond it a schedule is a mistake, and the
+ * next-run time must stay within the range dates can represent. */
+export const MAX_SNAPSHOT_INTERVAL_SECONDS = 365 * 24 * 3600;
+
 /**
  * Validates a create/update body. Throws one ApiError (400) listing every problem: coercion
  * failures, fields of another storage type, missing required fields, cross-field rules.
@@ -117,6 +121,9 @@ function checkRules(
   if (!failed.has('interval')) {
     if (c.interval === undefined) problems.push('interval is required');
     else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval must be a positive number of seconds or a duration string');
+    else if (c.interval > MAX_SNAPSHOT_INTERVAL_SECONDS) {
+      problems.push(`interval must be at most ${MAX_SNAPSHOT_INTERVAL_SECONDS} seconds (8760h, one year), got ${c.interval}`);
+    }
   }
   if (!failed.has('retain') && (typeof c.retain !== 'number' || c.retain < 1)) problems.push('retain must be a positive integer (at least 1)');
   for (const spec of fieldsForStorageType(type)) {

@@ -13,7 +13,36 @@ import { startGcsEmulator, type GcsEmulator } from './gcs-emulator/server';
 export interface RunningStore {
   /** Config fields (storage_type excluded) for a target on this emulator, minus path_prefix. */
   fields: Record<string, string | boolean>;
+  /** The process serving the store when it is not this one (azurite-blob). */
+  pid?: number;
   close(): Promise<void>;
+}
+
+export type StoreKind = 's3' | 'gcs' | 'azure';
+
+/** A store in a child process, so a test can SIGSTOP it (`pid` is the process that serves). */
+export async function startStoreProcess(kind: StoreKind): Promise<RunningStore & { pid: number }> {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', resolve(__dirname, 'store-process.ts'), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const first = await new Promise<{ fields: Record<string, string | boolean>; pid: number }>((ok, fail) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) ok(JSON.parse(out.slice(0, nl)) as { fields: Record<string, string | boolean>; pid: number });
+    });
+    child.once('exit', (code) => fail(new Error(`store process exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return {
+    ...first,
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(first.pid, 'SIGCONT');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 export const AZURITE_ACCOUNT = 'devstoreaccount1';
@@ -93,6 +122,7 @@ export async function startAzurite(container = 'snapshots'): Promise<RunningStor
     throw e;
   }
   const endpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  const pid = child.pid;
   const service = new BlobServiceClient(endpoint, new StorageSharedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY));
   await service.getContainerClient(container).createIfNotExists();
   return {
@@ -102,6 +132,7 @@ export async function startAzurite(container = 'snapshots'): Promise<RunningStor
       cloudthree_account_key: AZURITE_KEY,
       cloudthree_endpoint: endpoint,
     },
+    pid,
     close: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -111,4 +142,36 @@ export async function startAzurite(container = 'snapshots'): Promise<RunningStor
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * True when `bytes` is a whole snapshot archive: gzip intact and exactly the four entries, each
+ * with all its bytes (what "no partial object under a final name" is checked with).
+ */
+export async function isCompleteArchive(bytes: Buffer): Promise<boolean> {
+  const tar = await import('tar-stream');
+  const { gunzipSync } = await import('node:zlib');
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(bytes);
+  } catch {
+    return false;
+  }
+  const extract = tar.extract();
+  const names: string[] = [];
+  const done = (async () => {
+    for await (const e of extract) {
+      names.push(e.header.name);
+      let n = 0;
+      for await (const c of e as AsyncIterable<Buffer>) n += c.length;
+      if (n !== e.header.size) return false;
+    }
+    return true;
+  })();
+  extract.end(raw);
+  try {
+    return (await done) && names.join(',') === 'meta.json,state.bin,SHA256SUMS,SHA256SUMS.sealed';
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { startEngine, type EngineOptions } from '../../engine/engine';
 import { loadServerConfig } from '../../engine/config';
-import { isLogLevel } from '../../engine/log';
+import { createLogger, isLogLevel, type Logger } from '../../engine/log';
 
 interface ServerFlags {
   dev?: boolean;
@@ -42,6 +42,19 @@ function optionsFrom(flags: ServerFlags): EngineOptions {
   };
 }
 
+/** Shutdown never hangs: past this, the process exits anyway (status 1, said on stderr). */
+export const SHUTDOWN_LIMIT_MS = 10_000;
+
+/**
+ * A rejected promise nobody handled is logged, never a silent crash of the whole engine (Node's
+ * default): one failing background task must not take every other part down with it.
+ */
+export function installRejectionLogger(log: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection', { error: reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason) });
+  });
+}
+
 export function registerServer(program: Command): void {
   program
     .command('server')
@@ -54,7 +67,9 @@ export function registerServer(program: Command): void {
     .option('--edition <edition>', 'dev mode: oss, enterprise or plus (default enterprise)')
     .option('--log-level <level>', 'trace, debug, info, warn, error or off')
     .action(async (flags: ServerFlags) => {
-      const engine = await startEngine(optionsFrom(flags));
+      const options = optionsFrom(flags);
+      installRejectionLogger(createLogger(options.logLevel ?? 'info'));
+      const engine = await startEngine(options);
       const lines = [
         `keyward engine listening on ${engine.url} (edition: ${engine.edition}${flags.dev ? ', dev mode' : ''})`,
         `data directory: ${engine.dataDir}`,
@@ -71,6 +86,10 @@ export function registerServer(program: Command): void {
         if (stopping) return;
         stopping = true;
         process.stdout.write(`${signal} received, shutting down\n`);
+        setTimeout(() => {
+          process.stderr.write(`shutdown did not finish within ${SHUTDOWN_LIMIT_MS / 1000} s; exiting\n`);
+          process.exit(1);
+        }, SHUTDOWN_LIMIT_MS).unref();
         engine.close().then(
           () => process.exit(0),
           (e) => {

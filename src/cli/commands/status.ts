@@ -16,6 +16,8 @@ export interface SnapshotStatusRow {
   consecutive_errors: number;
   last_snapshot_error: string;
   last_snapshot_url: string;
+  /** Set when this row could not be read; the other rows are still listed. */
+  read_error?: string;
 }
 
 export async function collectStatus(client: VaultClient, parallelism = 8): Promise<SnapshotStatusRow[]> {
@@ -25,11 +27,19 @@ export async function collectStatus(client: VaultClient, parallelism = 8): Promi
   const worker = async () => {
     while (next < names.length) {
       const i = next++;
+      // One row failing (a server error on a bad stored value) must not hide the others.
+      let read_error: string | undefined;
+      const settle = <T>(p: Promise<T>): Promise<T | undefined> =>
+        p.catch((e: unknown) => {
+          read_error ??= e instanceof Error ? e.message : String(e);
+          return undefined;
+        });
       const [config, status]: [SnapshotConfigRead | undefined, SnapshotStatus | undefined] = await Promise.all([
-        client.snapshots.read(names[i]),
-        client.snapshots.status(names[i]),
+        settle(client.snapshots.read(names[i])),
+        settle(client.snapshots.status(names[i])),
       ]);
       rows[i] = {
+        ...(read_error !== undefined ? { read_error } : {}),
         name: names[i],
         storage_type: String(config?.storage_type ?? ''),
         interval: typeof config?.interval === 'number' ? config.interval : null,
@@ -56,7 +66,7 @@ export function renderStatusTable(rows: SnapshotStatusRow[]): string {
     r.last_snapshot_end ?? '-',
     r.next_snapshot_start ?? '-',
     String(r.consecutive_errors),
-    r.last_snapshot_error || '-',
+    r.read_error !== undefined ? `cannot read: ${r.read_error}` : r.last_snapshot_error || '-',
     r.last_snapshot_url || '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));

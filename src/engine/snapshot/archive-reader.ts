@@ -122,6 +122,10 @@ export async function readVerifiedArchive(input: Readable, seal: Seal, scratchDi
     }
     if (meta.format !== STATE_FORMAT) throw new ArchiveError(`snapshot format ${JSON.stringify(meta.format)} is not supported (expected ${STATE_FORMAT})`);
     if (meta.size !== stateSize) throw new ArchiveError(`state.bin is ${stateSize} bytes, meta.json says ${meta.size}`);
+    // Force skips only the sealed-hash check (as Vault's does). Data this engine cannot decrypt
+    // would replace the store with unreadable values (root token gone, reads failing), so every
+    // entry is proven to open with this seal before anything is replaced.
+    if (opts.force) await proveDecryptable(statePath, seal);
     return {
       meta,
       entries: () => decodeState(createReadStream(statePath)),
@@ -133,5 +137,22 @@ export async function readVerifiedArchive(input: Readable, seal: Seal, scratchDi
     await piped;
     await rm(statePath, { force: true });
     throw e;
+  }
+}
+
+async function proveDecryptable(statePath: string, seal: Seal): Promise<void> {
+  try {
+    for await (const e of decodeState(createReadStream(statePath))) {
+      try {
+        seal.decrypt(e.value, e.key);
+      } catch {
+        throw new ArchiveError(
+          'snapshot-force refused: the snapshot was written by a server with a different seal key, so its data cannot be decrypted here; nothing was restored',
+        );
+      }
+    }
+  } catch (e) {
+    if (e instanceof ArchiveError) throw e;
+    throw new ArchiveError(`failed to read snapshot: ${(e as Error).message}`);
   }
 }

@@ -3,6 +3,7 @@
 
 import type { SystemContext, SystemFamily, SystemFamilyFactory } from '../backend';
 import { configRoutes } from './config-routes';
+import type { DeadlinePolicy } from './deadline';
 import { SnapshotRecords } from './records';
 import { saveRestoreRoutes } from './save-restore-routes';
 import { SnapshotScheduler } from './scheduler';
@@ -11,15 +12,15 @@ export interface SnapshotFamily extends SystemFamily {
   scheduler: SnapshotScheduler;
 }
 
-export function createSnapshotFamily(sys: SystemContext): SnapshotFamily {
+export function createSnapshotFamily(sys: SystemContext, deadline?: DeadlinePolicy): SnapshotFamily {
   const records = new SnapshotRecords(sys.store);
-  const scheduler = new SnapshotScheduler(sys, records);
+  const scheduler = new SnapshotScheduler(sys, records, deadline);
   return {
     scheduler,
-    routes: [...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }), ...saveRestoreRoutes(sys)],
+    routes: [...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }), ...saveRestoreRoutes(sys, { stopSchedules: () => scheduler.stop(), startSchedules: () => scheduler.start() })],
     start: () => scheduler.start(),
     stop: () => scheduler.stop(),
   };
 }
 
-export const snapshotFamily: SystemFamilyFactory = createSnapshotFamily;
+export const snapshotFamily: SystemFamilyFactory = (sys) => createSnapshotFamily(sys);

@@ -22,6 +22,12 @@ export interface StatusRecord {
   snapshot_start?: number;
   snapshot_url?: string;
   next_snapshot_start?: number;
+  /** Monotonic count of snapshots this config wrote (not on the wire). */
+  snapshot_seq?: number;
+  /** This config's written snapshots with their sequence number; retention orders by it. */
+  sequence?: { name: string; seq: number }[];
+  /** Final names of failed uploads to delete on the next successful attempt (not on the wire). */
+  orphans?: string[];
 }
 
 export class SnapshotRecords {
@@ -60,12 +66,19 @@ export class SnapshotRecords {
   }
 }
 
-/** The wire form: RFC 3339 UTC times; keys absent until the event they describe happened. */
+/** Largest |ms| a JavaScript Date represents; a stored time beyond it is dropped, never a 500. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * The wire form: RFC 3339 UTC times; keys absent until the event they describe happened. Any
+ * stored value renders (a record written before a rule existed must not break the route).
+ */
 export function statusToWire(s: StatusRecord): SnapshotStatus {
-  const out: SnapshotStatus = { consecutive_errors: s.consecutive_errors };
+  const errors = Number(s.consecutive_errors);
+  const out: SnapshotStatus = { consecutive_errors: Number.isFinite(errors) ? errors : 0 };
   const time = (k: 'last_snapshot_start' | 'last_snapshot_end' | 'snapshot_start' | 'next_snapshot_start') => {
     const v = s[k];
-    if (v !== undefined) out[k] = rfc3339Seconds(v);
+    if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_DATE_MS) out[k] = rfc3339Seconds(v);
   };
   time('last_snapshot_start');
   time('last_snapshot_end');

@@ -1,16 +1,31 @@
 // Retention: after a snapshot is complete, keep the newest `retain` of this config's snapshots
-// (exact name pattern, ordered by the numeric timestamp) and delete the older ones.
+// (exact name pattern) and delete the older ones. "Newest" follows the sequence the scheduler
+// keeps with the config, not the wall-clock time in the name: a clock stepping back must never
+// make the snapshot just written look oldest.
 
 import { snapshotNamePattern, type SnapshotTarget } from './targets/target';
 
-/** Returns the names deleted. Files not matching `<file_prefix>-<digits>.snap` are never touched. */
-export async function applyRetention(target: SnapshotTarget, filePrefix: string, retain: number): Promise<string[]> {
+/**
+ * Returns the names deleted. Files not matching `<file_prefix>-<digits>.snap` are never touched.
+ * `sequence` maps the names this config wrote to their sequence numbers; they rank above every
+ * other matching name (written before the sequence existed, or by a restored store), which rank by
+ * the timestamp in the name.
+ */
+export async function applyRetention(
+  target: SnapshotTarget,
+  filePrefix: string,
+  retain: number,
+  sequence: ReadonlyMap<string, number> = new Map(),
+): Promise<string[]> {
   const pattern = snapshotNamePattern(filePrefix);
   const ours = (await target.list())
     .map((o) => ({ name: o.name, m: pattern.exec(o.name) }))
     .filter((x): x is { name: string; m: RegExpExecArray } => x.m !== null)
-    .map((x) => ({ name: x.name, ts: BigInt(x.m[1]) }))
-    .sort((a, b) => (a.ts > b.ts ? -1 : a.ts < b.ts ? 1 : 0));
+    .map((x) => ({ name: x.name, seq: sequence.get(x.name), ts: BigInt(x.m[1]) }))
+    .sort((a, b) => {
+      if (a.seq !== undefined || b.seq !== undefined) return (b.seq ?? -1) - (a.seq ?? -1);
+      return a.ts > b.ts ? -1 : a.ts < b.ts ? 1 : 0;
+    });
   const doomed = ours.slice(Math.max(1, retain)).map((x) => x.name);
   for (const name of doomed) await target.delete(name);
   return doomed;

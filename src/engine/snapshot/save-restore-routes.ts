@@ -13,7 +13,13 @@ import { writeArchiveFile } from './archive-writer';
 import { scratchFile } from './runner';
 import { StateFormatError } from './state-codec';
 
-export function saveRestoreRoutes(sys: SystemContext): Route[] {
+/** The scheduler's lifecycle as restore needs it: stopped (attempts aborted) before data is replaced. */
+export interface RestoreHooks {
+  stopSchedules(): Promise<void>;
+  startSchedules(): Promise<void>;
+}
+
+export function saveRestoreRoutes(sys: SystemContext, hooks: RestoreHooks): Route[] {
   const restore = (force: boolean) => async (ctx: RequestContext) => {
     if (!ctx.stream) throw Errors.badRequest('the request body must be a snapshot archive');
     const dir = dirname(await scratchFile(sys));
@@ -24,10 +30,13 @@ export function saveRestoreRoutes(sys: SystemContext): Route[] {
       if (e instanceof ArchiveError) throw Errors.badRequest(e.message);
       throw e;
     }
+    // Attempts in flight are aborted, never waited for: a stalled store must not hold a restore.
+    await hooks.stopSchedules();
     try {
       await sys.rawStorage.replaceAll(archive.entries());
     } catch (e) {
-      // replaceAll is atomic: a damaged state.bin leaves the previous data in place.
+      // replaceAll is atomic: a damaged state.bin leaves the previous data (and schedules) in place.
+      await hooks.startSchedules();
       if (e instanceof StateFormatError) throw Errors.badRequest(`failed to restore snapshot: ${e.message}`);
       throw e;
     } finally {

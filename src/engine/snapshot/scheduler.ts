@@ -1,12 +1,15 @@
 // One schedule per configuration on the injected clock: first attempt one interval after the
 // write, the next one interval after the previous attempt ends; attempts of one config never
 // overlap; the status record is kept in memory (source of truth) and persisted after each change.
+// Every attempt has a deadline (deadline.ts) and is aborted by stop(), so a stalled store never
+// holds a schedule, a restore or shutdown.
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SystemContext } from '../backend';
 import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
+import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';
 import { SnapshotRecords, type StatusRecord } from './records';
 import { SCRATCH_DIR, planAttempt, runAttempt } from './runner';
 import { createTarget } from './targets/create-target';
@@ -16,19 +19,29 @@ interface Entry {
   gen: number;
   timer?: TimerHandle;
   running?: Promise<void>;
+  /** Aborts the attempt in progress (deadline, stop). */
+  abort?: AbortController;
   status: StatusRecord;
   /** Serializes status writes so an older one never lands after a newer one. */
   persisting: Promise<void>;
 }
 
+/** Names of written snapshots kept in a config's sequence (more than any sane retain). */
+const SEQUENCE_KEPT = 1000;
+/** Failed upload names remembered for deletion (older ones are given up). */
+const ORPHANS_KEPT = 100;
+
 export class SnapshotScheduler {
   private entries = new Map<string, Entry>();
+  /** Failed upload names per config, also kept here: a restore replaces the persisted status. */
+  private readonly orphans = new Map<string, string[]>();
   private stopped = true;
   private started = false;
 
   constructor(
     private readonly sys: SystemContext,
     private readonly records: SnapshotRecords,
+    private readonly deadline: DeadlinePolicy = deadlinePolicyFromEnv(),
   ) {}
 
   /** Loads every config and resumes its schedule (overdue ones run as soon as possible). */
@@ -38,6 +51,7 @@ export class SnapshotScheduler {
     // manual save may still be streaming from that directory.
     if (!this.started) await rm(join(this.sys.dataDir, SCRATCH_DIR), { recursive: true, force: true });
     this.started = true;
+    const loaded: [string, Entry, number][] = [];
     for (const name of await this.records.listConfigs()) {
       const rec = await this.records.getConfig(name);
       if (!rec) continue;
@@ -46,15 +60,22 @@ export class SnapshotScheduler {
       const next = status.next_snapshot_start ?? (status.last_snapshot_end ?? rec.written_at) + interval;
       const entry: Entry = { gen: 0, status, persisting: Promise.resolve() };
       this.entries.set(name, entry);
-      this.arm(name, entry, Math.max(this.sys.clock.now(), next));
+      // Temp files of a crash go before any timer is armed: an overdue attempt must not start
+      // writing while the cleanup still runs (it would delete the new temp file).
       await this.cleanupTarget(name, rec.config);
+      loaded.push([name, entry, next]);
     }
+    if (this.stopped) return;
+    for (const [name, entry, next] of loaded) this.arm(name, entry, Math.max(this.sys.clock.now(), next));
   }
 
-  /** Cancels timers and waits for attempts in progress. */
+  /** Cancels timers and aborts attempts in progress (they end at once, recorded as errors). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const e of this.entries.values()) e.timer?.cancel();
+    for (const e of this.entries.values()) {
+      e.timer?.cancel();
+      e.abort?.abort(new Error('the attempt was aborted: the engine is stopping or restoring a snapshot'));
+    }
     await this.settled();
     this.entries.clear();
   }
@@ -106,9 +127,13 @@ export class SnapshotScheduler {
       void entry.running.then(() => this.fire(name, entry, gen));
       return;
     }
-    entry.running = this.attempt(name, entry, gen).finally(() => {
-      entry.running = undefined;
-    });
+    entry.running = this.attempt(name, entry, gen)
+      // Nothing a run throws may escape as an unhandled rejection: it is logged and counted.
+      .catch((e: unknown) => this.failed(name, entry, gen, e))
+      .finally(() => {
+        entry.running = undefined;
+        entry.abort = undefined;
+      });
   }
 
   private async attempt(name: string, entry: Entry, gen: number): Promise<void> {
@@ -123,19 +148,74 @@ export class SnapshotScheduler {
     } catch (e) {
       return this.finish(name, entry, gen, config, start, undefined, (e as Error).message);
     }
-    entry.status.snapshot_start = start;
-    entry.status.snapshot_url = plan.url;
-    await this.persist(name, entry);
+    const abort = new AbortController();
+    entry.abort = abort;
+    let deadline: TimerHandle | undefined;
+    const armDeadline = (bytes: number) => {
+      deadline?.cancel();
+      const ms = attemptDeadlineMs(config.interval, bytes, this.deadline);
+      deadline = this.sys.clock.setTimer(Math.max(0, start + ms - this.sys.clock.now()), () => abort.abort(new AttemptDeadlineError(ms)));
+    };
+    armDeadline(0);
     let error: string | undefined;
     let retentionError: string | undefined;
     try {
-      retentionError = (await runAttempt(this.sys, config, plan, start, wanted)).retentionError;
+      entry.status.snapshot_start = start;
+      entry.status.snapshot_url = plan.url;
+      await this.persist(name, entry);
+      const sequence = new Map((entry.status.sequence ?? []).map((x) => [x.name, x.seq]));
+      const orphans = [...new Set([...(entry.status.orphans ?? []), ...(this.orphans.get(name) ?? [])])];
+      const r = await runAttempt(this.sys, config, plan, start, { signal: abort.signal, stillWanted: wanted, onArchiveSize: armDeadline, sequence, orphans });
+      retentionError = r.retentionError;
+      entry.status.orphans = r.orphansLeft;
+      this.orphans.set(name, r.orphansLeft);
+      this.remember(entry, plan.name, r.deleted);
     } catch (e) {
       error = (e as Error).message;
+      if (config.storage_type !== 'local') {
+        entry.status.orphans = [...(entry.status.orphans ?? []), plan.name].slice(-ORPHANS_KEPT);
+        this.orphans.set(name, [...(this.orphans.get(name) ?? []), plan.name].slice(-ORPHANS_KEPT));
+      }
+    } finally {
+      deadline?.cancel();
     }
     if (error) this.sys.log.warn('snapshot failure', { name, error });
     else if (retentionError) this.sys.log.warn('snapshot retention failure', { name, error: retentionError });
     await this.finish(name, entry, gen, config, start, error ? undefined : plan.url, error ?? retentionError);
+  }
+
+  /** Appends a written snapshot to the config's sequence (what retention orders by). */
+  private remember(entry: Entry, written: string, deleted: string[]): void {
+    const s = entry.status;
+    const seq = (s.snapshot_seq ?? 0) + 1;
+    s.snapshot_seq = seq;
+    const gone = new Set(deleted);
+    s.sequence = [...(s.sequence ?? []).filter((x) => !gone.has(x.name)), { name: written, seq }].slice(-SEQUENCE_KEPT);
+  }
+
+  /** A run that threw outside runAttempt (a storage error persisting status): count it. */
+  private async failed(name: string, entry: Entry, gen: number, e: unknown): Promise<void> {
+    const error = `snapshot attempt failed: ${e instanceof Error ? e.message : String(e)}`;
+    this.sys.log.error('snapshot attempt failed', { name, error });
+    if (this.entries.get(name) !== entry) return;
+    const s = entry.status;
+    s.last_snapshot_end = this.sys.clock.now();
+    s.last_snapshot_error = error;
+    s.last_snapshot_url = '';
+    s.consecutive_errors += 1;
+    if (entry.gen === gen) s.next_snapshot_start = s.last_snapshot_end + (await this.intervalMs(name));
+    await this.persist(name, entry).catch(() => undefined);
+    if (entry.gen === gen && !this.stopped && s.next_snapshot_start !== undefined) this.arm(name, entry, s.next_snapshot_start);
+  }
+
+  private async intervalMs(name: string): Promise<number> {
+    try {
+      const rec = await this.records.getConfig(name);
+      if (rec) return rec.config.interval * 1000;
+    } catch {
+      // The store itself is failing: retry after a minute rather than never.
+    }
+    return 60_000;
   }
 
   private async finish(name: string, entry: Entry, gen: number, config: SnapshotConfig, start: number, url: string | undefined, error: string | undefined): Promise<void> {
@@ -149,7 +229,12 @@ export class SnapshotScheduler {
     // A written snapshot whose rotation failed keeps its URL but still counts as an error.
     s.consecutive_errors = error ? s.consecutive_errors + 1 : 0;
     if (entry.gen === gen) s.next_snapshot_start = end + config.interval * 1000;
-    await this.persist(name, entry);
+    try {
+      await this.persist(name, entry);
+    } catch (e) {
+      // The in-memory status (what the route serves) holds the outcome; the schedule goes on.
+      this.sys.log.error('snapshot status could not be saved', { name, error: (e as Error).message });
+    }
     if (entry.gen === gen && !this.stopped) this.arm(name, entry, s.next_snapshot_start!);
   }
 

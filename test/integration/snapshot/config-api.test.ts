@@ -130,6 +130,23 @@ path "sys/storage/raft/snapshot-auto/status/*" { capabilities = ["read"] }`;
   });
 });
 
+describe('snapshot-auto interval limit', () => {
+  it('refuses an interval above one year with a 400 naming the limit, and accepts exactly one year', async () => {
+    for (const interval of [99999999999999, '8761h']) {
+      const r = await api(engine, 'POST', `${CONFIG}/huge`, { body: { storage_type: 'local', interval, path_prefix: dir, local_max_space: 10 } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors).toEqual([expect.stringMatching(/^interval must be at most 31536000 seconds \(8760h, one year\), got \d+$/)]);
+    }
+    expect((await api(engine, 'GET', `${CONFIG}/huge`)).status).toBe(404);
+    const ok = await api(engine, 'POST', `${CONFIG}/yearly`, { body: { storage_type: 'local', interval: '8760h', path_prefix: dir, file_prefix: 'yearly', local_max_space: 10 } });
+    expect(ok.status).toBe(204);
+    const status = await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/status/yearly');
+    expect(status.status).toBe(200);
+    expect(status.body.data.next_snapshot_start).toBe('2027-01-01T00:00:00Z');
+    await api(engine, 'DELETE', `${CONFIG}/yearly`);
+  });
+});
+
 describe('snapshot-auto edition gate', () => {
   it('refuses create on the oss edition with a clear error', async () => {
     const oss = await startTestEngine({ clock: new ManualClock(), edition: 'oss' });

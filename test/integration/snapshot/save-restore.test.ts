@@ -102,6 +102,36 @@ describe('raft snapshot save and restore', () => {
     }
   });
 
+  it('refuses a forced restore of another engine\'s archive (other seal key) with 400 and keeps data and root token', async () => {
+    const other = await startTestEngine({ clock: new ManualClock(), edition: 'enterprise' });
+    let foreign: Buffer;
+    try {
+      await api(other, 'PUT', 'sys/policy/from-other', { body: { policy: rules(7, 'other') } });
+      const r0 = await fetch(`${other.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': other.rootToken } });
+      foreign = Buffer.from(await r0.arrayBuffer());
+    } finally {
+      await other.close();
+    }
+    await api(engine, 'PUT', 'sys/policy/before-force', { body: { policy: rules(8, 'kept') } });
+    const r = await api(engine, 'POST', 'sys/storage/raft/snapshot-force', { rawBody: foreign });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([expect.stringMatching(/^snapshot-force refused: .*different seal key.*nothing was restored$/)]);
+    expect((await api(engine, 'GET', 'auth/token/lookup-self')).status).toBe(200);
+    expect((await api(engine, 'GET', 'sys/policy/from-other')).status).toBe(404);
+    expect(await policy(2)).toBe(rules(2));
+    expect((await api(engine, 'GET', 'sys/policy/before-force')).body.data.rules).toBe(rules(8, 'kept'));
+  });
+
+  it('restores its own archive through snapshot-force', async () => {
+    const own = await save();
+    await api(engine, 'PUT', 'sys/policy/after-own', { body: { policy: rules(9, 'later') } });
+    const r = await api(engine, 'POST', 'sys/storage/raft/snapshot-force', { rawBody: own });
+    expect([r.status, r.text]).toEqual([204, '']);
+    expect((await api(engine, 'GET', 'sys/policy/after-own')).status).toBe(404);
+    expect((await api(engine, 'GET', 'sys/policy/before-force')).body.data.rules).toBe(rules(8, 'kept'));
+    expect((await api(engine, 'GET', 'auth/token/lookup-self')).status).toBe(200);
+  });
+
   it('needs a token with read/update on the paths', async () => {
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot', { token: null })).status).toBe(403);
     expect((await api(engine, 'POST', 'sys/storage/raft/snapshot', { token: null, rawBody: archive })).status).toBe(403);

@@ -1,12 +1,13 @@
 // `keyward status` as a real process against an engine: the table and --json rows for a config
-// that ran (last snapshot, URL) and one that never ran.
+// that ran (last snapshot, URL) and one that never ran; a row the server cannot read (a damaged
+// stored record) is listed with its error while the others still show.
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemContext, SystemFamilyFactory } from '../../../src/engine/backend';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
 import { systemFamilyFactories } from '../../../src/engine/sys/families';
@@ -17,12 +18,16 @@ const BIN = resolve(__dirname, '../../../bin/keyward.js');
 const T0 = Date.UTC(2026, 0, 1);
 let engine: Awaited<ReturnType<typeof startTestEngine>>;
 let dir: string;
+let sys: SystemContext;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kw-status-'));
   const clock = new ManualClock(T0);
   let family: SnapshotFamily | undefined;
-  const capture: SystemFamilyFactory = (sys) => (family = createSnapshotFamily(sys));
+  const capture: SystemFamilyFactory = (s) => {
+    sys = s;
+    return (family = createSnapshotFamily(s));
+  };
   engine = await startTestEngine({ clock, edition: 'enterprise', systemFamilies: [...systemFamilyFactories.filter((f) => f !== snapshotFamily), capture] });
   await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/hourly', { body: { storage_type: 'local', interval: '1h', path_prefix: dir, local_max_space: 1e9 } });
   await clock.advance(3_600_000);
@@ -50,4 +55,38 @@ it('prints the same rows as JSON with --json', async () => {
   expect(rows.map((r: { name: string }) => r.name)).toEqual(['hourly', 'weekly']);
   expect(rows[0]).toMatchObject({ storage_type: 'local', interval: 3600, retain: 1, last_snapshot_end: '2026-01-01T01:00:00Z', consecutive_errors: 0, last_snapshot_error: '' });
   expect(rows[1]).toMatchObject({ interval: 604800, last_snapshot_end: null, next_snapshot_start: '2026-01-08T01:00:00Z', last_snapshot_url: '' });
+});
+
+describe('with damaged stored records', () => {
+  beforeAll(async () => {
+    // Written straight into the store, as an older version or a damaged restore could leave them.
+    await sys.store.put('sys/snapshot-auto/config/broken', { config: null, written_at: 0 });
+    await sys.store.put('sys/snapshot-auto/config/far', {
+      config: { storage_type: 'local', interval: 99999999999999, retain: 1, path_prefix: dir, file_prefix: 'far', local_max_space: 1e9 },
+      written_at: T0,
+    });
+    await sys.store.put('sys/snapshot-auto/status/far', { consecutive_errors: 0, next_snapshot_start: T0 + 99999999999999 * 1000 });
+  });
+  afterAll(async () => {
+    await sys.store.delete('sys/snapshot-auto/config/broken');
+    await sys.store.delete('sys/snapshot-auto/config/far');
+    await sys.store.delete('sys/snapshot-auto/status/far');
+  });
+
+  it('answers the status route for a time past the Date range without a 500', async () => {
+    const r = await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/status/far');
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ consecutive_errors: 0 });
+  });
+
+  it('lists every row and shows the unreadable one with its error', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'status'], { env: env() });
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'broken', 'far', 'hourly', 'weekly']);
+    expect(lines[1]).toMatch(/^broken\s+-\s+-\s+0\s+cannot read: .*500.*\s+-$/);
+    expect(lines[3]).toMatch(/^hourly\s+local\s+2026-01-01T01:00:00Z/);
+    const json = JSON.parse((await run(process.execPath, [BIN, 'status', '--json'], { env: env() })).stdout).snapshots;
+    expect(json[0]).toMatchObject({ name: 'broken', read_error: expect.stringMatching(/500/) });
+    expect(json[1].read_error).toBeUndefined();
+  });
 });

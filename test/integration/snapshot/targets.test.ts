@@ -12,6 +12,9 @@ import { S3Target } from '../../../src/engine/snapshot/targets/s3';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { targetConformance } from '../../unit/engine/snapshot/target-conformance';
 
+/** A signal that never aborts (puts that are not meant to be cancelled). */
+const live = new AbortController().signal;
+
 let dir = '';
 let s3: RunningStore;
 let gcs: RunningStore;
@@ -102,7 +105,7 @@ describe('cloudone-store specifics (s3rver)', () => {
     process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
     try {
       const t = new S3Target(opts());
-      await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9);
+      await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9, live);
       expect((await t.list()).map((o) => o.name)).toEqual(['vault-snapshot-1.snap']);
       await t.close();
     } finally {
@@ -113,9 +116,25 @@ describe('cloudone-store specifics (s3rver)', () => {
     }
   });
 
+  it('deletes the key after a failed put (a store that committed but whose answer was lost)', async () => {
+    const o = { ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    const t = new S3Target(o);
+    // The object a completed-but-unanswered PutObject would have left behind.
+    await t.put('vault-snapshot-7.snap', () => Readable.from([Buffer.from('committed')]), 9, live);
+    const failing = new Readable({ read() {} });
+    failing.push(Buffer.alloc(1000));
+    setImmediate(() => failing.destroy(new Error('source failed')));
+    await expect(t.put('vault-snapshot-7.snap', () => failing, 5000, live)).rejects.toThrow();
+    await t.close(); // waits for the best-effort delete
+    const check = new S3Target(o);
+    expect((await check.list()).length).toBe(0);
+    expect((await check.list()).map((o) => o.name)).not.toContain('vault-snapshot-7.snap');
+    await check.close();
+  });
+
   it('fails clearly with unknown static keys', async () => {
     const t = new S3Target({ ...opts(), accessKeyId: 'NOT-A-KEY', secretAccessKey: 'wrong' });
-    await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+    await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('x')]), 1, live)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
     await t.close();
   });
 

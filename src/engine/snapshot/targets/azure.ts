@@ -16,9 +16,12 @@ export interface AzureTargetOptions {
   blobEnvironment?: string;
   /** Full service URL, e.g. http://127.0.0.1:10000/devstoreaccount1 (Azurite). */
   endpoint?: string;
+  /** Timeout of one try of a request in ms (default 30 s). */
+  tryTimeoutMs?: number;
 }
 
 const BLOCK_SIZE = 4 * 1024 * 1024;
+const TRY_TIMEOUT_MS = 30_000;
 
 export class AzureTarget implements SnapshotTarget {
   readonly storageType = 'cloudthree-store' as const;
@@ -28,7 +31,8 @@ export class AzureTarget implements SnapshotTarget {
     const suffix = BLOB_ENVIRONMENTS[(opts.blobEnvironment || 'AZUREPUBLICCLOUD').toUpperCase()] ?? BLOB_ENVIRONMENTS.AZUREPUBLICCLOUD;
     const serviceUrl = opts.endpoint ? opts.endpoint.replace(/\/$/, '') : `https://${opts.accountName}.${suffix}`;
     const service = new BlobServiceClient(serviceUrl, new StorageSharedKeyCredential(opts.accountName, opts.accountKey), {
-      retryOptions: { maxTries: 3 },
+      // Each try of a request times out (a stalled store); the attempt's signal aborts the rest.
+      retryOptions: { maxTries: 3, tryTimeoutInMs: opts.tryTimeoutMs ?? TRY_TIMEOUT_MS },
     });
     this.container = service.getContainerClient(opts.container);
   }
@@ -41,13 +45,18 @@ export class AzureTarget implements SnapshotTarget {
     return this.container.getBlockBlobClient(this.key(name)).url;
   }
 
-  async put(name: string, open: () => Readable, _size: number): Promise<void> {
+  async put(name: string, open: () => Readable, _size: number, signal: AbortSignal): Promise<void> {
     const blob = this.container.getBlockBlobClient(this.key(name));
     const source = open();
+    // abortSignal cancels the SDK's requests, not its read of the source: end that too.
+    const onAbort = () => source.destroy(signal.reason as Error);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
       // Memory: at most BLOCK_SIZE x 2 buffers in flight, whatever the archive size.
-      await blob.uploadStream(source, BLOCK_SIZE, 2, { blobHTTPHeaders: { blobContentType: 'application/gzip' } });
+      await blob.uploadStream(source, BLOCK_SIZE, 2, { blobHTTPHeaders: { blobContentType: 'application/gzip' }, abortSignal: signal });
     } finally {
+      signal.removeEventListener('abort', onAbort);
       source.destroy();
     }
   }

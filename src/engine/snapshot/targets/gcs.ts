@@ -17,7 +17,11 @@ export interface GcsTargetOptions {
   disableTls?: boolean;
   /** Archives larger than this go through a resumable session (default 8 MiB). */
   resumableThreshold?: number;
+  /** Per-request timeout in ms (default 30 s). */
+  requestTimeoutMs?: number;
 }
+
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export class GcsTarget implements SnapshotTarget {
   readonly storageType = 'cloudtwo-store' as const;
@@ -25,7 +29,12 @@ export class GcsTarget implements SnapshotTarget {
   private readonly base: string;
 
   constructor(private readonly opts: GcsTargetOptions) {
-    const options: StorageOptions = { retryOptions: { autoRetry: true, maxRetries: 2 } };
+    // Per-request timeout and a bounded retry budget: a stalled store fails a request instead of
+    // holding it (the attempt's own deadline aborts the upload stream on top of this).
+    const options: StorageOptions = {
+      timeout: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      retryOptions: { autoRetry: true, maxRetries: 2, totalTimeout: 120 },
+    };
     if (opts.serviceAccountKey) {
       const key = JSON.parse(opts.serviceAccountKey) as { project_id?: string };
       options.credentials = key as StorageOptions['credentials'];
@@ -53,7 +62,7 @@ export class GcsTarget implements SnapshotTarget {
     return `${this.base}/${this.opts.bucket}/${this.key(name).split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  async put(name: string, open: () => Readable, size: number): Promise<void> {
+  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     const file = this.storage.bucket(this.opts.bucket).file(this.key(name));
     const resumable = size > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
     await pipeline(
@@ -64,6 +73,8 @@ export class GcsTarget implements SnapshotTarget {
         gzip: false,
         metadata: { contentType: 'application/gzip' },
       }),
+      // Abort destroys the upload stream: an unfinished session never becomes an object.
+      { signal },
     );
   }
 

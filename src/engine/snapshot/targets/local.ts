@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import type { SnapshotTarget, StoredObject } from './target';
+import { snapshotNamePattern, type SnapshotTarget, type StoredObject } from './target';
 
 export class LocalSpaceError extends Error {}
 
@@ -41,7 +41,7 @@ export class LocalTarget implements SnapshotTarget {
     return used;
   }
 
-  async put(name: string, openSource: () => Readable, size: number): Promise<void> {
+  async put(name: string, openSource: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const used = await this.usedSpace();
     if (used + size > this.opts.maxSpace) {
@@ -64,6 +64,7 @@ export class LocalTarget implements SnapshotTarget {
           }
         },
         createWriteStream(temp, { flags: 'wx', mode: 0o600 }),
+        { signal },
       );
       const fh = await open(temp, 'r');
       try {
@@ -113,11 +114,16 @@ export class LocalTarget implements SnapshotTarget {
     }
   }
 
-  /** Temp files left by a crash (kill -9 mid-write) of this config's snapshots. */
+  /**
+   * Temp files left by a crash (kill -9 mid-write) of this config's snapshots only: the exact
+   * name pattern, so a sibling config whose prefix starts the same (`snap` vs `snap-b`) keeps its
+   * in-progress temp file.
+   */
   async cleanup(): Promise<void> {
-    const prefix = `.${this.opts.filePrefix}-`;
+    const pattern = snapshotNamePattern(this.opts.filePrefix);
     for (const o of await this.list()) {
-      if (o.name.startsWith(prefix) && o.name.endsWith('.snap.partial')) await rm(join(this.dir, o.name), { force: true });
+      const m = /^\.(.+)\.partial$/.exec(o.name);
+      if (m && pattern.test(m[1])) await rm(join(this.dir, o.name), { force: true });
     }
   }
 

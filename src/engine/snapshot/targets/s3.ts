@@ -3,7 +3,8 @@
 // aborted upload leaves nothing. The archive is already a complete local scratch file, so one
 // streamed PutObject from it is the "temporary name then publish" step. Above the single-PUT limit
 // (5 GiB) a multipart upload is used: its parts stay invisible until CompleteMultipartUpload, and
-// a failure aborts it.
+// a failure aborts it. A failed put is followed by a best-effort delete of the key: a request
+// the store completed but whose answer was lost must not leave an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,
@@ -38,7 +39,14 @@ export interface S3TargetOptions {
   multipartThreshold?: number;
   /** Part size of multipart uploads; one part is buffered at a time (default 64 MiB). */
   partSize?: number;
+  /** Socket idle timeout of a request in ms (default 30 s); connect timeout is 10 s. */
+  requestTimeoutMs?: number;
 }
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+/** The best-effort delete after a failed put gets this long (the store may be the thing stalled). */
+const CLEANUP_TIMEOUT_MS = 5_000;
 
 const MAX_SINGLE_PUT = 5 * 1024 ** 3;
 const DEFAULT_PART = 64 * 1024 * 1024;
@@ -47,6 +55,7 @@ export class S3Target implements SnapshotTarget {
   readonly storageType = 'cloudone-store' as const;
   private readonly client: S3Client;
   private readonly endpointUrl?: URL;
+  private readonly cleanups = new Set<Promise<void>>();
 
   constructor(private readonly opts: S3TargetOptions) {
     if (opts.endpoint) {
@@ -68,6 +77,8 @@ export class S3Target implements SnapshotTarget {
       // Failures surface in the snapshot status; the SDK's own console warnings add nothing.
       logger: { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A store that accepts the connection and then stalls fails the request instead of holding it.
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
     });
   }
 
@@ -92,7 +103,7 @@ export class S3Target implements SnapshotTarget {
     return {};
   }
 
-  async put(name: string, open: () => Readable, size: number): Promise<void> {
+  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     const body = open();
     // The SDK does not watch the body for errors: abort the request ourselves, so a failing
     // source ends the upload (and S3 keeps nothing) instead of hanging it.
@@ -102,6 +113,9 @@ export class S3Target implements SnapshotTarget {
       sourceError = e;
       abort.abort(e);
     });
+    const onAbort = () => abort.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (size > Math.min(this.opts.multipartThreshold ?? MAX_SINGLE_PUT, MAX_SINGLE_PUT)) {
         await this.putMultipart(this.key(name), body, abort.signal);
@@ -117,10 +131,24 @@ export class S3Target implements SnapshotTarget {
         await this.client.send(new PutObjectCommand(input), { abortSignal: abort.signal });
       }
     } catch (e) {
-      throw sourceError ?? e;
+      this.deleteAfterFailure(this.key(name));
+      throw sourceError ?? (signal.aborted ? (signal.reason as Error) : e);
     } finally {
+      signal.removeEventListener('abort', onAbort);
       body.destroy();
     }
+  }
+
+  /** Best effort, bounded, in the background; close() waits for it. */
+  private deleteAfterFailure(key: string): void {
+    const p = this.client
+      .send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) })
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    this.cleanups.add(p);
+    void p.finally(() => this.cleanups.delete(p));
   }
 
   private async putMultipart(key: string, body: Readable, signal: AbortSignal): Promise<void> {
@@ -187,6 +215,7 @@ export class S3Target implements SnapshotTarget {
   async cleanup(): Promise<void> {}
 
   async close(): Promise<void> {
+    await Promise.all(this.cleanups);
     this.client.destroy();
   }
 }

@@ -16,9 +16,9 @@ export interface SnapshotTarget {
   url(name: string): string;
   /**
    * Writes `size` bytes from `open()` and makes them visible as `name` only once complete: a
-   * failed or interrupted put never leaves anything under `name`.
+   * failed, interrupted or aborted (`signal`) put never leaves anything under `name`.
    */
-  put(name: string, open: () => Readable, size: number): Promise<void>;
+  put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void>;
   /** Objects directly under the prefix (no deeper levels), any name. */
   list(): Promise<StoredObject[]>;
   get(name: string): Promise<Readable>;

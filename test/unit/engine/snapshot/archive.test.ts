@@ -89,12 +89,24 @@ describe('snapshot archive', () => {
     expect(b).toEqual(a);
   });
 
-  it('refuses an archive sealed with another key unless forced', async () => {
+  it('refuses an archive sealed with another key, forced or not (its data would not decrypt)', async () => {
     const file = join(dir, 'a.snap');
-    await writeArchiveFile(await filled(10), seal, file, 0);
+    const store = new MemoryStorage();
+    for (let i = 0; i < 10; i++) await store.put(`k/${i}`, seal.encrypt(randomBytes(20), `k/${i}`));
+    await writeArchiveFile(store, seal, file, 0);
     const other = new AesSeal(randomBytes(32));
     await expect(readVerifiedArchive(createReadStream(file), other, dir, { force: false })).rejects.toThrow(/different set of unseal keys/);
-    const forced = await readVerifiedArchive(createReadStream(file), other, dir, { force: true });
+    await expect(readVerifiedArchive(createReadStream(file), other, dir, { force: true })).rejects.toThrow(/^snapshot-force refused: .*different seal key/);
+  });
+
+  it('force skips only the sealed-hash check: a damaged SHA256SUMS.sealed restores when the data decrypts', async () => {
+    const file = join(dir, 'a.snap');
+    const store = new MemoryStorage();
+    for (let i = 0; i < 10; i++) await store.put(`k/${i}`, seal.encrypt(randomBytes(20), `k/${i}`));
+    await writeArchiveFile(store, seal, file, 0);
+    const resealed = await rebuild(await readFile(file), (name, body) => (name === 'SHA256SUMS.sealed' ? new AesSeal(randomBytes(32)).encrypt(body) : body));
+    await expect(readVerifiedArchive(Readable.from([resealed]), seal, dir, { force: false })).rejects.toThrow(/different set of unseal keys/);
+    const forced = await readVerifiedArchive(Readable.from([resealed]), seal, dir, { force: true });
     expect((await collect(forced.entries())).length).toBe(10);
     await forced.dispose();
   });

@@ -47,10 +47,28 @@ it('checks local_max_space before writing, counting every file with the prefix',
   const t = new LocalTarget({ dir, filePrefix: 'vault-snapshot', maxSpace: 1000 });
   expect(await t.usedSpace()).toBe(600);
   const { Readable } = await import('node:stream');
-  await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.alloc(500)]), 500)).rejects.toThrow(
+  await expect(t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.alloc(500)]), 500, new AbortController().signal)).rejects.toThrow(
     'snapshot of 500 bytes would exceed local_max_space (1000 bytes, 600 in use)',
   );
   expect((await readdir(dir)).sort()).toEqual(['other.bin', 'vault-snapshot-notes']);
-  await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.alloc(400)]), 400);
+  await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.alloc(400)]), 400, new AbortController().signal);
   expect(await t.usedSpace()).toBe(1000);
+});
+
+it('keeps the snapshot just written when the clock stepped back (order by the config sequence)', async () => {
+  // Written in this order; the third one's clock had stepped back behind both earlier names.
+  const written = ['s-3000.snap', 's-4000.snap', 's-1000.snap'];
+  for (const n of written) await writeFile(join(dir, n), n);
+  await writeFile(join(dir, 's-500.snap'), 'from before the sequence existed');
+  const t = new LocalTarget({ dir, filePrefix: 's', maxSpace: 1e9 });
+  const sequence = new Map(written.map((n, i) => [n, i + 1]));
+  expect(await applyRetention(t, 's', 2, sequence)).toEqual(['s-3000.snap', 's-500.snap']);
+  expect((await readdir(dir)).sort()).toEqual(['s-1000.snap', 's-4000.snap']);
+});
+
+it('cleans up only its own temp files, not those of a sibling prefix that starts the same', async () => {
+  const files = ['.snap-1.snap.partial', '.snap-b-2.snap.partial', '.snap-x.snap.partial', 'snap-3.snap'];
+  for (const n of files) await writeFile(join(dir, n), n);
+  await new LocalTarget({ dir, filePrefix: 'snap', maxSpace: 1e9 }).cleanup();
+  expect((await readdir(dir)).sort()).toEqual(['.snap-b-2.snap.partial', '.snap-x.snap.partial', 'snap-3.snap']);
 });

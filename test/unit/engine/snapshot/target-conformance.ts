@@ -5,6 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { SnapshotTarget } from '../../../../src/engine/snapshot/targets/target';
 
+/** A signal that never aborts (puts that are not meant to be cancelled). */
+const live = new AbortController().signal;
+
 async function readAll(r: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
@@ -41,7 +44,7 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
     it('round-trips bytes, lists name and size, and deletes', async () => {
       const t = fresh();
       const body = randomBytes(100_000);
-      await t.put('vault-snapshot-1000.snap', () => Readable.from([body]), body.length);
+      await t.put('vault-snapshot-1000.snap', () => Readable.from([body]), body.length, live);
       expect(await t.list()).toEqual([{ name: 'vault-snapshot-1000.snap', size: body.length }]);
       expect((await readAll(await t.get('vault-snapshot-1000.snap'))).equals(body)).toBe(true);
       expect(t.url('vault-snapshot-1000.snap')).toMatch(subject().urlPattern);
@@ -56,7 +59,7 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
       const body = randomBytes(9 * 1024 * 1024 + 123);
       const chunks: Buffer[] = [];
       for (let i = 0; i < body.length; i += 64 * 1024) chunks.push(body.subarray(i, i + 64 * 1024));
-      await t.put('vault-snapshot-2000.snap', () => Readable.from(chunks), body.length);
+      await t.put('vault-snapshot-2000.snap', () => Readable.from(chunks), body.length, live);
       const back = await readAll(await t.get('vault-snapshot-2000.snap'));
       expect(back.length).toBe(body.length);
       expect(back.equals(body)).toBe(true);
@@ -65,7 +68,7 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
 
     it('leaves nothing under the final name when the source fails mid-write', async () => {
       const t = fresh();
-      await expect(t.put('vault-snapshot-3000.snap', () => failingSource(randomBytes(300_000)), 600_000)).rejects.toThrow();
+      await expect(t.put('vault-snapshot-3000.snap', () => failingSource(randomBytes(300_000)), 600_000, live)).rejects.toThrow();
       const names = (await t.list()).map((o) => o.name);
       expect(names).not.toContain('vault-snapshot-3000.snap');
       expect(names.filter((x) => /^vault-snapshot-\d+\.snap$/.test(x))).toEqual([]);
@@ -74,14 +77,27 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
       await t.close();
     });
 
+    it('stops and leaves nothing under the final name when the signal aborts mid-write', async () => {
+      const t = fresh();
+      const abort = new AbortController();
+      // Sends one chunk, then stalls (never ends) until the abort destroys it.
+      const stalled = new Readable({ read() {} });
+      stalled.push(randomBytes(300_000));
+      stalled.once('data', () => setImmediate(() => abort.abort(new Error('attempt deadline passed'))));
+      await expect(t.put('vault-snapshot-4000.snap', () => stalled, 600_000, abort.signal)).rejects.toThrow();
+      expect((await t.list()).map((o) => o.name).filter((x) => /^vault-snapshot-\d+\.snap$/.test(x))).toEqual([]);
+      await t.cleanup();
+      await t.close();
+    });
+
     it('lists only direct children of its prefix, with or without the trailing slash', async () => {
       const stamp = `scope-${Date.now()}-${n++}`;
       const top = subject().make(`${stamp}/`);
       const deeper = subject().make(`${stamp}/sub/`);
       const sibling = subject().make(`${stamp}-other/`);
-      await top.put('a-1.snap', () => Readable.from([Buffer.from('top')]), 3);
-      await deeper.put('a-2.snap', () => Readable.from([Buffer.from('deep')]), 4);
-      await sibling.put('a-3.snap', () => Readable.from([Buffer.from('sib')]), 3);
+      await top.put('a-1.snap', () => Readable.from([Buffer.from('top')]), 3, live);
+      await deeper.put('a-2.snap', () => Readable.from([Buffer.from('deep')]), 4, live);
+      await sibling.put('a-3.snap', () => Readable.from([Buffer.from('sib')]), 3, live);
       expect((await top.list()).map((o) => o.name)).toEqual(['a-1.snap']);
       expect((await deeper.list()).map((o) => o.name)).toEqual(['a-2.snap']);
       for (const t of [top, deeper, sibling]) await t.close();
