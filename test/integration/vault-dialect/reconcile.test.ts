@@ -56,7 +56,7 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   expect(gcp.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false, max_jwt_exp: 600, token_bound_cidrs: ['10.0.0.9', '10.1.0.0/16'] });
   expect(vault.snapshots.get('offsite')).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'backups', aws_secret_access_key: SECRETS.S3_SECRET, aws_s3_force_path_style: true });
   expect(vault.snapshots.get('gcs')).toMatchObject({ storage_type: 'google-gcs', google_gcs_bucket: 'gcs-backups' });
-  expect(vault.snapshots.get('azure')).toMatchObject({ storage_type: 'azure-blob', azure_container_name: 'snapshots', azure_account_key: SECRETS.AZ_KEY });
+  expect(vault.snapshots.get('blobs')).toMatchObject({ storage_type: 'azure-blob', azure_container_name: 'snapshots', azure_account_key: SECRETS.AZ_KEY });
   expect(vault.snapshots.get('hourly')).toMatchObject({ storage_type: 'local', interval: 3600 });
   // Vault returns the snapshot secrets in clear (vault#10971): the redaction below is needed.
   expect(JSON.stringify(await raw('GET', 'sys/storage/raft/snapshot-auto/config/offsite'))).toContain(SECRETS.S3_SECRET);

@@ -61,7 +61,7 @@ export function stack(localDir: string, over: { vmAlias?: 'role_id' | 'instance_
       },
       { name: 'gcs', storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-backups', cloudtwo_service_account_key: ref('GCS_KEY') },
       {
-        name: 'azure',
+        name: 'blobs',
         storage_type: 'cloudthree-store',
         interval: '6h',
         path_prefix: 'raft/',
