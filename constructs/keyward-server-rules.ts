@@ -35,6 +35,11 @@ export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] =
       ),
   },
   {
+    id: 'dialect-value',
+    check: ({ props }) =>
+      when(props.dialect, (d) => (d === 'keyward' || d === 'vault' ? undefined : `dialect ${JSON.stringify(d)} must be "keyward" or "vault" (or left out to detect it)`)),
+  },
+  {
     id: 'salt-length',
     check: ({ props }) =>
       when(props.fingerprintSalt, (s) => (s.length >= 16 ? undefined : 'fingerprintSalt must be at least 16 characters')),

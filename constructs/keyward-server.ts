@@ -27,6 +27,12 @@ export interface KeywardServerProps {
    */
   readonly fingerprintSalt?: string;
   /**
+   * Which names the server speaks: `keyward` (the embedded engine) or `vault` (Vault Enterprise,
+   * OpenBao: `gcp`, `gce`, `aws-s3`, …). `KEYWARD_DIALECT` or `--dialect` override it.
+   * @default detected from the server's `sys/health` version at deploy time
+   */
+  readonly dialect?: 'keyward' | 'vault';
+  /**
    * Delete snapshot configs on the server that this stack does not declare.
    * @default false - undeclared snapshot configs are left alone
    */
@@ -52,6 +58,7 @@ export class KeywardServer extends Construct {
 
   readonly address?: string;
   readonly namespace?: string;
+  readonly dialect?: 'keyward' | 'vault';
   readonly fingerprintSalt: string;
   readonly exclusiveSnapshotConfigs: boolean;
   private readonly authBackends: AuthBackendPart[] = [];
@@ -64,6 +71,7 @@ export class KeywardServer extends Construct {
     validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
     this.address = props.address;
     this.namespace = props.namespace;
+    this.dialect = props.dialect;
     this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;
     this.fingerprintSalt =
       props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}`).digest('hex').slice(0, 32);

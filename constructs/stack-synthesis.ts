@@ -43,7 +43,7 @@ export function buildManifest(server: KeywardServer, only?: RemovalPolicy): Mani
     version: MANIFEST_VERSION,
     stack: TerraformStack.of(server).node.id,
     fingerprintSalt: server.fingerprintSalt,
-    server: compact({ address: server.address, namespace: server.namespace }),
+    server: compact({ address: server.address, namespace: server.namespace, dialect: server.dialect }),
     authBackends: parts.authBackends.filter(keep).map((b) => {
       const entry = b.renderAuthBackend(ctx);
       // Teardown deletes what the stack manages: never "everything on the mount".

@@ -51,25 +51,35 @@ export class CloudAuthApi {
     return `auth/${this.mount}/${rest}`;
   }
 
-  readConfig(): Promise<CloudConfigRead | undefined> {
-    return this.c.read<CloudConfigRead>(this.p('config'));
+  async readConfig(): Promise<CloudConfigRead | undefined> {
+    const t = await this.c.translator();
+    const data = await this.c.read<CloudConfigRead>(this.p('config'));
+    return data && (t.fromServer('cloud-config', data) as CloudConfigRead);
   }
 
-  /** Merge semantics on the server: only the fields sent change. */
-  writeConfig(body: Record<string, unknown>): Promise<string[]> {
-    return this.c.write(this.p('config'), body);
+  /**
+   * Merge semantics on the server: only the fields sent change. Fields keyward does not manage
+   * (Vault's workload identity and root rotation settings) are never sent, so never reset.
+   */
+  async writeConfig(body: Record<string, unknown>): Promise<string[]> {
+    const t = await this.c.translator();
+    return this.c.write(this.p('config'), t.toServer('cloud-config', body));
   }
 
-  listRoles(): Promise<string[]> {
+  async listRoles(): Promise<string[]> {
+    await this.c.translator(); // error texts in keyward's words from the first call on
     return this.c.list(this.p('roles'));
   }
 
-  readRole(name: string): Promise<CloudRoleRead | undefined> {
-    return this.c.read<CloudRoleRead>(this.p(`role/${seg(name)}`));
+  async readRole(name: string): Promise<CloudRoleRead | undefined> {
+    const t = await this.c.translator();
+    const data = await this.c.read<CloudRoleRead>(this.p(`role/${seg(name)}`));
+    return data && (t.fromServer('cloud-role', data) as CloudRoleRead);
   }
 
-  writeRole(name: string, body: Record<string, unknown>): Promise<string[]> {
-    return this.c.write(this.p(`role/${seg(name)}`), body);
+  async writeRole(name: string, body: Record<string, unknown>): Promise<string[]> {
+    const t = await this.c.translator();
+    return this.c.write(this.p(`role/${seg(name)}`), t.toServer('cloud-role', body));
   }
 
   deleteRole(name: string): Promise<void> {

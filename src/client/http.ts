@@ -53,6 +53,8 @@ export class HttpClient {
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly hooks: ClientHooks;
+  /** The server's error texts in keyward's words (set once the dialect is known). */
+  protected errorTexts: (errors: string[]) => string[] = (e) => e;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     this.address = settings.address.replace(/\/+$/, '');
@@ -82,7 +84,7 @@ export class HttpClient {
       const status = res?.status ?? 0;
       if (res && (status < 300 || allow.includes(status))) return res;
       if (!isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
-        throw new VaultClientError(status, method, p, errorsOf(res?.body), attempt, cause ? { cause } : undefined);
+        throw new VaultClientError(status, method, p, this.errorTexts(errorsOf(res?.body)), attempt, cause ? { cause } : undefined);
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
       const delayMs = Math.round((this.hooks.random ?? Math.random)() * ceiling);

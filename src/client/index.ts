@@ -8,3 +8,5 @@ export type { ClientHooks, RetryEvent, Method } from './http';
 export type { AuthMount } from './sys-auth';
 export type { CloudConfigRead, CloudRoleRead } from './cloud-auth';
 export type { SnapshotConfigRead, SnapshotStatus } from './snapshots';
+export { EditionError, DialectDetectionError, translatorFor, serverInfoFromHealth } from './dialect';
+export type { ServerInfo, Translator, Shape } from './dialect';

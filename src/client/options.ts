@@ -46,11 +46,14 @@ export interface SettingsOverrides {
 
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
 
-/** Flags first, then the manifest's server block (address/namespace only), then the environment. */
+/**
+ * Flags first, then the environment, then the manifest's server block (address, namespace, dialect).
+ * The dialect: --dialect / the provider block, then KEYWARD_DIALECT, then the manifest, else detected.
+ */
 export function settingsFromEnv(
   overrides: SettingsOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
-  manifestServer: { address?: string; namespace?: string } = {},
+  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {},
 ): ClientSettings {
   const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
   return {
@@ -59,7 +62,7 @@ export function settingsFromEnv(
     namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
-    dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT),
+    dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,
   };
 }
 

@@ -1,6 +1,7 @@
 // Typed calls for automated snapshot configurations (sys/storage/raft/snapshot-auto): root
 // namespace only, so these requests never carry the client's namespace header.
 
+import type { Translator } from './dialect';
 import { seg, type VaultClient } from './vault-client';
 
 /** GET .../config/<name> `data`: interval in seconds; secret fields are never returned. */
@@ -29,26 +30,43 @@ export interface SnapshotStatus {
 const base = 'sys/storage/raft/snapshot-auto';
 const root = { rootNamespace: true };
 
+const FEATURE = 'automated snapshots (sys/storage/raft/snapshot-auto)';
+
 export class SnapshotApi {
   constructor(private readonly c: VaultClient) {}
 
-  list(): Promise<string[]> {
+  /** The translator, after checking that a Vault server has the Enterprise feature. */
+  private async ready(): Promise<Translator> {
+    const t = await this.c.translator();
+    if (t.dialect === 'vault') await this.c.requireEnterprise(FEATURE);
+    return t;
+  }
+
+  async list(): Promise<string[]> {
+    await this.ready();
     return this.c.list(`${base}/config`, root);
   }
 
-  read(name: string): Promise<SnapshotConfigRead | undefined> {
-    return this.c.read<SnapshotConfigRead>(`${base}/config/${seg(name)}`, root);
+  /** Secret fields are removed here even when the server returns them (Vault does: vault#10971). */
+  async read(name: string): Promise<SnapshotConfigRead | undefined> {
+    const t = await this.ready();
+    const data = await this.c.read<SnapshotConfigRead>(`${base}/config/${seg(name)}`, root);
+    return data && (t.fromServer('snapshot-config', data) as SnapshotConfigRead);
   }
 
-  write(name: string, body: Record<string, unknown>): Promise<string[]> {
-    return this.c.write(`${base}/config/${seg(name)}`, body, root);
+  async write(name: string, body: Record<string, unknown>): Promise<string[]> {
+    const t = await this.ready();
+    return this.c.write(`${base}/config/${seg(name)}`, t.toServer('snapshot-config', body), root);
   }
 
-  delete(name: string): Promise<void> {
+  async delete(name: string): Promise<void> {
+    await this.ready();
     return this.c.delete(`${base}/config/${seg(name)}`, root);
   }
 
-  status(name: string): Promise<SnapshotStatus | undefined> {
-    return this.c.read<SnapshotStatus>(`${base}/status/${seg(name)}`, root);
+  async status(name: string): Promise<SnapshotStatus | undefined> {
+    const t = await this.ready();
+    const data = await this.c.read<SnapshotStatus>(`${base}/status/${seg(name)}`, root);
+    return data && (t.fromServer('snapshot-status', data) as SnapshotStatus);
   }
 }

@@ -1,4 +1,5 @@
 // Typed calls for auth mounts (sys/auth): list, enable, disable, and description updates (tune).
+// Mount types are in keyward's names ("cloud"); the dialect translates them.
 
 import type { VaultClient } from './vault-client';
 
@@ -17,6 +18,7 @@ export class SysAuthApi {
 
   /** Mounts keyed by path without the trailing slash. */
   async listAuthMounts(): Promise<Map<string, AuthMount>> {
+    const t = await this.c.translator();
     const res = await this.c.request('GET', 'sys/auth');
     const body = (res.body ?? {}) as { data?: Record<string, unknown> } & Record<string, unknown>;
     // Vault returns the mounts both in `data` and (older versions) at the top level.
@@ -26,7 +28,7 @@ export class SysAuthApi {
       if (!k.endsWith('/') || typeof v !== 'object' || v === null) continue;
       const m = v as Record<string, unknown>;
       out.set(k.replace(/\/$/, ''), {
-        type: String(m.type ?? ''),
+        type: t.mountTypeFromServer(String(m.type ?? '')),
         description: String(m.description ?? ''),
         accessor: typeof m.accessor === 'string' ? m.accessor : undefined,
         config: (m.config as Record<string, unknown>) ?? undefined,
@@ -36,7 +38,8 @@ export class SysAuthApi {
   }
 
   async enableAuth(path: string, options: { type: string; description?: string }): Promise<void> {
-    await this.c.write(`sys/auth/${path}`, { type: options.type, description: options.description ?? '' });
+    const t = await this.c.translator();
+    await this.c.write(`sys/auth/${path}`, { type: t.mountTypeToServer(options.type), description: options.description ?? '' });
   }
 
   async tuneDescription(path: string, description: string): Promise<void> {

@@ -1,12 +1,14 @@
 // Generic Vault operations on top of the HTTP core (read, list, write, delete with Vault's 404
-// conventions) and the entry point to the typed endpoint groups.
+// conventions), the server dialect (detected once from sys/health unless set), and the entry point
+// to the typed endpoint groups.
 
 import type { Dispatcher } from 'undici';
 import { HttpClient, type ClientHooks, type Envelope, type RequestOptions } from './http';
-import type { ClientSettings } from './options';
+import type { ClientSettings, ServerDialect } from './options';
 import { SysAuthApi } from './sys-auth';
 import { CloudAuthApi } from './cloud-auth';
 import { SnapshotApi } from './snapshots';
+import { EditionError, HEALTH_STATUSES, editionName, serverInfoFromHealth, translatorFor, type ServerInfo, type Translator } from './dialect';
 
 /** Encodes each segment of a name that goes into a path. */
 export const seg = (s: string) => encodeURIComponent(s);
@@ -14,9 +16,14 @@ export const seg = (s: string) => encodeURIComponent(s);
 export class VaultClient extends HttpClient {
   readonly sys: SysAuthApi;
   readonly snapshots: SnapshotApi;
+  private readonly configuredDialect?: ServerDialect;
+  private info?: Promise<ServerInfo>;
+  private enterpriseChecked?: Promise<void>;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     super(settings, hooks, dispatcher);
+    this.configuredDialect = settings.dialect;
+    if (settings.dialect) this.errorTexts = (e) => translatorFor(settings.dialect!).errorsFromServer(e);
     this.sys = new SysAuthApi(this);
     this.snapshots = new SnapshotApi(this);
   }
@@ -24,6 +31,49 @@ export class VaultClient extends HttpClient {
   /** The cloud auth method mounted at `mount` (e.g. "cloud"). */
   cloud(mount: string): CloudAuthApi {
     return new CloudAuthApi(this, mount);
+  }
+
+  /** sys/health, read once: version, edition, and the detected dialect. */
+  serverInfo(): Promise<ServerInfo> {
+    this.info ??= (async () => {
+      const res = await this.request('GET', 'sys/health', undefined, { allow: HEALTH_STATUSES, rootNamespace: true });
+      return serverInfoFromHealth(res.body, this.address);
+    })();
+    return this.info;
+  }
+
+  /** The dialect in use: the configured one, else detected from sys/health. */
+  async dialect(): Promise<ServerDialect> {
+    if (this.configuredDialect) return this.configuredDialect;
+    const d = (await this.serverInfo()).dialect;
+    this.errorTexts = (e) => translatorFor(d).errorsFromServer(e);
+    return d;
+  }
+
+  /** The translator for the dialect in use (the typed endpoint groups call this first). */
+  async translator(): Promise<Translator> {
+    return translatorFor(await this.dialect());
+  }
+
+  /**
+   * Refuses an Enterprise-only feature on a server that is not Enterprise, with an error naming the
+   * edition (instead of Vault's bare 404 "unsupported path"). Vault dialect only: the keyward engine
+   * reports its own edition errors.
+   */
+  requireEnterprise(feature: string): Promise<void> {
+    this.enterpriseChecked ??= (async () => {
+      let info: ServerInfo;
+      try {
+        info = await this.serverInfo();
+      } catch {
+        info = { dialect: 'vault', version: 'of unknown version' };
+      }
+      if (info.enterprise) return;
+      // A licensed server answers sys/license/status; community builds do not have the path.
+      const res = await this.request('GET', 'sys/license/status', undefined, { allow: [403, 404, 405], rootNamespace: true });
+      if (res.status === 404 || res.status === 405) throw new EditionError(feature, editionName(info), this.address);
+    })();
+    return this.enterpriseChecked;
   }
 
   /** GET; a 404 is "absent" (undefined). */

@@ -65,6 +65,8 @@ export interface CodeOptions {
   module?: string;
   stackName?: string;
   source?: string;
+  /** The dialect the source server speaks: a Vault source pins it on the generated KeywardServer. */
+  dialect?: 'keyward' | 'vault';
 }
 
 function header(o: CodeOptions, what: string): string[] {
@@ -85,7 +87,7 @@ function app(o: CodeOptions, imports: string[], body: string[], vars: boolean): 
     '',
     'const app = new App();',
     `const stack = new TerraformStack(app, ${JSON.stringify(stack)});`,
-    "const server = new KeywardServer(stack, 'server', {});",
+    `const server = new KeywardServer(stack, 'server', {${o.dialect === 'vault' ? " dialect: 'vault' " : ''}});`,
     ...body,
     '',
     'app.synth();',

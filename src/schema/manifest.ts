@@ -192,7 +192,12 @@ export const manifestSchema = z
     fingerprintSalt: z.string().min(16, 'must be at least 16 characters (a random string chosen once per stack)'),
     /** Where to apply. Never a token: that comes from VAULT_TOKEN. */
     server: z
-      .object({ address: z.string().url().optional(), namespace: z.string().optional() })
+      .object({
+        address: z.string().url().optional(),
+        namespace: z.string().optional(),
+        /** Which names the server speaks (keyward's or Vault's); absent: detected from sys/health. */
+        dialect: z.enum(['keyward', 'vault']).optional(),
+      })
       .strict()
       .default({}),
     authBackends: z.array(authBackendSchema).default([]),

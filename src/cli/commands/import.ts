@@ -12,7 +12,7 @@ export async function runImport(flags: ImportFlags): Promise<string> {
   if (!flags.mount === !flags.snapshots) throw new Error('give exactly one of --mount <path> or --snapshots');
   const client = openClient(flags);
   try {
-    const o = { module: flags.module, stackName: flags.stack, source: client.address };
+    const o = { module: flags.module, stackName: flags.stack, source: client.address, dialect: await client.dialect() };
     const code = flags.mount
       ? mountCode(await readMountForImport(client, flags.mount.replace(/^\/+|\/+$/g, ''), parallelismOf(flags)), o)
       : snapshotsCode(await readSnapshotsForImport(client, parallelismOf(flags)), o);

@@ -13,8 +13,11 @@ import { renderJson } from '../../reconcile/render-json';
 import { renderMarkdown } from '../../reconcile/render-markdown';
 import { renderText } from '../../reconcile/render-text';
 import { loadSource, type SourceOptions } from '../../reconcile/source';
+import { inServerNames } from '../../reconcile/server-names';
+import type { ServerDialect } from '../../client/options';
+import { addDialectOption, addShowServerNamesOption, type DialectFlags } from './dialect-option';
 
-export interface ConnectionFlags {
+export interface ConnectionFlags extends DialectFlags {
   address?: string;
   namespace?: string;
   caCert?: string;
@@ -23,7 +26,7 @@ export interface ConnectionFlags {
 }
 
 export function addConnectionOptions(c: Command): Command {
-  return c
+  return addDialectOption(c)
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then the manifest, then http://127.0.0.1:8200)')
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
@@ -42,9 +45,9 @@ export function addSourceOptions(c: Command): Command {
 }
 
 /** A client for the session; the token only ever comes from $VAULT_TOKEN. Retries are reported on stderr. */
-export function openClient(flags: ConnectionFlags, manifestServer: { address?: string; namespace?: string } = {}): VaultClient {
+export function openClient(flags: ConnectionFlags, manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {}): VaultClient {
   const settings = settingsFromEnv(
-    { address: flags.address, namespace: flags.namespace, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify },
+    { address: flags.address, namespace: flags.namespace, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect },
     process.env,
     manifestServer,
   );
@@ -67,7 +70,7 @@ export function render(plan: Plan, format: Format): string {
   return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan);
 }
 
-type PlanFlags = SourceOptions & ConnectionFlags & { format: Format; out?: string; detailedExitcode?: boolean };
+type PlanFlags = SourceOptions & ConnectionFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean };
 
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const src = loadSource(flags);
@@ -75,7 +78,7 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
   const client = openClient(flags, src.manifest.server);
   try {
     const { plan } = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
-    write(render(plan, flags.format));
+    write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
   } finally {
@@ -87,6 +90,7 @@ export function registerPlan(program: Command): void {
   const c = program.command('plan').description('Show what apply would change on the server (no writes)');
   addSourceOptions(c);
   addConnectionOptions(c);
+  addShowServerNamesOption(c);
   c.addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--out <file>', 'save the plan for `keyward apply --plan FILE`')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { settingsFromEnv } from '../../client/options';
 import type { SnapshotConfigRead, SnapshotStatus } from '../../client/snapshots';
 import { VaultClient } from '../../client/vault-client';
+import { addDialectOption, type DialectFlags } from './dialect-option';
 
 export interface SnapshotStatusRow {
   name: string;
@@ -74,7 +75,7 @@ export function renderStatusTable(rows: SnapshotStatusRow[]): string {
   return [line(header), ...cells.map(line)].join('\n') + '\n';
 }
 
-interface StatusFlags {
+interface StatusFlags extends DialectFlags {
   json?: boolean;
   address?: string;
   caCert?: string;
@@ -82,8 +83,9 @@ interface StatusFlags {
 }
 
 export function registerStatus(program: Command): void {
-  program
-    .command('status')
+  const c = program.command('status');
+  addDialectOption(c);
+  c
     .description('Show automated snapshot configurations: last and next snapshot, errors and URL')
     .option('--json', 'print the rows as JSON')
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then http://127.0.0.1:8200)')
@@ -91,7 +93,7 @@ export function registerStatus(program: Command): void {
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only)')
     .action(async (flags: StatusFlags) => {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
-      const client = new VaultClient(settingsFromEnv({ address: flags.address, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify }));
+      const client = new VaultClient(settingsFromEnv({ address: flags.address, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }));
       try {
         const rows = await collectStatus(client);
         process.stdout.write(flags.json ? JSON.stringify({ snapshots: rows }, null, 2) + '\n' : renderStatusTable(rows));

@@ -40,7 +40,7 @@ const drop: Step = (q) => q.socket.destroy();
 
 function client(extra: Partial<ConstructorParameters<typeof VaultClient>[0]> = {}, delays: number[] = []) {
   return new VaultClient(
-    { address: url, token: 'tok', namespace: 'team', retry: { attempts: 4, baseDelayMs: 100, maxDelayMs: 250 }, ...extra },
+    { address: url, token: 'tok', namespace: 'team', dialect: 'keyward', retry: { attempts: 4, baseDelayMs: 100, maxDelayMs: 250 }, ...extra },
     { sleep: async (ms) => void delays.push(ms), random: () => 1 },
   );
 }

@@ -4,11 +4,13 @@ import { Testing, TerraformStack } from 'cdktf';
 import { KeywardServer, type KeywardServerProps } from '../../../constructs';
 import { keywardServerRules } from '../../../constructs/keyward-server-rules';
 import { problemsOf } from './fixtures';
+import { buildManifest } from '../../../constructs/stack-synthesis';
 
 const failing: Record<string, { props: KeywardServerProps; second?: boolean; message: RegExp }> = {
   'one-per-stack': { props: {}, second: true, message: /a stack holds one KeywardServer.*test\/first is already defined/ },
   'address-url': { props: { address: 'vault:8200' }, message: /address "vault:8200" must use http or https|is not a URL/ },
   'namespace-format': { props: { namespace: 'team a' }, message: /namespace "team a" must be a path/ },
+  'dialect-value': { props: { dialect: 'gcp' as 'vault' }, message: /dialect "gcp" must be "keyward" or "vault"/ },
   'salt-length': { props: { fingerprintSalt: 'short' }, message: /fingerprintSalt must be at least 16 characters/ },
 };
 
@@ -27,4 +29,11 @@ describe('KeywardServer validation rules', () => {
     const stack = new TerraformStack(Testing.app(), 'test');
     expect(problemsOf(() => new KeywardServer(stack, 's', { address: 'https://vault.example:8200', namespace: 'team-a/dev', fingerprintSalt: '0123456789abcdef' }))).toEqual([]);
   });
+});
+
+it("the dialect prop lands in the manifest's server block (absent: detected at deploy time)", () => {
+  const stack = new TerraformStack(Testing.app(), 'test');
+  expect(buildManifest(new KeywardServer(stack, 's', { dialect: 'vault' })).server).toEqual({ dialect: 'vault' });
+  const other = new TerraformStack(Testing.app(), 'other');
+  expect(buildManifest(new KeywardServer(other, 's')).server).toEqual({});
 });

@@ -1,0 +1,54 @@
+// Which dialect a server speaks, from GET sys/health (unauthenticated, root namespace).
+//
+// Rules (Vault's docs: api-docs/system/health, and hashicorp/vault#24270 which added the
+// `enterprise` flag in 1.16; Vault Enterprise builds report versions like "1.19.2+ent",
+// "1.19.2+ent.hsm", "1.19.2+ent.fips1402", older ones "+prem"/"+pro"; community Vault and OpenBao
+// report a bare version such as "1.19.2" or "2.2.0"):
+//   - `version` contains "+keyward"      -> keyward (the embedded engine)
+//   - any other version                   -> vault (Enterprise when `enterprise` is true or the
+//                                            version carries +ent/+prem/+pro; else community/OpenBao)
+//   - no version (not a Vault-like server) -> an error asking for an explicit dialect.
+// sys/health answers non-200 statuses for healthy-but-special nodes (429 standby, 472 DR secondary,
+// 473 performance standby, 501 uninitialized, 503 sealed); the body still carries the version.
+
+import type { ServerDialect } from '../options';
+
+export interface ServerInfo {
+  dialect: ServerDialect;
+  /** sys/health `version`; "" when the dialect was set explicitly and health was not read. */
+  version: string;
+  /** Whether the server reports an enterprise edition (undefined: unknown). */
+  enterprise?: boolean;
+}
+
+export const HEALTH_STATUSES = [429, 472, 473, 501, 503];
+
+export class DialectDetectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DialectDetectionError';
+  }
+}
+
+const ENTERPRISE_SUFFIX = /\+(ent|prem|pro)(\.|$)/;
+
+/** Interprets a sys/health body; `address` only names the server in the error. */
+export function serverInfoFromHealth(body: unknown, address: string): ServerInfo {
+  const h = (body && typeof body === 'object' ? body : {}) as { version?: unknown; enterprise?: unknown };
+  if (typeof h.version !== 'string' || h.version.trim() === '') {
+    throw new DialectDetectionError(
+      `cannot tell which dialect ${address} speaks: sys/health returned no version. Set it explicitly: --dialect keyward|vault, KEYWARD_DIALECT, or the manifest's server.dialect`,
+    );
+  }
+  const version = h.version.trim();
+  if (version.includes('+keyward')) return { dialect: 'keyward', version, enterprise: h.enterprise === true };
+  const enterprise = h.enterprise === true || ENTERPRISE_SUFFIX.test(version);
+  return { dialect: 'vault', version, enterprise };
+}
+
+/** A human name of the edition, for errors. */
+export function editionName(info: ServerInfo): string {
+  if (info.dialect === 'keyward') return `keyward engine ${info.version}`;
+  if (info.enterprise) return `Vault Enterprise ${info.version}`;
+  return `a community edition (Vault community or OpenBao) ${info.version}`;
+}

@@ -1,0 +1,94 @@
+// The keyward command against the Vault contract server: plan/apply/status/import/destroy with the
+// dialect detected, --dialect and the manifest's server.dialect honoured, --show-server-names, and
+// no secret value in anything printed.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildProgram } from '../../../src/cli/main';
+import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
+import { leakedSecrets, SECRETS, stack } from './stack';
+
+let vault: VaultContract;
+const saved = { ...process.env };
+const dir = mkdtempSync(join(tmpdir(), 'keyward-vault-cli-'));
+const manifestPath = join(dir, 'keyward.manifest.json');
+let printed = '';
+
+beforeAll(async () => {
+  vault = await startVaultContract();
+  Object.assign(process.env, SECRETS, { VAULT_ADDR: vault.url, VAULT_TOKEN: CONTRACT_TOKEN });
+  delete process.env.KEYWARD_DIALECT;
+  writeFileSync(manifestPath, JSON.stringify(stack(join(dir, 'snaps'))));
+});
+afterAll(async () => {
+  process.env = saved;
+  await vault.close();
+});
+
+async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const o = process.stdout.write.bind(process.stdout);
+  const e = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stderr.write;
+  process.exitCode = 0;
+  try {
+    await buildProgram().exitOverride().parseAsync(['node', 'keyward', ...args]);
+  } catch (x) {
+    out += `Error: ${(x as Error).message}\n`;
+    process.exitCode = 1;
+  } finally {
+    process.stdout.write = o;
+    process.stderr.write = e;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  printed += out;
+  return { code, out };
+}
+
+test('plan, apply, status, import and destroy against Vault, in keyward names unless asked', async () => {
+  const first = await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode');
+  expect(first.code).toBe(2);
+  expect(first.out).toContain('+ cloudone_bucket = "backups"');
+  expect(first.out).not.toMatch(/aws_|gce|google_gcs|azure_/);
+
+  const server = await keyward('plan', '--manifest', manifestPath, '--show-server-names');
+  expect(server.out).toContain('+ aws_s3_bucket = "backups"');
+  expect(server.out).toContain('+ type = "gce"');
+  expect(server.out).toContain('+ gce_alias = "instance_id"');
+  expect(server.out).toContain('+ storage_type = "azure-blob"');
+
+  expect((await keyward('apply', '--manifest', manifestPath)).code).toBe(0);
+  expect((await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode', '--dialect', 'vault')).code).toBe(0);
+  expect(vault.problems).toEqual([]);
+
+  // The dialect flag is honoured: read as keyward's names, Vault's "gcp" mount is not ours.
+  const wrong = await keyward('plan', '--manifest', manifestPath, '--dialect', 'keyward');
+  expect(wrong.out).toContain('auth/cloud must be replaced');
+  // So is the manifest's server block (detection would have said vault), and the flag beats it.
+  const pinned = join(dir, 'pinned.manifest.json');
+  const record = join(dir, 'keyward.manifest.last-applied.json');
+  writeFileSync(pinned, JSON.stringify({ ...stack(join(dir, 'snaps')), server: { dialect: 'keyward' } }));
+  expect((await keyward('plan', '--manifest', pinned, '--last-applied', record)).out).toContain('auth/cloud must be replaced');
+  expect((await keyward('plan', '--manifest', pinned, '--last-applied', record, '--detailed-exitcode', '--dialect', 'vault')).code).toBe(0);
+
+  const status = await keyward('status', '--json');
+  expect(JSON.parse(status.out).snapshots.map((r: { storage_type: string }) => r.storage_type).sort()).toEqual(['cloudone-store', 'cloudthree-store', 'cloudtwo-store', 'local']);
+
+  const mount = await keyward('import', '--mount', 'cloud');
+  expect(mount.out).toContain('CloudAuthRole.vm(stack, "cloud-batch"');
+  expect(mount.out).toContain('vmAlias: "instance_id"');
+  expect(mount.out).toContain("new KeywardServer(stack, 'server', { dialect: 'vault' });");
+  const snaps = await keyward('import', '--snapshots');
+  expect(snaps.out).toContain('SnapshotStorage.cloudOne(');
+  expect(snaps.out).toContain('SnapshotStorage.cloudThree(');
+  expect(`${mount.out}${snaps.out}`).not.toMatch(/aws_|gce|google_gcs|azure_/);
+
+  expect((await keyward('destroy', '--manifest', manifestPath)).code).toBe(0);
+  expect(vault.mounts.has('cloud')).toBe(false);
+  expect(vault.snapshots.size).toBe(0);
+  expect(vault.problems).toEqual([]);
+  expect(leakedSecrets(printed)).toEqual([]);
+}, 60_000);

@@ -1,0 +1,68 @@
+// keyward import from Vault: objects created in Vault's names are imported as construct code in
+// keyward's names; synthesized and planned back against the same Vault, nothing readable changes,
+// and after writing the unreadable secrets once the plan is empty.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { applyPlan } from '../../../src/reconcile/apply';
+import { desiredFromManifest } from '../../../src/reconcile/desired';
+import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../../src/reconcile/import-code';
+import { makePlan } from '../../../src/reconcile/plan';
+import { emptyRecord } from '../../../src/reconcile/record';
+import { findManifests } from '../../../src/reconcile/source';
+import { parseManifest } from '../../../src/schema/manifest';
+import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
+import { vaultClient } from './stack';
+
+const ROOT = resolve(__dirname, '../../..');
+let vault: VaultContract;
+beforeAll(async () => {
+  vault = await startVaultContract();
+});
+afterAll(async () => {
+  await vault.close();
+});
+
+const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+
+test('import from Vault, synthesize, plan back: no changes', async () => {
+  await raw('sys/auth/legacy', { type: 'gcp', description: 'adopt me' });
+  await raw('auth/legacy/config', { iam_alias: 'unique_id', gce_alias: 'instance_id', gce_metadata: 'zone,instance_id' });
+  await raw('auth/legacy/role/web', { type: 'iam', bound_service_accounts: 'b@p,a@p', token_ttl: '1h', token_bound_cidrs: '10.0.0.9/32', allow_gce_inference: false });
+  await raw('auth/legacy/role/batch', { type: 'gce', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', token_type: 'service' });
+  await raw('sys/storage/raft/snapshot-auto/config/offsite', {
+    storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: 'SK-original-do-not-print',
+  });
+  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: 'AZ-original-do-not-print' });
+  expect(vault.problems).toEqual([]);
+
+  const client = vaultClient(vault.url);
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-vault-import-'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const module = join(ROOT, 'constructs');
+  writeFileSync(join(dir, 'mount.ts'), mountCode(await readMountForImport(client, 'legacy'), { module, stackName: 'legacy', dialect: 'vault' }));
+  writeFileSync(join(dir, 'snapshots.ts'), snapshotsCode(await readSnapshotsForImport(client), { module, stackName: 'snaps', dialect: 'vault' }));
+  const code = readFileSync(join(dir, 'mount.ts'), 'utf8') + readFileSync(join(dir, 'snapshots.ts'), 'utf8');
+  expect(code).toContain('CloudAuthRole.vm(stack, "legacy-batch"');
+  expect(code).toContain('SnapshotStorage.cloudThree(');
+  expect(code).not.toMatch(/do-not-print|aws_|gce|azure_account/);
+
+  const env = { ...process.env, TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print', TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print', CHECKPOINT_DISABLE: '1' };
+  for (const f of ['mount.ts', 'snapshots.ts']) {
+    const out = join(dir, `out-${f}`);
+    execFileSync(process.execPath, ['--require', join(ROOT, 'node_modules/tsx/dist/cjs/index.cjs'), join(dir, f)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
+    const [manifestPath] = [...findManifests(out).values()];
+    const m = parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8')));
+    expect(m.server.dialect).toBe('vault');
+    const desired = desiredFromManifest(m, env);
+    const { plan } = await makePlan(client, desired, emptyRecord());
+    expect(plan.objects.flatMap((o) => o.changes.filter((c) => !c.sensitive))).toEqual([]);
+    const result = await applyPlan(client, desired, emptyRecord(), plan, { env });
+    const again = await makePlan(client, desired, result.record);
+    expect(again.plan.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
+  }
+  expect(vault.problems).toEqual([]);
+  await client.close();
+}, 180_000);

@@ -1,0 +1,164 @@
+// The GCP auth method as Vault serves it (api-docs/auth/gcp.mdx; vault-plugin-auth-gcp): config
+// and roles in Vault's names (gce_*, type "gce"), unknown fields refused with 422, role reads with
+// every field including the deprecated mirrors, host CIDRs read back without "/32" (Vault trims
+// them: hashicorp/terraform-provider-vault#714, hashicorp/vault#18145).
+
+import { randomUUID } from 'node:crypto';
+import { asBool, asInt, asList, asSeconds, envelope, errors, noContent, rejectUnknown, type Ctx, type Reply } from './http';
+
+const IAM_META = ['project_id', 'role', 'service_account_id', 'service_account_email'];
+const GCE_META = ['instance_creation_timestamp', 'instance_id', 'instance_name', 'project_id', 'project_number', 'role', 'service_account_id', 'service_account_email', 'zone'];
+
+export interface GcpConfig {
+  credentials?: Record<string, string>;
+  iam_alias: string;
+  iam_metadata?: string[];
+  gce_alias: string;
+  gce_metadata?: string[];
+  custom_endpoint: Record<string, string>;
+  /** Vault-only settings keyward never manages (workload identity federation, root rotation). */
+  extra: Record<string, unknown>;
+}
+
+export const newGcpConfig = (): GcpConfig => ({
+  iam_alias: '',
+  gce_alias: '',
+  custom_endpoint: {},
+  extra: { service_account_email: '', identity_token_audience: '', identity_token_ttl: 0, rotation_schedule: '', rotation_window: 0, rotation_period: 0, disable_automated_rotation: false },
+});
+
+const CONFIG_FIELDS = ['credentials', 'iam_alias', 'iam_metadata', 'gce_alias', 'gce_metadata', 'custom_endpoint', 'google_certs_endpoint', ...Object.keys(newGcpConfig().extra)];
+
+function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): string[] | undefined | Reply {
+  const items = asList(v).map((s) => s.toLowerCase());
+  if (items.length === 1 && items[0] === 'default') return undefined;
+  const bad = items.filter((i) => !allowed.includes(i));
+  if (bad.length || items.includes('default')) {
+    ctx.problem(`${which}: bad metadata ${items.join(',')}`);
+    return errors(400, `failed to parse ${which === 'gce_metadata' ? 'gce' : 'iam'} metadata: "${items.join(', ')}" contains an unavailable field`);
+  }
+  return [...new Set(items)].sort();
+}
+
+export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
+  if (ctx.method === 'read') {
+    const data: Record<string, unknown> = {
+      iam_metadata: cfg.iam_metadata ?? IAM_META,
+      gce_metadata: cfg.gce_metadata ?? GCE_META,
+      ...cfg.extra,
+    };
+    if (cfg.credentials) for (const k of ['client_email', 'client_id', 'private_key_id', 'project_id']) if (cfg.credentials[k]) data[k] = cfg.credentials[k];
+    if (cfg.iam_alias) data.iam_alias = cfg.iam_alias;
+    if (cfg.gce_alias) data.gce_alias = cfg.gce_alias;
+    const ce = Object.fromEntries(Object.entries(cfg.custom_endpoint).filter(([, v]) => v !== ''));
+    if (Object.keys(ce).length) data.custom_endpoint = ce;
+    if (data.service_account_email === '') delete data.service_account_email;
+    return envelope(data);
+  }
+  if (ctx.method !== 'update') return errors(405, 'unsupported operation');
+  const bad = rejectUnknown(ctx, CONFIG_FIELDS);
+  if (bad) return bad;
+  const b = ctx.body;
+  if (b.credentials !== undefined) {
+    if (b.credentials === '') cfg.credentials = undefined;
+    else {
+      const parsed = JSON.parse(String(b.credentials)) as Record<string, string>;
+      if (!parsed.private_key_id) return errors(400, 'missing private key in credentials');
+      cfg.credentials = parsed;
+    }
+  }
+  for (const k of ['iam_alias', 'gce_alias'] as const) {
+    if (b[k] === undefined) continue;
+    const v = String(b[k]);
+    const ok = k === 'iam_alias' ? ['', 'role_id', 'unique_id'] : ['', 'role_id', 'instance_id'];
+    if (!ok.includes(v)) ctx.problem(`${k}: value ${JSON.stringify(v)}`);
+    cfg[k] = v;
+  }
+  for (const [k, allowed] of [['iam_metadata', IAM_META], ['gce_metadata', GCE_META]] as const) {
+    if (b[k] === undefined) continue;
+    const m = metadata(ctx, k, b[k], allowed);
+    if (m && !Array.isArray(m)) return m as Reply;
+    cfg[k] = m as string[] | undefined;
+  }
+  if (b.custom_endpoint !== undefined) {
+    for (const [k, v] of Object.entries(b.custom_endpoint as Record<string, unknown>)) {
+      if (!['api', 'iam', 'crm', 'compute'].includes(k)) return errors(400, `invalid custom endpoint type "${k}". Available types are: 'api', 'iam', 'crm', 'compute'`);
+      cfg.custom_endpoint[k] = String(v);
+    }
+  }
+  for (const k of Object.keys(cfg.extra)) if (b[k] !== undefined) cfg.extra[k] = b[k];
+  return noContent;
+}
+
+// ---- roles -------------------------------------------------------------------------------------
+
+const TOKEN_FIELDS = ['token_policies', 'token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'token_no_default_policy', 'token_num_uses', 'token_type', 'token_bound_cidrs'];
+const COMMON = ['name', 'type', 'bound_service_accounts', 'bound_projects', 'add_group_aliases', ...TOKEN_FIELDS, 'policies', 'ttl', 'max_ttl', 'period', 'project_id', 'service_accounts'];
+const IAM_ONLY = ['max_jwt_exp', 'allow_gce_inference'];
+const GCE_ONLY = ['bound_zones', 'bound_regions', 'bound_instance_groups', 'bound_labels', 'bound_zone', 'bound_region', 'bound_instance_group'];
+
+export type Role = Record<string, unknown> & { type: 'iam' | 'gce' };
+
+/** Vault stores a host CIDR "/32" (or "/128") as the bare address. */
+const trimHost = (c: string) => (c.includes(':') ? c.replace(/\/128$/, '') : c.replace(/\/32$/, ''));
+
+function newRole(type: 'iam' | 'gce'): Role {
+  const r: Role = {
+    type,
+    role_id: randomUUID(),
+    bound_service_accounts: [],
+    bound_projects: [],
+    add_group_aliases: false,
+    token_policies: [],
+    token_ttl: 0,
+    token_max_ttl: 0,
+    token_explicit_max_ttl: 0,
+    token_period: 0,
+    token_no_default_policy: false,
+    token_num_uses: 0,
+    token_type: 'default',
+    token_bound_cidrs: [],
+  };
+  if (type === 'iam') Object.assign(r, { max_jwt_exp: 900, allow_gce_inference: true });
+  else Object.assign(r, { bound_zones: [], bound_regions: [], bound_instance_groups: [], bound_labels: {} });
+  return r;
+}
+
+export function writeRole(ctx: Ctx, roles: Map<string, Role>, name: string): Reply {
+  const b = ctx.body;
+  const existing = roles.get(name);
+  const type = (b.type ?? existing?.type) as string | undefined;
+  if (type !== 'iam' && type !== 'gce') {
+    ctx.problem(`role ${name}: type ${JSON.stringify(type)}`);
+    return errors(400, `role type ${JSON.stringify(type)} is invalid`);
+  }
+  if (existing && b.type !== undefined && b.type !== existing.type) return errors(400, `role type cannot be changed`);
+  const bad = rejectUnknown(ctx, [...COMMON, ...(type === 'iam' ? IAM_ONLY : GCE_ONLY)]);
+  if (bad) return bad;
+  const r = existing ?? newRole(type);
+  const set = (k: string, v: unknown) => {
+    if (v !== undefined) r[k] = v;
+  };
+  set('bound_service_accounts', b.bound_service_accounts !== undefined ? asList(b.bound_service_accounts) : undefined);
+  set('bound_projects', b.bound_projects !== undefined ? asList(b.bound_projects) : undefined);
+  set('add_group_aliases', b.add_group_aliases !== undefined ? asBool(b.add_group_aliases) : undefined);
+  set('token_policies', b.token_policies !== undefined ? asList(b.token_policies) : undefined);
+  for (const k of ['token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'max_jwt_exp']) set(k, b[k] !== undefined ? asSeconds(b[k]) : undefined);
+  set('token_no_default_policy', b.token_no_default_policy !== undefined ? asBool(b.token_no_default_policy) : undefined);
+  set('token_num_uses', b.token_num_uses !== undefined ? asInt(b.token_num_uses) : undefined);
+  set('token_type', b.token_type !== undefined ? String(b.token_type) : undefined);
+  set('token_bound_cidrs', b.token_bound_cidrs !== undefined ? asList(b.token_bound_cidrs).map(trimHost) : undefined);
+  set('allow_gce_inference', b.allow_gce_inference !== undefined ? asBool(b.allow_gce_inference) : undefined);
+  for (const k of ['bound_zones', 'bound_regions', 'bound_instance_groups']) set(k, b[k] !== undefined ? asList(b[k]) : undefined);
+  if (b.bound_labels !== undefined) {
+    r.bound_labels = Object.fromEntries(asList(b.bound_labels).map((kv) => [kv.slice(0, kv.indexOf(':')), kv.slice(kv.indexOf(':') + 1)]));
+  }
+  if (type === 'iam' && (r.bound_service_accounts as string[]).length === 0) return errors(400, 'IAM role must have at least one service account');
+  roles.set(name, r);
+  return envelope(null);
+}
+
+/** The read shape: every field, plus the deprecated mirrors Vault still returns. */
+export function readRole(r: Role): Reply {
+  return envelope({ ...r, policies: r.token_policies, ttl: r.token_ttl, max_ttl: r.token_max_ttl, period: r.token_period });
+}

@@ -1,0 +1,137 @@
+// A contract test server that speaks Vault's names and shapes strictly: Vault Enterprise (or a
+// community build) with the GCP auth method and automated snapshots, on a loopback port. Every
+// unknown field or value outside Vault's vocabulary is recorded in `problems`; tests require it
+// empty, so a name keyward forgot to translate fails the test even where Vault would only warn.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gcpConfig, newGcpConfig, readRole, writeRole, type GcpConfig, type Role } from './gcp-auth';
+import { errors, type Ctx, type Reply } from './http';
+import { snapshotConfig, snapshotStatus, type SnapshotConfig } from './snapshot-auto';
+import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
+
+export const CONTRACT_TOKEN = 'contract-root-token';
+
+export interface ContractOptions {
+  /** Enterprise (default) answers sys/license/status and snapshot-auto; community builds do not. */
+  enterprise?: boolean;
+  version?: string;
+}
+
+export interface VaultContract {
+  url: string;
+  problems: string[];
+  /** Every request: method, path and (for the secret scan) the raw body. */
+  requests: Array<{ method: string; path: string }>;
+  mounts: Map<string, Mount>;
+  gcp: Map<string, { config: GcpConfig; roles: Map<string, Role> }>;
+  snapshots: Map<string, SnapshotConfig>;
+  close(): Promise<void>;
+}
+
+export async function startVaultContract(o: ContractOptions = {}): Promise<VaultContract> {
+  const sys: SysOptions = { enterprise: o.enterprise ?? true, version: o.version ?? ((o.enterprise ?? true) ? '1.19.2+ent' : '1.19.2') };
+  const problems: string[] = [];
+  const requests: VaultContract['requests'] = [];
+  const mounts = new Map<string, Mount>([['token', { type: 'token', description: 'token based credentials', accessor: 'auth_token_0' }]]);
+  const gcp: VaultContract['gcp'] = new Map();
+  const snapshots = new Map<string, SnapshotConfig>();
+
+  const gcpOf = (mount: string) => {
+    if (!gcp.has(mount)) gcp.set(mount, { config: newGcpConfig(), roles: new Map() });
+    return gcp.get(mount)!;
+  };
+
+  const route = (ctx: Ctx, token: string | undefined): Reply => {
+    const p = ctx.path;
+    if (p === 'sys/health') return health(sys);
+    if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
+    if (p === 'sys/license/status') return licenseStatus(sys);
+    if (p === 'sys/auth' || p.startsWith('sys/auth/')) {
+      const r = sysAuth(ctx, mounts, p.slice('sys/auth'.length).replace(/^\//, ''));
+      for (const k of [...gcp.keys()]) if (mounts.get(k)?.type !== 'gcp') gcp.delete(k);
+      return r;
+    }
+    if (p.startsWith('sys/storage/raft/snapshot-auto/')) {
+      if (!sys.enterprise) return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+      const rest = p.slice('sys/storage/raft/snapshot-auto/'.length);
+      if (rest === 'config') {
+        if (ctx.method !== 'list') return errors(405, 'unsupported operation');
+        return snapshots.size ? envelopeKeys([...snapshots.keys()]) : errors(404);
+      }
+      if (rest.startsWith('config/')) return snapshotConfig(ctx, snapshots, decodeURIComponent(rest.slice('config/'.length)));
+      if (rest.startsWith('status/') && ctx.method === 'read') return snapshotStatus(snapshots, decodeURIComponent(rest.slice('status/'.length)));
+      return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+    }
+    if (p.startsWith('auth/')) {
+      // Longest mount path first: mounts may hold slashes ("team/cloud").
+      const mount = [...mounts.keys()].sort((a, b) => b.length - a.length).find((m) => p === `auth/${m}` || p.startsWith(`auth/${m}/`));
+      if (!mount || mounts.get(mount)!.type !== 'gcp') return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+      const rest = p.slice(`auth/${mount}/`.length);
+      const m = gcpOf(mount);
+      if (rest === 'config') return gcpConfig(ctx, m.config);
+      if (rest === 'roles' || rest === 'role') {
+        if (ctx.method !== 'list') return errors(405, 'unsupported operation');
+        return m.roles.size ? envelopeKeys([...m.roles.keys()]) : errors(404);
+      }
+      const rm = /^role\/([^/]+)$/.exec(rest);
+      if (rm) {
+        const name = decodeURIComponent(rm[1]).toLowerCase();
+        if (ctx.method === 'read') return m.roles.has(name) ? readRole(m.roles.get(name)!) : errors(404);
+        if (ctx.method === 'delete') {
+          m.roles.delete(name);
+          return { status: 204 };
+        }
+        return writeRole(ctx, m.roles, name);
+      }
+      return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+    }
+    return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname.replace(/^\/v1\//, '').replace(/\/+$/, '');
+    const verb = req.method ?? 'GET';
+    const list = verb === 'LIST' || (verb === 'GET' && url.searchParams.get('list') === 'true');
+    const method: Ctx['method'] = list ? 'list' : verb === 'GET' ? 'read' : verb === 'DELETE' ? 'delete' : 'update';
+    let body: Record<string, unknown> = {};
+    if (raw.trim() !== '') body = JSON.parse(raw) as Record<string, unknown>;
+    requests.push({ method: verb, path: url.pathname + url.search });
+    const ctx: Ctx = { method, path, body, problem: (m) => problems.push(m) };
+    const token = (req.headers['x-vault-token'] as string | undefined) ?? undefined;
+    const r = route(ctx, token);
+    if (r.body === undefined) res.writeHead(r.status).end();
+    else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(r.body));
+  };
+
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      try {
+        handle(req, res, raw);
+      } catch (e) {
+        problems.push(`internal: ${(e as Error).message}`);
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: ['internal error'] }));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    problems,
+    requests,
+    mounts,
+    gcp,
+    snapshots,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function envelopeKeys(keys: string[]): Reply {
+  return { status: 200, body: { request_id: 'list', lease_id: '', renewable: false, lease_duration: 0, data: { keys: keys.sort() }, wrap_info: null, warnings: null, auth: null } };
+}
