@@ -1,9 +1,7 @@
 // `keyward server`: the embedded engine, in dev mode (like `vault server -dev`) or from a config file.
 
 import type { Command } from 'commander';
-import { startEngine, type EngineOptions } from '../../engine/engine';
-import { loadServerConfig } from '../../engine/config';
-import { isLogLevel } from '../../engine/log';
+import type { EngineOptions } from '../../engine/engine';
 
 interface ServerFlags {
   dev?: boolean;
@@ -15,7 +13,10 @@ interface ServerFlags {
   logLevel?: string;
 }
 
+// The engine loads only when the server starts (not for --help).
 function optionsFrom(flags: ServerFlags): EngineOptions {
+  const { loadServerConfig } = require('../../engine/config') as typeof import('../../engine/config');
+  const { isLogLevel } = require('../../engine/log') as typeof import('../../engine/log');
   if (flags.dev) {
     if (flags.edition && !['oss', 'enterprise', 'plus'].includes(flags.edition)) throw new Error(`--edition must be oss, enterprise or plus`);
     if (flags.logLevel && !isLogLevel(flags.logLevel)) throw new Error(`--log-level must be one of trace, debug, info, warn, error, off`);
@@ -54,6 +55,7 @@ export function registerServer(program: Command): void {
     .option('--edition <edition>', 'dev mode: oss, enterprise or plus (default enterprise)')
     .option('--log-level <level>', 'trace, debug, info, warn, error or off')
     .action(async (flags: ServerFlags) => {
+      const { startEngine } = require('../../engine/engine') as typeof import('../../engine/engine');
       const engine = await startEngine(optionsFrom(flags));
       const lines = [
         `keyward engine listening on ${engine.url} (edition: ${engine.edition}${flags.dev ? ', dev mode' : ''})`,

@@ -1,10 +1,9 @@
 // `keyward status`: the automated snapshot configurations of a server with their last and next
 // snapshot, consecutive errors, last error and URL, as a table or (--json) as data.
 
-import { Command } from 'commander';
-import { settingsFromEnv } from '../../client/options';
+import type { Command } from 'commander';
 import type { SnapshotConfigRead, SnapshotStatus } from '../../client/snapshots';
-import { VaultClient } from '../../client/vault-client';
+import type { VaultClient } from '../../client/vault-client';
 
 export interface SnapshotStatusRow {
   name: string;
@@ -81,6 +80,8 @@ export function registerStatus(program: Command): void {
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only)')
     .action(async (flags: StatusFlags) => {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
+      const { VaultClient } = require('../../client/vault-client') as typeof import('../../client/vault-client');
+      const { settingsFromEnv } = require('../../client/options') as typeof import('../../client/options');
       const client = new VaultClient(settingsFromEnv({ address: flags.address, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify }));
       try {
         const rows = await collectStatus(client);
