@@ -10,6 +10,7 @@ const failing: Record<string, { props: KeywardServerProps; second?: boolean; mes
   'address-url': { props: { address: 'vault:8200' }, message: /address "vault:8200" must use http or https|is not a URL/ },
   'namespace-format': { props: { namespace: 'team a' }, message: /namespace "team a" must be a path/ },
   'salt-length': { props: { fingerprintSalt: 'short' }, message: /fingerprintSalt must be at least 16 characters/ },
+  'unknown-props': { props: { adress: 'http://x' } as KeywardServerProps, message: /unknown prop adress \(did you mean address\?\)/ },
 };
 
 describe('KeywardServer validation rules', () => {
