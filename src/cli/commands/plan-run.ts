@@ -11,8 +11,27 @@ import type { Format, PlanFlags } from '../options';
 import { resolveSource } from '../project';
 import { openClient, parallelismOf } from '../session';
 
-export function render(plan: Plan, format: Format): string {
-  return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan);
+/** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
+const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The command that applies what this plan shows: the saved plan, or the same sources again. */
+export function applyCommandFor(flags: PlanFlags): string {
+  if (flags.out) return `keyward apply --plan ${word(flags.out)}`;
+  const args = ['keyward', 'apply'];
+  const pairs: [string, string | undefined][] = [
+    ['--manifest', flags.manifest],
+    ['--dir', flags.dir],
+    ['--app', flags.app],
+    ['--stack', flags.stack],
+    ['--last-applied', flags.lastApplied],
+    ['--last-applied-env', flags.lastAppliedEnv],
+  ];
+  for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
+  return args.join(' ');
+}
+
+export function render(plan: Plan, format: Format, applyCommand?: string): string {
+  return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan, { applyCommand }) : renderText(plan);
 }
 
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
@@ -21,7 +40,7 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
   const client = openClient(flags, src.manifest.server);
   try {
     const { plan } = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
-    write(render(plan, flags.format));
+    write(render(plan, flags.format, applyCommandFor(flags)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
   } finally {
