@@ -6,7 +6,7 @@ import { CUSTOM_ENDPOINT_KEYS, parseMetadataList, parseServiceAccountKey, valida
 import type { CloudAuthBackendProps } from './cloud-auth-backend';
 import { KeywardServer } from './keyward-server';
 import { RemovalPolicy } from './manifest-parts';
-import { type ValidationRule, concreteItems, isToken, when } from './validation';
+import { type ValidationRule, closest, concreteItems, isToken, sameStack, unknownProps, when } from './validation';
 
 export interface CloudAuthBackendInput {
   readonly props: CloudAuthBackendProps;
@@ -29,11 +29,20 @@ export function schemaProblems(fn: () => unknown, prefix = ''): string[] {
 
 const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
+/** Every prop a CloudAuthBackend (and its config) knows; anything else is a misspelling. */
+export const KNOWN_BACKEND_PROPS = ['server', 'path', 'description', 'config', 'removalPolicy', 'exclusiveRoles'] as const;
+export const KNOWN_CONFIG_PROPS = ['credentials', 'iamAlias', 'iamMetadata', 'vmAlias', 'vmMetadata', 'customEndpoints'] as const;
+
 export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInput>[] = [
+  {
+    id: 'unknown-props',
+    check: ({ props }) => [...unknownProps(props, KNOWN_BACKEND_PROPS), ...unknownProps(props.config, KNOWN_CONFIG_PROPS, 'config.')],
+  },
   {
     id: 'server-required',
     check: ({ props }) => (KeywardServer.isKeywardServer(props.server) ? [] : ['server must be a KeywardServer construct']),
   },
+  { id: 'server-same-stack', check: ({ props }, scope) => (KeywardServer.isKeywardServer(props.server) ? sameStack(scope, props.server, 'server') : []) },
   {
     id: 'path-format',
     check: ({ props }) => {
@@ -77,7 +86,8 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
       if (!eps) return [];
       return Object.entries(eps).flatMap(([k, v]) => {
         if (!(CUSTOM_ENDPOINT_KEYS as readonly string[]).includes(k)) {
-          return [`config.customEndpoints: unknown key ${JSON.stringify(k)} (use ${CUSTOM_ENDPOINT_KEYS.join(', ')})`];
+          const hint = closest(k, CUSTOM_ENDPOINT_KEYS);
+          return [`config.customEndpoints: unknown key ${JSON.stringify(k)}${hint ? ` (did you mean ${hint}?)` : ''} (use ${CUSTOM_ENDPOINT_KEYS.join(', ')})`];
         }
         return when(v as string | undefined, (url) => schemaProblems(() => validateEndpoint(k, url), 'config.customEndpoints: ')[0]);
       });

@@ -5,7 +5,7 @@ import { parseCidr } from '../src/schema/cidr';
 import { LABEL_RE, MAX_JWT_EXP_LIMIT, ROLE_NAME_RE, TOKEN_TYPE_VALUES } from '../src/schema/cloud-role';
 import { parseDurationSeconds } from '../src/schema/duration';
 import type { CloudAuthRoleProps, DurationValue, VmRoleProps } from './cloud-auth-role';
-import { type ValidationRule, concreteItems, isToken, when } from './validation';
+import { type ValidationRule, concreteItems, fractionalSeconds, isToken, sameStack, unknownProps, when } from './validation';
 
 export interface CloudAuthRoleInput {
   readonly props: CloudAuthRoleProps;
@@ -24,6 +24,24 @@ export const TYPE_ONLY_PROPS = {
 
 const DURATION_PROPS = ['tokenTtl', 'tokenMaxTtl', 'tokenExplicitMaxTtl', 'tokenPeriod', 'maxJwtExp'] as const;
 
+/** Every prop a CloudAuthRole knows (either type); anything else is a misspelling. */
+export const KNOWN_ROLE_PROPS = [
+  'type',
+  'backend',
+  'roleName',
+  'boundServiceAccounts',
+  'boundProjects',
+  'addGroupAliases',
+  ...DURATION_PROPS.filter((p) => p !== 'maxJwtExp'),
+  'tokenPolicies',
+  'tokenBoundCidrs',
+  'tokenNoDefaultPolicy',
+  'tokenNumUses',
+  'tokenType',
+  ...Object.keys(TYPE_ONLY_PROPS.iam),
+  ...Object.keys(TYPE_ONLY_PROPS.vm),
+] as const;
+
 function seconds(v: DurationValue | undefined): number | undefined {
   if (v === undefined || isToken(v)) return undefined;
   try {
@@ -36,7 +54,9 @@ function seconds(v: DurationValue | undefined): number | undefined {
 const raw = (p: CloudAuthRoleProps) => p as unknown as Record<string, unknown>;
 
 export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] = [
+  { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_ROLE_PROPS) },
   { id: 'backend-required', check: ({ backendOk }) => (backendOk ? [] : ['backend must be a CloudAuthBackend construct']) },
+  { id: 'backend-same-stack', check: ({ props, backendOk }, scope) => (backendOk ? sameStack(scope, props.backend, 'backend') : []) },
   {
     id: 'role-name',
     check: ({ props, roleName }) => {
@@ -78,8 +98,9 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
   {
     id: 'duration-syntax',
     check: ({ props }) =>
-      DURATION_PROPS.flatMap((name) =>
-        when(raw(props)[name] as DurationValue | undefined, (v) => {
+      DURATION_PROPS.flatMap((name) => [
+        ...fractionalSeconds(name, raw(props)[name]),
+        ...when(raw(props)[name] as DurationValue | undefined, (v) => {
           try {
             parseDurationSeconds(v);
             return undefined;
@@ -87,7 +108,7 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
             return `${name}: ${(e as Error).message}`;
           }
         }),
-      ),
+      ]),
   },
   {
     id: 'max-jwt-exp-limit',

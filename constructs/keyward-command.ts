@@ -26,7 +26,7 @@ export function resolveKeywardBin(appDir: string = process.cwd()): string {
       }
     }
   }
-  throw new Error(`cannot find keyward/bin/keyward.js from ${appDir} or ${__dirname}: install keyward in the app (npm install keyward)`);
+  throw new Error(`cannot find keyward/bin/keyward.js from ${appDir} or ${__dirname}: install keyward in the app (see Installation in keyward's README)`);
 }
 
 /** POSIX shell single-quoting. */
@@ -70,14 +70,14 @@ export function keywardCommands(bin: string): KeywardCommands {
   return {
     apply:
       `printf '%s' "$${ENV_DESIRED}" > ${DESIRED_FILE}` +
-      ` && ${kw} apply --manifest ${DESIRED_FILE} --last-applied ${RECORD_FILE}` +
+      ` && ${kw} apply --manifest ${DESIRED_FILE} --last-applied ${RECORD_FILE} --auto-approve` +
       ` && cp ${RECORD_FILE} "${instanceRecord}"`,
     record:
       `if [ -f "${instanceRecord}" ]; then mv "${instanceRecord}" ${RECORD_FILE};` +
       ` else printf '%s' "$${ENV_PREVIOUS}" > ${RECORD_FILE}; fi`,
     teardown:
       `printf '%s' "$${ENV_MANAGED}" > ${MANAGED_FILE}` +
-      ` && ${kw} destroy --manifest ${MANAGED_FILE} --last-applied-env ${ENV_NO_RECORD}` +
+      ` && ${kw} destroy --manifest ${MANAGED_FILE} --last-applied-env ${ENV_NO_RECORD} --auto-approve` +
       ` && rm -f ${RECORD_FILE} ${DESIRED_FILE} ${MANAGED_FILE}`,
   };
 }

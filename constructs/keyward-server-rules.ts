@@ -1,7 +1,7 @@
 // Validation rules of KeywardServer props (see validation.ts for how rules run).
 
 import type { KeywardServerProps } from './keyward-server';
-import { type ValidationRule, when } from './validation';
+import { type ValidationRule, unknownProps, when } from './validation';
 
 export interface KeywardServerInput {
   readonly props: KeywardServerProps;
@@ -9,7 +9,11 @@ export interface KeywardServerInput {
   readonly existing?: string;
 }
 
+/** Every prop a KeywardServer knows; anything else is a misspelling. */
+export const KNOWN_SERVER_PROPS = ['address', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs'] as const;
+
 export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] = [
+  { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SERVER_PROPS) },
   {
     id: 'one-per-stack',
     check: ({ existing }) =>

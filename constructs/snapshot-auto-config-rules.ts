@@ -7,7 +7,7 @@ import { BLOB_ENVIRONMENTS } from '../src/schema/snapshot-validate';
 import { KeywardServer } from './keyward-server';
 import { RemovalPolicy } from './manifest-parts';
 import type { SnapshotAutoConfigProps } from './snapshot-auto-config';
-import { type ValidationRule, isToken, when } from './validation';
+import { type ValidationRule, fractionalSeconds, isToken, sameStack, unknownProps, when } from './validation';
 
 export interface SnapshotAutoConfigInput {
   readonly props: SnapshotAutoConfigProps;
@@ -30,11 +30,16 @@ const OPTION_NAMES: Record<string, string> = {
 
 const storageOf = (p: SnapshotAutoConfigProps) => (p.storage && isStorageType(p.storage.storageType) ? p.storage : undefined);
 
+/** Every prop a SnapshotAutoConfig knows; anything else is a misspelling. */
+export const KNOWN_SNAPSHOT_PROPS = ['server', 'configName', 'interval', 'retain', 'pathPrefix', 'filePrefix', 'storage', 'removalPolicy'] as const;
+
 export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfigInput>[] = [
+  { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SNAPSHOT_PROPS) },
   {
     id: 'server-required',
     check: ({ props }) => (KeywardServer.isKeywardServer(props.server) ? [] : ['server must be a KeywardServer construct']),
   },
+  { id: 'server-same-stack', check: ({ props }, scope) => (KeywardServer.isKeywardServer(props.server) ? sameStack(scope, props.server, 'server') : []) },
   {
     id: 'config-name',
     check: ({ props, configName }) => {
@@ -52,6 +57,8 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
     id: 'interval-syntax',
     check: ({ props }) => {
       if (props.interval === undefined) return ['interval is required (seconds or a duration string such as "1h")'];
+      const fraction = fractionalSeconds('interval', props.interval);
+      if (fraction.length > 0) return fraction;
       return when(props.interval, (v) => {
         try {
           return parseDurationSeconds(v) > 0 ? undefined : `interval must be positive (got ${JSON.stringify(v)})`;

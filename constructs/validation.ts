@@ -1,14 +1,15 @@
 // Construction-time validation in the AWS CDK style: each construct keeps its rules as a table in a
 // sibling file; every failing rule is reported at once, naming the construct path.
 
-import { Token } from 'cdktf';
+import { TerraformStack, Token } from 'cdktf';
 import { Construct } from 'constructs';
 
 /** One rule: returns the problems it finds in the props (empty when the props pass). */
 export interface ValidationRule<P> {
   /** Short stable id, used by tests to show each rule has a failing case. */
   readonly id: string;
-  readonly check: (props: P) => readonly string[];
+  /** `scope` is the construct being validated (for rules about where it sits in the tree). */
+  readonly check: (props: P, scope: Construct) => readonly string[];
 }
 
 /** Thrown at construction when props break rules; `problems` holds one message per failure. */
@@ -30,7 +31,7 @@ export class KeywardValidationError extends Error {
 
 /** Runs every rule and throws one error listing all problems, or returns quietly. */
 export function validateAll<P>(scope: Construct, className: string, props: P, rules: readonly ValidationRule<P>[]): void {
-  const problems = rules.flatMap((r) => r.check(props));
+  const problems = rules.flatMap((r) => r.check(props, scope));
   if (problems.length > 0) throw new KeywardValidationError(scope.node.path, className, problems);
 }
 
@@ -50,4 +51,71 @@ export function when<T>(value: T | undefined, bad: (v: T) => string | undefined)
   if (value === undefined || isToken(value)) return [];
   const p = bad(value);
   return p ? [p] : [];
+}
+
+/** Edit distance, for "did you mean" hints on misspelled props (plain JavaScript callers). */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= y.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[y.length];
+}
+
+/** The known name closest to `name`, when close enough to be a likely misspelling. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  const lower = name.toLowerCase();
+  const prefix = best !== undefined && (best.toLowerCase().startsWith(lower) || lower.startsWith(best.toLowerCase()));
+  return best !== undefined && (bestD <= Math.max(2, Math.floor(name.length / 3)) || prefix) ? best : undefined;
+}
+
+/**
+ * Props the construct does not know (TypeScript refuses them; JavaScript and `as any` do not):
+ * one problem each, with the closest known name as a hint. `where` prefixes nested objects.
+ */
+export function unknownProps(value: unknown, known: readonly string[], where = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || isToken(value)) return [];
+  return Object.keys(value)
+    .filter((k) => !known.includes(k) && (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => {
+      const hint = closest(k, known);
+      return `unknown prop ${where}${k}${hint ? ` (did you mean ${where}${hint}?)` : ''}; known props: ${known.join(', ')}`;
+    });
+}
+
+/** Durations given as numbers are whole seconds: the server refuses fractions, so refuse them at synth. */
+export function fractionalSeconds(name: string, value: unknown): string[] {
+  if (typeof value !== 'number' || isToken(value) || !Number.isFinite(value) || Number.isInteger(value)) return [];
+  return [`${name}: ${value} is not a whole number of seconds (give whole seconds, such as ${Math.max(1, Math.round(value))}, or a duration string such as "90s")`];
+}
+
+/** The stack a construct belongs to, or undefined outside any stack. */
+function stackOf(c: Construct): TerraformStack | undefined {
+  try {
+    return TerraformStack.of(c);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A referenced keyward construct (a role's backend, a backend's server) must be in the same stack:
+ * each stack synthesizes its own manifest, so a cross-stack reference would silently drop objects.
+ */
+export function sameStack(scope: Construct, ref: unknown, prop: string): string[] {
+  if (!Construct.isConstruct(ref)) return [];
+  const mine = stackOf(scope);
+  const theirs = stackOf(ref);
+  if (!mine || !theirs || mine === theirs) return [];
+  return [`${prop} ${ref.node.path} belongs to stack ${theirs.node.path}, not to this construct's stack ${mine.node.path}: declare both in the same TerraformStack`];
 }

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       await run(process.execPath, [join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf'), 'deploy', '--auto-approve'], work, env);
       say('  cdktf deploy: terraform ran the keyward provisioner (2 terraform_data resources, no provider download)');
     } else {
-      await run(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json')], REPO, env);
+      await run(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json'), '--auto-approve'], REPO, env);
       say('  terraform is not installed: applied the same stack with `keyward apply --app` instead');
     }
     const roles = await call(engine.url, 'LIST', 'auth/cloud/roles', rootToken);

@@ -1,4 +1,5 @@
-// The `keyward` command: one subcommand per file under ./commands, registered here.
+// The `keyward` command: one subcommand per file under ./commands, registered here. Registration
+// loads commander only; each command imports its engine, client or SDK parts when it runs.
 
 import { Command } from 'commander';
 import { registerServer } from './commands/server';
@@ -8,10 +9,12 @@ import { registerDestroy } from './commands/destroy';
 import { registerImport } from './commands/import';
 import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
+import { packageVersion } from './version';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
     .description('Declarative management of a Vault-compatible server: cloud auth and automated snapshots')
+    .version(packageVersion(), '-v, --version', 'print the keyward version')
     .showHelpAfterError();
   registerServer(program);
   registerPlan(program);

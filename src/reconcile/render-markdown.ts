@@ -1,10 +1,16 @@
-// Markdown rendering of a plan for pull-request comments: summary line, one collapsible section
-// per changed object with a field table, and the drift section. Secrets only as (sensitive).
+// Markdown rendering of a plan for pull-request comments, in the shape reviewers know from
+// Terraform's and tfcmt's comments: the summary line first, deletions and replacements flagged at
+// the top in a warning block, one collapsed section per changed object with a field table, drift
+// in its own section, and the command that applies the plan at the bottom. Secrets only as
+// (sensitive).
 
 import type { Json, ObjectPlan, Plan } from './model';
 import { SYMBOL, driftText, summaryLine } from './render-text';
 
-const ACTION_WORD = { create: 'create', update: 'update', delete: 'delete', replace: 'replace', 'no-op': 'no-op' } as const;
+export interface MarkdownOptions {
+  /** The command that applies this plan, shown as the closing hint (default `keyward apply`). */
+  applyCommand?: string;
+}
 
 /** Inline code safe inside tables and HTML: values may contain | ` < > &. */
 function code(text: string): string {
@@ -13,12 +19,35 @@ function code(text: string): string {
 }
 
 const val = (v: Json | undefined) => (v === undefined ? '' : code(JSON.stringify(v)));
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Why an object is replaced: the fields that cannot change in place. */
+function replaceCause(o: ObjectPlan): string {
+  const fields = o.changes.filter((c) => c.forcesReplace).map((c) => c.field);
+  return fields.length ? `${fields.join(', ')} cannot change in place` : 'cannot change in place';
+}
+
+/** The GitHub alert block listing every deletion and replacement, or nothing when there is none. */
+function destructiveWarning(p: Plan, out: string[]): void {
+  const deletes = p.objects.filter((o) => o.action === 'delete');
+  const replaces = p.objects.filter((o) => o.action === 'replace');
+  if (deletes.length + replaces.length === 0) return;
+  const what = [deletes.length ? `${plural(deletes.length, 'object')} will be deleted` : '', replaces.length ? `${plural(replaces.length, 'object')} replaced` : '']
+    .filter(Boolean)
+    .join(' and ');
+  out.push('> [!WARNING]');
+  out.push(`> **${what}.**${replaces.length ? ' A replacement deletes the object and creates it again: logins through a replaced role fail in between.' : ''}`);
+  out.push('>');
+  for (const o of deletes) out.push(`> - ${code(`${SYMBOL.delete} ${o.id}`)} delete${o.reason ? ` (${o.reason})` : ''}`);
+  for (const o of replaces) out.push(`> - ${code(`${SYMBOL.replace} ${o.id}`)} replace (${replaceCause(o)})`);
+  out.push('');
+}
 
 function objectSection(o: ObjectPlan, out: string[]): void {
   const n = o.changes.length;
-  const what = o.action === 'delete' ? (o.reason ?? '') : `${n} field${n === 1 ? '' : 's'} changed${o.unchangedFields ? `, ${o.unchangedFields} unchanged` : ''}`;
+  const what = o.action === 'delete' ? (o.reason ?? '') : `${plural(n, 'field')} changed${o.unchangedFields ? `, ${o.unchangedFields} unchanged` : ''}`;
   out.push('<details>');
-  out.push(`<summary>${code(`${SYMBOL[o.action]} ${o.id}`)} ${ACTION_WORD[o.action]}${what ? ` (${what})` : ''}</summary>`);
+  out.push(`<summary>${code(`${SYMBOL[o.action]} ${o.id}`)} ${o.action}${what ? ` (${what})` : ''}</summary>`);
   out.push('');
   if (o.action !== 'delete' && n > 0) {
     out.push('| field | before | after |');
@@ -38,30 +67,43 @@ function objectSection(o: ObjectPlan, out: string[]): void {
   out.push('');
 }
 
-export function renderMarkdown(p: Plan): string {
-  const out: string[] = [];
-  out.push(`### keyward plan for ${code(p.server.address + (p.server.namespace ? ` (namespace ${p.server.namespace})` : ''))}`);
+function driftSection(p: Plan, out: string[]): void {
+  if (p.drift.length === 0) return;
+  out.push('#### Drift');
   out.push('');
+  out.push(`${plural(p.drift.length, 'change')} made outside keyward since the last apply (the changes above restore the declared state):`);
+  out.push('');
+  for (const d of p.drift) out.push(`- ${code(driftText(d))}`);
+  out.push('');
+}
+
+export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
+  const out: string[] = [];
   out.push(`**${summaryLine(p)}**`);
   out.push('');
+  out.push(`keyward plan for ${code(p.server.address + (p.server.namespace ? ` (namespace ${p.server.namespace})` : ''))}`);
+  out.push('');
+  destructiveWarning(p, out);
   const changed = p.objects.filter((o) => o.action !== 'no-op');
-  if (changed.length === 0) out.push(`No changes: the server matches the desired state (${p.summary.noop} objects checked).`);
-  else {
+  if (changed.length === 0) {
+    out.push(`No changes: the server matches the desired state (${plural(p.summary.noop, 'object')} checked).`);
+    out.push('');
+  } else {
+    out.push('#### Changes');
+    out.push('');
     for (const o of changed) objectSection(o, out);
-    if (p.summary.noop > 0) out.push(`_${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged._`);
+    if (p.summary.noop > 0) {
+      out.push(`_${plural(p.summary.noop, 'object')} unchanged._`);
+      out.push('');
+    }
   }
-  for (const o of p.objects.filter((x) => x.action === 'no-op' && x.reason?.startsWith('kept:'))) {
-    out.push('');
-    out.push(`> Kept ${code(o.id)}: ${o.reason!.slice('kept: '.length)}`);
+  const kept = p.objects.filter((x) => x.action === 'no-op' && x.reason?.startsWith('kept:'));
+  for (const o of kept) out.push(`> Kept ${code(o.id)}: ${o.reason!.slice('kept: '.length)}`);
+  if (kept.length > 0) out.push('');
+  driftSection(p, out);
+  if (changed.length > 0) {
+    out.push('---');
+    out.push(`To apply this plan: ${code(opts.applyCommand ?? 'keyward apply')}`);
   }
-  if (p.drift.length > 0) {
-    out.push('');
-    out.push('<details>');
-    out.push(`<summary>Drift: ${p.drift.length} change${p.drift.length === 1 ? '' : 's'} made outside keyward since the last apply</summary>`);
-    out.push('');
-    for (const d of p.drift) out.push(`- ${code(driftText(d))}`);
-    out.push('');
-    out.push('</details>');
-  }
-  return out.join('\n') + '\n';
+  return out.join('\n').trimEnd() + '\n';
 }

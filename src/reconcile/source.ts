@@ -3,7 +3,7 @@
 // with CDKTF_OUTDIR set (--app); and where the last-applied record lives.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MANIFEST_FILE_NAME, parseManifest, type Manifest } from '../schema/manifest';
@@ -67,23 +67,29 @@ export function loadSource(o: SourceOptions): LoadedSource {
   if (o.manifest && (o.dir || o.app)) throw new Error('--manifest cannot be combined with --dir or --app');
   let manifestPath: string;
   let defaultRecord: string;
-  if (o.manifest) {
-    manifestPath = o.manifest;
-    defaultRecord = join(dirname(manifestPath), basename(manifestPath).replace(/\.json$/, '') + '.last-applied.json');
-  } else {
-    const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'keyward-synth-'));
-    if (o.app) runApp(o.app, dir);
-    const picked = pickManifest(dir, o.stack);
-    manifestPath = picked.path;
-    // Beside the synthesized output, not inside it: synth rewrites cdktf.out.
-    const base = o.app && !o.dir ? process.cwd() : dirname(resolve(dir));
-    defaultRecord = join(base, `keyward.${picked.stack}.last-applied.json`);
-  }
   let json: unknown;
+  // An --app run synthesizes into a temporary directory, removed once the manifest is read.
+  const temp = o.app && !o.dir ? mkdtempSync(join(tmpdir(), 'keyward-synth-')) : undefined;
   try {
-    json = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  } catch (e) {
-    throw new Error(`cannot read manifest ${manifestPath}: ${(e as Error).message}`);
+    if (o.manifest) {
+      manifestPath = o.manifest;
+      defaultRecord = join(dirname(manifestPath), basename(manifestPath).replace(/\.json$/, '') + '.last-applied.json');
+    } else {
+      const dir = o.dir ?? temp!;
+      if (o.app) runApp(o.app, dir);
+      const picked = pickManifest(dir, o.stack);
+      manifestPath = picked.path;
+      // Beside the synthesized output, not inside it: synth rewrites cdktf.out.
+      const base = temp ? process.cwd() : dirname(resolve(dir));
+      defaultRecord = join(base, `keyward.${picked.stack}.last-applied.json`);
+    }
+    try {
+      json = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    } catch (e) {
+      throw new Error(`cannot read manifest ${manifestPath}: ${(e as Error).message}`);
+    }
+  } finally {
+    if (temp) rmSync(temp, { recursive: true, force: true });
   }
   const manifest = parseManifest(json);
   if (o.lastAppliedEnv) {

@@ -49,7 +49,7 @@ describe('keyward --app / --dir on the basic example', () => {
 
   it('applies, plans no change, and destroys the stack', async () => {
     const record = join(work, 'record.json');
-    const applied = await keyward('apply', '--app', APP, '--last-applied', record);
+    const applied = await keyward('apply', '--app', APP, '--last-applied', record, '--auto-approve');
     expect(applied).toEqual({ code: 0, out: expect.stringContaining('Apply complete') });
     expect((await api(engine, 'GET', 'auth/cloud/role/app')).status).toBe(200);
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly')).status).toBe(200);
@@ -62,7 +62,7 @@ describe('keyward --app / --dir on the basic example', () => {
     expect((await run(process.execPath, [TSX, join(REPO, 'examples', 'basic', 'main.ts')], { CDKTF_OUTDIR: outdir })).code).toBe(0);
     expect((await keyward('plan', '--dir', outdir, '--last-applied', record, '--detailed-exitcode')).code).toBe(0);
 
-    const destroyed = await keyward('destroy', '--app', APP, '--last-applied', record);
+    const destroyed = await keyward('destroy', '--app', APP, '--last-applied', record, '--auto-approve');
     expect(destroyed.code).toBe(0);
     expect((await api(engine, 'GET', 'auth/cloud/role/app')).status).toBe(404);
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly')).status).toBe(404);

@@ -4,9 +4,6 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { request } from 'undici';
-import { startCloudEmulator } from '../../cloud-emulator';
-import { sampleDescription } from '../../cloud-emulator/sample';
 
 const DEFAULT_URL = process.env.KEYWARD_CLOUD_EMULATOR ?? 'http://127.0.0.1:8290';
 
@@ -17,6 +14,8 @@ function parseListen(addr: string): { host: string; port: number } {
 }
 
 async function callEmulator(base: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  // Loaded here, not at the top: every `keyward` run imports this file to register the command.
+  const { request } = require('undici') as typeof import('undici');
   const res = await request(`${base.replace(/\/+$/, '')}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -46,6 +45,8 @@ export function registerCloudEmulator(program: Command): void {
     .option('--no-auth', 'do not require bearer tokens on IAM, Compute and Resource Manager calls')
     .option('--key-dir <dir>', 'keep generated keys here so key files and identities survive restarts')
     .action(async (flags: { description?: string; listen: string; metadataAccount?: string; metadataInstance?: string; auth: boolean; keyDir?: string }) => {
+      const { startCloudEmulator } = require('../../cloud-emulator') as typeof import('../../cloud-emulator');
+      const { sampleDescription } = require('../../cloud-emulator/sample') as typeof import('../../cloud-emulator/sample');
       const description = flags.description ? JSON.parse(readFileSync(flags.description, 'utf8')) : sampleDescription;
       const { host, port } = parseListen(flags.listen);
       const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount, metadataInstance: flags.metadataInstance, keyDir: flags.keyDir });

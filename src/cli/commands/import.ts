@@ -1,28 +1,9 @@
 // `keyward import --mount <path>` / `keyward import --snapshots`: print TypeScript construct code
 // for what exists on the server, to adopt an existing setup.
 
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../reconcile/import-code';
-import { addConnectionOptions, openClient, parallelismOf, type ConnectionFlags } from './plan';
-
-type ImportFlags = ConnectionFlags & { mount?: string; snapshots?: boolean; module: string; stack: string; out?: string };
-
-export async function runImport(flags: ImportFlags): Promise<string> {
-  if (!flags.mount === !flags.snapshots) throw new Error('give exactly one of --mount <path> or --snapshots');
-  const client = openClient(flags);
-  try {
-    const o = { module: flags.module, stackName: flags.stack, source: client.address, dialect: await client.dialect() };
-    const code = flags.mount
-      ? mountCode(await readMountForImport(client, flags.mount.replace(/^\/+|\/+$/g, ''), parallelismOf(flags)), o)
-      : snapshotsCode(await readSnapshotsForImport(client, parallelismOf(flags)), o);
-    if (flags.out) writeFileSync(flags.out, code);
-    else process.stdout.write(code);
-    return code;
-  } finally {
-    await client.close();
-  }
-}
+import { addConnectionOptions } from '../options';
+import type { ImportFlags } from './import-run';
 
 export function registerImport(program: Command): void {
   const c = program.command('import').description('Print construct code (TypeScript) for an existing auth mount or the snapshot configs');
@@ -33,6 +14,7 @@ export function registerImport(program: Command): void {
     .option('--stack <name>', 'stack name in the generated app', 'imported')
     .option('--out <file>', 'write the code to a file instead of stdout')
     .action(async (flags: ImportFlags) => {
+      const { runImport } = require('./import-run') as typeof import('./import-run');
       await runImport(flags);
     });
 }

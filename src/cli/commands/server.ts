@@ -1,9 +1,8 @@
 // `keyward server`: the embedded engine, in dev mode (like `vault server -dev`) or from a config file.
 
 import type { Command } from 'commander';
-import { startEngine, type EngineOptions } from '../../engine/engine';
-import { loadServerConfig } from '../../engine/config';
-import { createLogger, isLogLevel, type Logger } from '../../engine/log';
+import type { EngineOptions } from '../../engine/engine';
+import type { Logger } from '../../engine/log';
 
 interface ServerFlags {
   dev?: boolean;
@@ -15,7 +14,10 @@ interface ServerFlags {
   logLevel?: string;
 }
 
+// The engine loads only when the server starts (not for --help).
 function optionsFrom(flags: ServerFlags): EngineOptions {
+  const { loadServerConfig } = require('../../engine/config') as typeof import('../../engine/config');
+  const { isLogLevel } = require('../../engine/log') as typeof import('../../engine/log');
   if (flags.dev) {
     if (flags.edition && !['oss', 'enterprise', 'plus'].includes(flags.edition)) throw new Error(`--edition must be oss, enterprise or plus`);
     if (flags.logLevel && !isLogLevel(flags.logLevel)) throw new Error(`--log-level must be one of trace, debug, info, warn, error, off`);
@@ -67,6 +69,8 @@ export function registerServer(program: Command): void {
     .option('--edition <edition>', 'dev mode: oss, enterprise or plus (default enterprise)')
     .option('--log-level <level>', 'trace, debug, info, warn, error or off')
     .action(async (flags: ServerFlags) => {
+      const { startEngine } = require('../../engine/engine') as typeof import('../../engine/engine');
+      const { createLogger } = require('../../engine/log') as typeof import('../../engine/log');
       const options = optionsFrom(flags);
       installRejectionLogger(createLogger(options.logLevel ?? 'info'));
       const engine = await startEngine(options);

@@ -1,11 +1,10 @@
 // `keyward status`: the automated snapshot configurations of a server with their last and next
 // snapshot, consecutive errors, last error and URL, as a table or (--json) as data.
 
-import { Command } from 'commander';
-import { settingsFromEnv } from '../../client/options';
+import type { Command } from 'commander';
 import type { SnapshotConfigRead, SnapshotStatus } from '../../client/snapshots';
-import { VaultClient } from '../../client/vault-client';
-import { addDialectOption, type DialectFlags } from './dialect-option';
+import type { VaultClient } from '../../client/vault-client';
+import { addDialectOption, type DialectFlags } from '../options';
 
 export interface SnapshotStatusRow {
   name: string;
@@ -93,6 +92,8 @@ export function registerStatus(program: Command): void {
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only)')
     .action(async (flags: StatusFlags) => {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
+      const { VaultClient } = require('../../client/vault-client') as typeof import('../../client/vault-client');
+      const { settingsFromEnv } = require('../../client/options') as typeof import('../../client/options');
       const client = new VaultClient(settingsFromEnv({ address: flags.address, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }));
       try {
         const rows = await collectStatus(client);

@@ -91,7 +91,7 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
   const refused = await run('apply', '--plan', join(dir, 'plan2.bin'));
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/changed since the plan/);
-  const fixed = await run('apply', '--manifest', file);
+  const fixed = await run('apply', '--manifest', file, '--auto-approve');
   expect(fixed.code).toBe(0);
   expect((await api(engine, 'GET', 'auth/cli/config')).body.data.private_key_id).toBe('cli-key-2');
 
@@ -107,7 +107,7 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
 
   // Errors exit 1; destroy removes what the stack manages.
   expect((await run('plan', '--manifest', join(dir, 'missing.json'))).code).toBe(1);
-  const destroyed = await run('destroy', '--manifest', file);
+  const destroyed = await run('destroy', '--manifest', file, '--auto-approve');
   expect(destroyed.code).toBe(0);
   expect((await api(engine, 'GET', 'sys/auth')).body.data['cli/']).toBeUndefined();
   expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/cli-offsite')).status).toBe(404);

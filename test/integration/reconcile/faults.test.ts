@@ -62,7 +62,7 @@ test('an apply killed midway converges on the next run', async () => {
   };
 
   // Kill -9 once the first roles are reported created.
-  const first = run(['apply', '--manifest', file, '--parallelism', '4']);
+  const first = run(['apply', '--manifest', file, '--parallelism', '4', '--auto-approve']);
   let out = '';
   await new Promise<void>((resolve) => {
     first.stdout.on('data', (b: Buffer) => {
@@ -78,7 +78,7 @@ test('an apply killed midway converges on the next run', async () => {
   expect(partial).toBeLessThan(300);
   expect(existsSync(join(dir, 'm.last-applied.json'))).toBe(true);
 
-  const second = run(['apply', '--manifest', file]);
+  const second = run(['apply', '--manifest', file, '--auto-approve']);
   second.stdout.resume();
   const code = await new Promise<number | null>((resolve) => second.on('exit', (c) => resolve(c)));
   expect(code).toBe(0);

@@ -3,7 +3,7 @@
 import { TerraformVariable } from 'cdktf';
 import { CloudAuthBackend, type CloudAuthBackendProps, KeywardServer } from '../../../constructs';
 import { cloudAuthBackendRules } from '../../../constructs/cloud-auth-backend-rules';
-import { newStack, problemsOf, serviceAccountKeyJson, withEnv } from './fixtures';
+import { newStack, problemsOf, serverInOtherStack, serviceAccountKeyJson, withEnv } from './fixtures';
 
 const NOT_A_KEY = 'this-is-not-json-but-secret';
 withEnv({ KW_TEST_NOT_A_KEY: NOT_A_KEY });
@@ -11,6 +11,11 @@ withEnv({ KW_TEST_NOT_A_KEY: NOT_A_KEY });
 type Loose = Record<string, unknown>;
 const failing: Record<string, { props: (s: KeywardServer) => Loose; message: RegExp }> = {
   'server-required': { props: () => ({ server: {} }), message: /server must be a KeywardServer/ },
+  'server-same-stack': { props: (s) => ({ server: serverInOtherStack(s) }), message: /server other\/server belongs to stack other, not to this construct's stack test/ },
+  'unknown-props': {
+    props: (s) => ({ server: s, exclusiveRole: true, config: { iamAlias: 'unique_id', vmAlias: 'id', iamMetdata: ['role'] } }),
+    message: /unknown prop exclusiveRole \(did you mean exclusiveRoles\?\)[\s\S]*unknown prop config.iamMetdata \(did you mean config.iamMetadata\?\)/,
+  },
   'path-format': { props: (s) => ({ server: s, path: '/cloud/' }), message: /path "\/cloud\/" must be a mount path/ },
   'path-unique': { props: (s) => ({ server: s, path: 'taken' }), message: /path "taken" is already mounted on this server by test\/first/ },
   secrets: { props: (s) => ({ server: s, config: { credentials: 'a value in no environment variable' } }), message: /config.credentials: the secret value is not in any environment variable/ },

@@ -5,7 +5,13 @@ import { TerraformVariable } from 'cdktf';
 import { CloudAuthBackend, CloudAuthRole, type CloudAuthRoleProps } from '../../../constructs';
 import { cloudAuthRoleRules } from '../../../constructs/cloud-auth-role-rules';
 import { KeywardValidationError } from '../../../constructs/validation';
-import { newStack, problemsOf } from './fixtures';
+import { newStack, problemsOf, serverInOtherStack } from './fixtures';
+
+/** A backend on a server in another stack of the same app. */
+function otherBackend(b: CloudAuthBackend): CloudAuthBackend {
+  const server = serverInOtherStack(b);
+  return new CloudAuthBackend(server.node.scope!, 'cloud', { server });
+}
 
 function setup() {
   const { stack, server } = newStack();
@@ -18,6 +24,8 @@ type Loose = Record<string, unknown>;
 
 /** rule id -> props (given the backend) that break exactly that rule, and a fragment of the message. */
 const failing: Record<string, { props: (b: CloudAuthBackend) => Loose; message: RegExp }> = {
+  'unknown-props': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, tokenPolicy: ['app'] }), message: /unknown prop tokenPolicy \(did you mean tokenPolicies\?\)/ },
+  'backend-same-stack': { props: (b) => ({ type: 'vm', backend: otherBackend(b) }), message: /backend other\/cloud belongs to stack other, not to this construct's stack test/ },
   'backend-required': { props: () => ({ type: 'iam', backend: {}, boundServiceAccounts: SA }), message: /backend must be a CloudAuthBackend/ },
   'role-name': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, roleName: 'bad name!' }), message: /roleName "bad name!"/ },
   'role-name-unique': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, roleName: 'Taken' }), message: /already used on mount "cloud" by test\/taken/ },
@@ -84,5 +92,46 @@ describe('CloudAuthRole validation rules', () => {
     const { stack, backend } = setup();
     const name = new TerraformVariable(stack, 'name', { type: 'string' });
     expect(problemsOf(() => CloudAuthRole.vm(stack, 'tok', { backend, roleName: name.stringValue })).join()).toMatch(/roleName must be known at synth time/);
+  });
+
+  it('refuses fractional seconds in every duration prop, with the construct path', () => {
+    const { stack, backend } = setup();
+    let err: unknown;
+    try {
+      CloudAuthRole.iam(stack, 'frac', { backend, boundServiceAccounts: SA, tokenTtl: 1.5, tokenMaxTtl: 7200.25, tokenPeriod: 0.5, maxJwtExp: 60.1 });
+    } catch (e) {
+      err = e;
+    }
+    expect(KeywardValidationError.isKeywardValidationError(err)).toBe(true);
+    const e = err as KeywardValidationError;
+    expect(e.message).toContain('CloudAuthRole at test/frac failed validation');
+    expect(e.problems).toEqual([
+      'tokenTtl: 1.5 is not a whole number of seconds (give whole seconds, such as 2, or a duration string such as "90s")',
+      'tokenMaxTtl: 7200.25 is not a whole number of seconds (give whole seconds, such as 7200, or a duration string such as "90s")',
+      'tokenPeriod: 0.5 is not a whole number of seconds (give whole seconds, such as 1, or a duration string such as "90s")',
+      'maxJwtExp: 60.1 is not a whole number of seconds (give whole seconds, such as 60, or a duration string such as "90s")',
+    ]);
+  });
+
+  it('reports a misspelled prop with the other failures at once, naming the construct path', () => {
+    const { stack, backend } = setup();
+    let err: unknown;
+    try {
+      // What a JavaScript caller (or `as any`) can write: the prop is misspelled and tokenTtl is fractional.
+      new CloudAuthRole(stack, 'typo', { type: 'iam', backend, boundServiceAccounts: SA, tokenPolicy: ['app'], tokenTtl: 1.5 } as unknown as CloudAuthRoleProps);
+    } catch (e) {
+      err = e;
+    }
+    const e = err as KeywardValidationError;
+    expect(e.message).toContain('CloudAuthRole at test/typo failed validation');
+    expect(e.problems).toHaveLength(2);
+    expect(e.problems[0]).toMatch(/^unknown prop tokenPolicy \(did you mean tokenPolicies\?\); known props: type, backend, roleName/);
+    expect(e.problems[1]).toMatch(/^tokenTtl: 1.5 is not a whole number of seconds/);
+  });
+
+  it('gives no hint for a name close to nothing known', () => {
+    const { stack, backend } = setup();
+    const problems = problemsOf(() => new CloudAuthRole(stack, 'odd', { type: 'vm', backend, frobnicate: true } as unknown as CloudAuthRoleProps));
+    expect(problems).toEqual([expect.stringMatching(/^unknown prop frobnicate; known props:/)]);
   });
 });

@@ -2,6 +2,7 @@
 // helper that returns the problems a construction throws.
 
 import { Testing, TerraformStack } from 'cdktf';
+import type { Construct } from 'constructs';
 import { generateKeyPairSync } from 'node:crypto';
 import { KeywardServer } from '../../../constructs';
 import { KeywardValidationError } from '../../../constructs/validation';
@@ -11,6 +12,11 @@ export function newStack(id = 'test'): { stack: TerraformStack; server: KeywardS
   const stack = new TerraformStack(app, id);
   const server = new KeywardServer(stack, 'server', { address: 'http://127.0.0.1:8200' });
   return { stack, server };
+}
+
+/** A KeywardServer in another stack of the same app as `c` (for cross-stack reference cases). */
+export function serverInOtherStack(c: Construct): KeywardServer {
+  return new KeywardServer(new TerraformStack(c.node.root, 'other'), 'server', { address: 'http://127.0.0.1:8200' });
 }
 
 /** A syntactically real service-account key JSON (fresh RSA key). */

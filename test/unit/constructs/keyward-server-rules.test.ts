@@ -12,6 +12,7 @@ const failing: Record<string, { props: KeywardServerProps; second?: boolean; mes
   'namespace-format': { props: { namespace: 'team a' }, message: /namespace "team a" must be a path/ },
   'dialect-value': { props: { dialect: 'gcp' as 'vault' }, message: /dialect "gcp" must be "keyward" or "vault"/ },
   'salt-length': { props: { fingerprintSalt: 'short' }, message: /fingerprintSalt must be at least 16 characters/ },
+  'unknown-props': { props: { adress: 'http://x' } as KeywardServerProps, message: /unknown prop adress \(did you mean address\?\)/ },
 };
 
 describe('KeywardServer validation rules', () => {

@@ -3,7 +3,7 @@
 import { TerraformVariable } from 'cdktf';
 import { KeywardServer, SnapshotAutoConfig, type SnapshotAutoConfigProps, SnapshotStorage } from '../../../constructs';
 import { snapshotAutoConfigRules } from '../../../constructs/snapshot-auto-config-rules';
-import { newStack, problemsOf, withEnv } from './fixtures';
+import { newStack, problemsOf, serverInOtherStack, withEnv } from './fixtures';
 
 const AZ_KEY = 'azure-account-key-for-rules-test';
 withEnv({ KW_TEST_AZ_KEY: AZ_KEY, KW_TEST_NOT_JSON: 'not-json-secret' });
@@ -14,6 +14,8 @@ type Loose = Record<string, unknown>;
 
 const failing: Record<string, { props: (s: KeywardServer) => Loose; message: RegExp }> = {
   'server-required': { props: () => ({ server: undefined, interval: '1h', pathPrefix: '/d', storage: local }), message: /server must be a KeywardServer/ },
+  'server-same-stack': { props: (s) => ({ server: serverInOtherStack(s), interval: '1h', pathPrefix: '/d', storage: local }), message: /server other\/server belongs to stack other/ },
+  'unknown-props': { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', storage: local, retian: 3 }), message: /unknown prop retian \(did you mean retain\?\)/ },
   'config-name': { props: (s) => ({ server: s, configName: 'a/b', interval: '1h', pathPrefix: '/d', storage: local }), message: /configName: name "a\/b" is invalid/ },
   'config-name-unique': { props: (s) => ({ server: s, configName: 'taken', interval: '1h', pathPrefix: '/d', storage: local }), message: /configName "taken" is already used on this server by test\/taken/ },
   'storage-choice': { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', storage: { storageType: 'ftp' } }), message: /storage must be SnapshotStorage.local/ },
@@ -68,5 +70,12 @@ describe('SnapshotAutoConfig validation rules', () => {
     expect(
       problemsOf(() => new SnapshotAutoConfig(stack, 't', { server, interval: v.stringValue, retain: n.numberValue, pathPrefix: v.stringValue, storage: SnapshotStorage.cloudTwo({ bucket: v.stringValue }) })),
     ).toEqual([]);
+  });
+
+  it('refuses a fractional interval', () => {
+    const { stack, server } = newStack();
+    expect(problemsOf(() => new SnapshotAutoConfig(stack, 'frac', { server, interval: 3600.5, pathPrefix: '/d', storage: local }))).toEqual([
+      'interval: 3600.5 is not a whole number of seconds (give whole seconds, such as 3601, or a duration string such as "90s")',
+    ]);
   });
 });

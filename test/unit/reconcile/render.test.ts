@@ -20,14 +20,55 @@ function fixturePlan(): Plan {
 
 const emptyPlan = (): Plan => ({ formatVersion: 1, server: { address: 'http://127.0.0.1:8200' }, objects: [], drift: [], summary: summarize([]), liveDigest: 'sha256:' + '00'.repeat(32) });
 
-function golden(name: string, actual: string): void {
+function golden(name: string, actual: string): string {
   const path = join(GOLDEN, name);
   if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) writeFileSync(path, actual);
   expect(actual).toBe(readFileSync(path, 'utf8'));
+  return actual;
 }
 
-test('text rendering matches the golden file', () => golden('plan.txt', renderText(fixturePlan())));
-test('Markdown rendering matches the golden file', () => golden('plan.md', renderMarkdown(fixturePlan())));
+test('text rendering matches the golden file', () => {
+  golden('plan.txt', renderText(fixturePlan()));
+});
+test('Markdown rendering matches the golden file', () => void golden('plan.md', renderMarkdown(fixturePlan(), { applyCommand: 'keyward apply --plan plan.bin' })));
+
+/** The fixture plan cut down to some actions (and its drift or none), for one Markdown case each. */
+function subset(actions: readonly string[], drift: boolean): Plan {
+  const p = fixturePlan();
+  const objects = p.objects.filter((o) => actions.includes(o.action));
+  return { ...p, objects, drift: drift ? p.drift : [], summary: summarize(objects) };
+}
+
+describe('Markdown cases (golden files)', () => {
+  test('creates only: no warning block, the apply hint at the bottom', () => {
+    const md = golden('md-create-only.md', renderMarkdown(subset(['create'], false)));
+    expect(md).not.toContain('[!WARNING]');
+    expect(md.trimEnd().split('\n').pop()).toBe('To apply this plan: <code>keyward apply</code>');
+  });
+  test('deletes and replaces: flagged at the top in a warning block, before the sections', () => {
+    const md = golden('md-destructive.md', renderMarkdown(subset(['delete', 'replace', 'no-op'], false), { applyCommand: "keyward apply --app 'npx tsx main.ts'" }));
+    const lines = md.split('\n');
+    expect(lines[0]).toBe('**Plan: 0 to create, 0 to update, 1 to replace, 2 to delete.**');
+    expect(md.indexOf('> [!WARNING]')).toBeLessThan(md.indexOf('<details>'));
+    expect(md).toContain('> - <code>-/+ auth/cloud/role/batch</code> replace (type cannot change in place)');
+    expect(md).toContain('> - <code>- auth/cloud/role/old</code> delete (removed from the desired state)');
+  });
+  test('drift: its own section after the changes', () => {
+    const md = golden('md-drift.md', renderMarkdown(subset(['update'], true)));
+    expect(md).toContain('#### Drift');
+    expect(md.indexOf('#### Drift')).toBeGreaterThan(md.lastIndexOf('</details>'));
+  });
+  test('one collapsed section per changed object', () => {
+    const p = fixturePlan();
+    const md = renderMarkdown(p);
+    expect(md.match(/<details>/g)).toHaveLength(p.objects.filter((o) => o.action !== 'no-op').length);
+  });
+  test('no changes: the summary line, no sections and no apply hint', () => {
+    const md = renderMarkdown(emptyPlan());
+    expect(md).not.toContain('<details>');
+    expect(md).not.toContain('To apply');
+  });
+});
 test('an empty plan renders as no changes', () => {
   golden('empty.txt', renderText(emptyPlan()));
   golden('empty.md', renderMarkdown(emptyPlan()));

@@ -1,0 +1,103 @@
+// The work of `keyward apply` and `keyward destroy`, loaded only when they run: plan, show the
+// plan, ask (unless --auto-approve or a saved plan), apply with progress, save the record.
+
+import type { VaultClient } from '../../client/vault-client';
+import { applyPlan, type ApplyResult } from '../../reconcile/apply';
+import { desiredFromManifest, type DesiredState } from '../../reconcile/desired';
+import { readLive } from '../../reconcile/live';
+import { hasChanges, type Plan } from '../../reconcile/model';
+import { makePlan, planFrom } from '../../reconcile/plan';
+import { loadPlanFile } from '../../reconcile/plan-file';
+import { lineProgress, ttyProgress } from '../../reconcile/progress';
+import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastApplied } from '../../reconcile/record';
+import { renderText } from '../../reconcile/render-text';
+import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
+import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
+import { resolveSource } from '../project';
+import { openClient, parallelismOf } from '../session';
+
+export function applySummary(r: ApplyResult): string {
+  const n = (a: string) => r.applied.filter((x) => x.action === a).length;
+  return `Apply complete: ${n('create')} created, ${n('update')} updated, ${n('replace')} replaced, ${n('delete')} deleted.\n`;
+}
+
+/** Applies a plan with progress on stderr (a terminal) or plain lines on stdout, saving the record. */
+export async function executePlan(
+  client: VaultClient,
+  desired: DesiredState,
+  record: LastApplied,
+  plan: Plan,
+  recordPath: string | undefined,
+  parallelism: number,
+): Promise<ApplyResult> {
+  const progress = process.stderr.isTTY ? ttyProgress(process.stderr) : lineProgress((l) => process.stdout.write(l + '\n'));
+  const result = await applyPlan(client, desired, record, plan, {
+    parallelism,
+    progress,
+    saveRecord: recordPath ? (rec) => saveRecordFile(recordPath, rec) : undefined,
+  });
+  process.stdout.write(applySummary(result));
+  return result;
+}
+
+function recordFor(flags: ApplyFlags, fallback: string | undefined): { record: LastApplied; path?: string } {
+  if (flags.lastAppliedEnv) {
+    const raw = process.env[flags.lastAppliedEnv];
+    return { record: raw && raw.trim() !== '' && raw.trim() !== 'null' ? parseRecord(JSON.parse(raw)) : emptyRecord() };
+  }
+  const path = flags.lastApplied ?? fallback;
+  return { record: path ? loadRecordFile(path) : emptyRecord(), path };
+}
+
+/** A saved plan was reviewed already: it applies without asking, as in Terraform. */
+async function applySaved(flags: ApplyFlags, planPath: string): Promise<number> {
+  const par = parallelismOf(flags);
+  const { file, desired } = loadPlanFile(planPath);
+  const { record, path } = recordFor(flags, file.recordPath);
+  const client = openClient(flags, file.plan.server);
+  try {
+    const live = await readLive(client, desired, record, { parallelism: par });
+    const now = planFrom(desired, live, record, file.plan.server);
+    if (now.liveDigest !== file.plan.liveDigest) {
+      throw new Error(`the server (or the last-applied record) changed since the plan in ${planPath} was made; run keyward plan again`);
+    }
+    process.stdout.write(renderText(file.plan));
+    await executePlan(client, desired, record, file.plan, path, par);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+export async function runApply(flags: ApplyFlags): Promise<number> {
+  if (flags.plan) return applySaved(flags, flags.plan);
+  requireApprovalPossible('apply', flags.autoApprove);
+  const src = resolveSource(flags);
+  return planAndApply('apply', flags, src.manifest.server, desiredFromManifest(src.manifest), src.record, src.recordPath);
+}
+
+/** Plans against the live server, shows the plan, asks, applies it: apply and destroy share this. */
+export async function planAndApply(
+  op: Operation,
+  flags: ConnectionFlags & ApproveFlags,
+  server: { address?: string; namespace?: string } | undefined,
+  desired: DesiredState,
+  record: LastApplied,
+  recordPath: string | undefined,
+): Promise<number> {
+  const par = parallelismOf(flags);
+  const client = openClient(flags, server);
+  try {
+    const { plan } = await makePlan(client, desired, record, { parallelism: par });
+    process.stdout.write(renderText(plan));
+    if (!hasChanges(plan)) return 0;
+    if (!flags.autoApprove && !(await askApproval(op))) {
+      process.stderr.write(`${cancelledMessage(op)} Nothing was changed.\n`);
+      return 1;
+    }
+    await executePlan(client, desired, record, plan, recordPath, par);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,18 @@
+// The work of `keyward destroy`, loaded only when it runs.
+
+import { desiredFromManifest, type DesiredState } from '../../reconcile/desired';
+import { recordedFrom, type LastApplied } from '../../reconcile/record';
+import { requireApprovalPossible } from '../approve';
+import type { DestroyFlags } from '../options';
+import { resolveSource } from '../project';
+import { planAndApply } from './apply-run';
+
+export async function runDestroy(flags: DestroyFlags): Promise<number> {
+  requireApprovalPossible('destroy', flags.autoApprove);
+  const src = resolveSource(flags);
+  const declared = desiredFromManifest(src.manifest, process.env, { lenientSecrets: true });
+  const record: LastApplied = { version: 1, objects: { ...src.record.objects } };
+  for (const o of declared.objects.values()) if (!record.objects[o.id]) record.objects[o.id] = recordedFrom(o);
+  const nothing: DesiredState = { objects: new Map(), exclusiveRoleMounts: new Set(), exclusiveSnapshotConfigs: false, fingerprintSalt: declared.fingerprintSalt };
+  return planAndApply('destroy', flags, src.manifest.server, nothing, record, src.recordPath);
+}

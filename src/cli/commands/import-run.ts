@@ -1,0 +1,25 @@
+// The work of `keyward import`, loaded only when it runs.
+
+import { writeFileSync } from 'node:fs';
+import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../reconcile/import-code';
+import type { ConnectionFlags } from '../options';
+import { openClient, parallelismOf } from '../session';
+
+export type ImportFlags = ConnectionFlags & { mount?: string; snapshots?: boolean; module: string; stack: string; out?: string };
+
+export async function runImport(flags: ImportFlags): Promise<string> {
+  if (!flags.mount === !flags.snapshots) throw new Error('give exactly one of --mount <path> or --snapshots');
+  const client = openClient(flags);
+  try {
+    const o = { module: flags.module, stackName: flags.stack, source: client.address, dialect: await client.dialect() };
+    const code = flags.mount
+      ? mountCode(await readMountForImport(client, flags.mount.replace(/^\/+|\/+$/g, ''), parallelismOf(flags)), o)
+      : snapshotsCode(await readSnapshotsForImport(client, parallelismOf(flags)), o);
+    if (flags.out) writeFileSync(flags.out, code);
+    else process.stdout.write(code);
+    return code;
+  } finally {
+    await client.close();
+  }
+}
+

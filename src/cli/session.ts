@@ -1,0 +1,25 @@
+// The client a reconciling command talks to the server with; loaded only by commands that connect.
+
+import { settingsFromEnv, type ServerDialect } from '../client/options';
+import { VaultClient } from '../client/vault-client';
+import type { ConnectionFlags } from './options';
+
+/** A client for the session; the token only ever comes from $VAULT_TOKEN. Retries are reported on stderr. */
+export function openClient(flags: ConnectionFlags, manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {}): VaultClient {
+  const settings = settingsFromEnv(
+    { address: flags.address, namespace: flags.namespace, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect },
+    process.env,
+    manifestServer,
+  );
+  settings.connections = Math.max(8, parallelismOf(flags) * 2);
+  return new VaultClient(settings, {
+    onRetry: (e) =>
+      process.stderr.write(`retry ${e.method} /v1/${e.path}: attempt ${e.attempt} got ${e.status === 0 ? 'no response' : `HTTP ${e.status}`}, waiting ${e.delayMs} ms\n`),
+  });
+}
+
+export function parallelismOf(flags: ConnectionFlags): number {
+  const n = Number(flags.parallelism ?? '16');
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--parallelism must be an integer from 1 to 256, got ${JSON.stringify(flags.parallelism)}`);
+  return n;
+}
