@@ -44,11 +44,24 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
   const shutdown = (code: number): void => {
     if (stopping) return;
     stopping = true;
-    server.forceShutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-    Promise.resolve(definition.stop?.())
-      .catch((err: unknown) => log(`[WARN] stopping the provider: ${String(err)}`))
-      .finally(() => exit(code));
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      fs.rmSync(dir, { recursive: true, force: true });
+      Promise.resolve(definition.stop?.())
+        .catch((err: unknown) => log(`[WARN] stopping the provider: ${String(err)}`))
+        .finally(() => exit(code));
+    };
+    // Let in-flight replies (the Shutdown reply itself) reach the host; idle streams get a second.
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      finish();
+    }, 1000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      finish();
+    });
   };
 
   server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => definition.stop?.() }));
