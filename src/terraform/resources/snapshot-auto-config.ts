@@ -61,6 +61,8 @@ function validate(config: ObjectValue): Diagnostic[] {
   return out;
 }
 
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 function defaults(type: string): Record<string, Json> {
   return Object.fromEntries(PLAIN.filter((f) => f.owner === 'common' || f.owner === type).map((f) => [f.name, (f.default ?? null) as Json]));
 }
@@ -108,7 +110,11 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const client = clientOf(ctx);
     const { prior, planned } = req;
     if (!planned) {
-      if (prior && !bool(prior.retain_on_destroy)) await client.snapshots.delete(String(prior.name));
+      try {
+        if (prior && !bool(prior.retain_on_destroy)) await client.snapshots.delete(String(prior.name));
+      } catch (e) {
+        return { state: prior, diagnostics: [errorAt(['name'], `Could not delete snapshot config ${String(prior!.name)}`, message(e))] };
+      }
       return { state: null };
     }
     const config = req.config ?? planned;
@@ -123,7 +129,12 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
         secretsSent = true;
       }
     }
-    if (changed || secretsSent) await client.snapshots.write(String(planned.name), body);
+    try {
+      if (changed || secretsSent) await client.snapshots.write(String(planned.name), body);
+    } catch (e) {
+      // The server's message names fields, never secret values.
+      return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };
+    }
     return { state: { ...planned } };
   },
   async import(_ctx, id) {
