@@ -22,8 +22,7 @@ export async function readBackend(ctx: KeywardProviderContext, state: ObjectValu
   const imported = isImported(state);
   const api = client.cloud(path);
   const out: ObjectValue = { ...state, accessor: mount.accessor ?? '' };
-  const description = state.description === null && mount.description === '' ? null : mount.description;
-  out.description = description;
+  out.description = mount.description;
 
   const priorConfig = isObject(state.config) ? state.config : null;
   if (priorConfig || imported) out.config = refreshConfig(priorConfig, (await api.readConfig()) ?? {});

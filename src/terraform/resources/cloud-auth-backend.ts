@@ -18,7 +18,7 @@ export const backendSchema: BlockSchema = {
   description: 'A cloud auth method mount, its config and its roles.',
   attributes: {
     path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
-    description: { type: { kind: 'string' }, optional: true },
+    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
     accessor: { type: { kind: 'string' }, computed: true },
     exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
     retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
@@ -52,6 +52,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const prior = replace ? null : req.prior;
   const planned: ObjectValue = { ...config };
   planned.accessor = prior && typeof prior.accessor === 'string' ? prior.accessor : UNKNOWN;
+  if (config.description === null) planned.description = '';
 
   if (isObject(config.config)) {
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);

@@ -9,9 +9,8 @@ import { cloudConfigSchema } from '../../schema/manifest';
 import type { AttributePath, AttributeSchema, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, spell } from './values';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
 
-type Kind = Parameters<typeof spell>[0];
 const CONFIG_ATTRS: Readonly<Record<(typeof CONFIG_COMPARED)[number], Kind>> = {
   iam_alias: 'string',
   iam_metadata: 'list',
@@ -24,11 +23,11 @@ const SECRET = 'credentials';
 
 export const configAttributes: Record<string, AttributeSchema> = {
   ...secretAttributes(SECRET, 'the service account credentials JSON'),
-  iam_alias: { type: { kind: 'string' }, optional: true },
-  iam_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, description: '["default"] = the server defaults, [] = none.' },
-  vm_alias: { type: { kind: 'string' }, optional: true },
-  vm_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true },
-  custom_endpoint: { type: { kind: 'map', element: { kind: 'string' } }, optional: true, description: 'Keys api, iam, crm, compute.' },
+  iam_alias: { type: { kind: 'string' }, optional: true, computed: true },
+  iam_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true, description: '["default"] = the server defaults, [] = none.' },
+  vm_alias: { type: { kind: 'string' }, optional: true, computed: true },
+  vm_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true },
+  custom_endpoint: { type: { kind: 'map', element: { kind: 'string' } }, optional: true, computed: true, description: 'Keys api, iam, crm, compute.' },
 };
 
 export function emptyConfig(): ObjectValue {
@@ -52,10 +51,10 @@ export function validateConfig(base: AttributePath, c: ObjectValue): Diagnostic[
 export function planConfig(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null): { planned: ObjectValue; diagnostics: Diagnostic[] } {
   const planned: ObjectValue = { ...emptyConfig(), ...config };
   const diagnostics = planSecret(ctx, base, SECRET, config, planned);
-  if (prior && !NAMES.some((n) => hasUnknown(config[n]))) {
+  if (!NAMES.some((n) => hasUnknown(config[n]))) {
     const c = canonical(config);
-    const p = canonical(prior);
-    for (const n of NAMES) planned[n] = plannedSpelling(config[n], prior[n], c[n], p[n]);
+    const p = prior ? canonical(prior) : undefined;
+    for (const n of NAMES) planned[n] = plannedSpelling(CONFIG_ATTRS[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
   }
   return { planned, diagnostics };
 }
@@ -63,10 +62,9 @@ export function planConfig(ctx: KeywardProviderContext, base: AttributePath, con
 /** State from a live read (secret attributes carried over: the server never returns the value). */
 export function refreshConfig(prior: ObjectValue | null, data: Record<string, unknown>): ObjectValue {
   const live = liveConfigFields(data);
-  const dflt = finishConfig({});
   const priorCanon = prior ? canonical(prior) : undefined;
   const out: ObjectValue = { ...emptyConfig(), ...(prior ?? {}) };
-  for (const n of NAMES) out[n] = refreshedSpelling(prior ? prior[n] : null, priorCanon?.[n], live[n], dflt[n], spell(CONFIG_ATTRS[n], live[n]));
+  for (const n of NAMES) out[n] = refreshedSpelling(CONFIG_ATTRS[n], prior ? prior[n] : undefined, priorCanon?.[n], live[n]);
   return out;
 }
 

@@ -2,14 +2,13 @@
 // validation with the manifest's zod schema, and the plan / refresh / apply-diff rules over the
 // reconciler's canonical role fields (desiredRoleFields, liveRoleFields, finishRole).
 
-import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
+import { desiredRoleFields, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
 import { roleSchema } from '../../schema/manifest';
 import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath, spell } from './values';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath, type Kind } from './values';
 
-type Kind = Parameters<typeof spell>[0];
 
 /** Terraform attribute → how it is spelled (role_id and type are handled apart). */
 export const ROLE_ATTRS: Readonly<Record<string, Kind>> = {
@@ -53,7 +52,7 @@ function tfType(kind: Kind): AttributeSchema['type'] {
 export const roleAttributes: Record<string, AttributeSchema> = {
   type: { type: { kind: 'string' }, required: true, description: '"iam" or "vm"; a change replaces this role only (delete + create).' },
   role_id: { type: { kind: 'string' }, computed: true },
-  ...Object.fromEntries(NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true } satisfies AttributeSchema])),
+  ...Object.fromEntries(NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true, computed: true } satisfies AttributeSchema])),
 };
 
 /** Every attribute of a role object, null. */
@@ -103,31 +102,27 @@ function coerces(name: string, role: ObjectValue, field: string): boolean {
   }
 }
 
-/** The planned role: config spelling, or the prior's where it means the same; role_id kept unless new. */
+/** The planned role: config spelling, the prior's where it means the same, defaults spelled out; role_id kept unless new. */
 export function planRole(name: string, config: ObjectValue, prior: ObjectValue | undefined): ObjectValue {
   const planned: ObjectValue = { ...emptyRole(), ...config };
   const sameType = prior !== undefined && prior.type === config.type;
   planned.role_id = sameType && prior.role_id !== null ? prior.role_id : UNKNOWN;
-  if (!sameType || hasUnknown(config)) return planned;
+  if (hasUnknown(config)) return planned;
   const c = roleCanonical(name, config);
-  const p = roleCanonical(name, prior);
-  for (const n of NAMES) planned[n] = plannedSpelling(config[n], prior[n], c[n], p[n]);
+  const p = sameType ? roleCanonical(name, prior) : undefined;
+  for (const n of NAMES) planned[n] = plannedSpelling(ROLE_ATTRS[n], config[n], sameType ? prior[n] : undefined, c[n], p?.[n]);
   return planned;
 }
 
-/** State from a live read: prior spellings kept where equal, server defaults null where prior was null. */
+/** State from a live read: prior spellings kept where they mean the same. */
 export function refreshRole(name: string, prior: ObjectValue | undefined, data: Record<string, unknown>): ObjectValue {
   const live = liveRoleFields(data);
   const type = live.type as RoleType;
-  const dflt = finishRole({}, type);
   const priorCanon = prior && prior.type === type ? roleCanonical(name, prior) : undefined;
   const out = emptyRole();
   out.type = type;
   out.role_id = typeof data.role_id === 'string' ? data.role_id : null;
-  for (const n of NAMES) {
-    if (!(n in live)) continue;
-    out[n] = refreshedSpelling(priorCanon ? prior![n] : null, priorCanon?.[n], live[n], dflt[n], spell(ROLE_ATTRS[n], live[n]));
-  }
+  for (const n of NAMES) if (n in live) out[n] = refreshedSpelling(ROLE_ATTRS[n], priorCanon ? prior![n] : undefined, priorCanon?.[n], live[n]);
   return out;
 }
 

@@ -9,17 +9,17 @@ import { SNAPSHOT_FIELDS, isStorageType, snapshotConfigNameProblem } from '../..
 import { DiagnosticsError, type AttributePath, type AttributeSchema, type BlockSchema, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
 import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
-import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, spell } from './values';
+import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
 
 const PLAIN = SNAPSHOT_FIELDS.filter((f) => !f.secret);
 const SECRETS = SNAPSHOT_FIELDS.filter((f) => f.secret).map((f) => f.name);
 const PLAIN_NAMES = PLAIN.map((f) => f.name);
-const KIND = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind === 'int' ? 'number' : f.kind])) as Record<string, Parameters<typeof spell>[0]>;
+const KIND = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind === 'int' ? 'number' : f.kind])) as Record<string, Kind>;
 const REQUIRED = new Set(['storage_type', 'interval', 'path_prefix']);
 
 function attr(name: string): AttributeSchema {
   const kind = KIND[name];
-  return { type: { kind: kind === 'duration' ? 'string' : kind === 'number' ? 'number' : kind === 'bool' ? 'bool' : 'string' }, ...(REQUIRED.has(name) ? { required: true } : { optional: true }) } as AttributeSchema;
+  return { type: { kind: kind === 'duration' ? 'string' : kind === 'number' ? 'number' : kind === 'bool' ? 'bool' : 'string' }, ...(REQUIRED.has(name) ? { required: true } : { optional: true, computed: true }) } as AttributeSchema;
 }
 
 const schema: BlockSchema = {
@@ -63,10 +63,6 @@ function validate(config: ObjectValue): Diagnostic[] {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-function defaults(type: string): Record<string, Json> {
-  return Object.fromEntries(PLAIN.filter((f) => f.owner === 'common' || f.owner === type).map((f) => [f.name, (f.default ?? null) as Json]));
-}
-
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -79,13 +75,10 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const type = String(live.storage_type);
     const sameType = state.storage_type === type;
     const priorCanon = sameType ? canonical(state) : undefined;
-    const dflt = defaults(type);
     const out: ObjectValue = { ...empty(), ...state, storage_type: type };
     for (const n of PLAIN_NAMES) {
       if (n === 'storage_type') continue;
-      const prior = sameType ? state[n] : null;
-      out[n] = n in live ? refreshedSpelling(prior, priorCanon?.[n], live[n], dflt[n], spell(KIND[n], live[n])) : null;
-      if (REQUIRED.has(n) && out[n] === null) out[n] = spell(KIND[n], live[n]);
+      out[n] = n in live ? refreshedSpelling(KIND[n], sameType ? state[n] : undefined, priorCanon?.[n], live[n]) : null;
     }
     return { state: out };
   },
@@ -97,10 +90,10 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
-    if (prior && !PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {
+    if (!PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {
       const c = canonical(config);
-      const p = canonical(prior);
-      for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(config[n], prior[n], c[n], p[n]);
+      const p = prior ? canonical(prior) : undefined;
+      for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(KIND[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
     }
     for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
     if (diagnostics.length) throw new DiagnosticsError(diagnostics);

@@ -45,7 +45,9 @@ export function pick(o: ObjectValue, names: readonly string[]): Record<string, u
 }
 
 /** A canonical value in the spelling Terraform stores for an attribute of the given kind. */
-export function spell(kind: 'string' | 'duration' | 'number' | 'bool' | 'set' | 'list' | 'map', canonical: Json | undefined): Value {
+export type Kind = 'string' | 'duration' | 'number' | 'bool' | 'set' | 'list' | 'map';
+
+export function spell(kind: Kind, canonical: Json | undefined): Value {
   if (canonical === undefined || canonical === null) return null;
   switch (kind) {
     case 'duration':
@@ -64,23 +66,21 @@ export function spell(kind: 'string' | 'duration' | 'number' | 'bool' | 'set' | 
 }
 
 /**
- * Planned value of an optional, non-computed attribute: the config's, unless the prior state
- * spells the same canonical value differently (then the prior, which Terraform accepts as "no change").
+ * Planned value of an attribute (optional ones are also computed: null = the server default,
+ * planned in the default's spelling): the prior spelling whenever it means the same as the config
+ * (Terraform accepts the prior value as "no change"), else the config's, else the default's.
  */
-export function plannedSpelling(config: Value, prior: Value | undefined, configCanon: Json | undefined, priorCanon: Json | undefined): Value {
-  if (config === null || config === UNKNOWN) return config;
+export function plannedSpelling(kind: Kind, config: Value, prior: Value | undefined, configCanon: Json | undefined, priorCanon: Json | undefined): Value {
+  if (config === UNKNOWN) return UNKNOWN;
   if (prior !== undefined && prior !== null && sameValue(configCanon, priorCanon)) return prior;
-  return config;
+  if (config !== null) return config;
+  return spell(kind, configCanon);
 }
 
-/**
- * Refreshed value of an attribute from its live canonical value: the prior spelling when it means
- * the same; null when the prior was null and the server holds its default; else the live spelling.
- */
-export function refreshedSpelling(prior: Value | undefined, priorCanon: Json | undefined, live: Json | undefined, dflt: Json | undefined, spelled: Value): Value {
-  if (prior === undefined || prior === null) return sameValue(live, dflt) ? null : spelled;
-  if (sameValue(priorCanon, live)) return prior;
-  return spelled;
+/** Refreshed value of an attribute from its live canonical value: the prior spelling when it means the same. */
+export function refreshedSpelling(kind: Kind, prior: Value | undefined, priorCanon: Json | undefined, live: Json | undefined): Value {
+  if (prior !== undefined && prior !== null && sameValue(priorCanon, live)) return prior;
+  return spell(kind, live);
 }
 
 export function errorAt(attribute: AttributePath, summary: string, detail?: string): Diagnostic {

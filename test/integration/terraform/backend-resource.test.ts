@@ -33,7 +33,7 @@ async function driver(env: Record<string, string> = {}) {
   return { d, sent, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
 }
 
-const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['read', 'write'] };
+const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['read', 'write'], allow_vm_inference: true };
 const batch = { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod' }, token_bound_cidrs: ['10.0.0.1/32'] };
 
 test('create, then refresh and plan are empty; equivalent spellings plan nothing', async () => {
@@ -66,19 +66,20 @@ test('out-of-band changes appear on refresh, plan as an update naming the fields
   const { d, writes, reset, close } = await driver();
   const config = d.config({ path: 'tf-drift', exclusive_roles: true, roles: { web, batch } });
   const { state } = await d.deploy(null, config);
-  await api(engine, 'POST', 'auth/tf-drift/role/web', { body: { token_ttl: 60, token_policies: ['read', 'write', 'admin'] } });
+  await api(engine, 'POST', 'auth/tf-drift/role/web', { body: { token_ttl: 60, token_max_ttl: 7200, token_policies: ['read', 'write', 'admin'] } });
   await api(engine, 'POST', 'auth/tf-drift/role/backdoor', { body: { type: 'iam', bound_service_accounts: ['evil@x.iam.gserviceaccount.com'] } });
 
   const refreshed = (await d.read(state!))!;
   expect(Object.keys(refreshed.roles as ObjectValue).sort()).toEqual(['backdoor', 'batch', 'web']);
   const plan = await d.plan(refreshed, config);
-  expect(plan.changes.sort()).toEqual(['roles["backdoor"]', 'roles["web"].token_policies', 'roles["web"].token_ttl']);
+  // token_max_ttl was never declared: it plans back to the server default.
+  expect(plan.changes.sort()).toEqual(['roles["backdoor"]', 'roles["web"].token_max_ttl', 'roles["web"].token_policies', 'roles["web"].token_ttl']);
   expect(plan.requiresReplace).toEqual([]);
 
   reset();
   const fixed = await d.apply(refreshed, plan.planned, config);
   expect(writes().sort()).toEqual(['DELETE auth/tf-drift/role/backdoor', 'POST auth/tf-drift/role/web']);
-  expect((await api(engine, 'GET', 'auth/tf-drift/role/web')).body.data).toMatchObject({ token_ttl: 3600, token_policies: ['read', 'write'] });
+  expect((await api(engine, 'GET', 'auth/tf-drift/role/web')).body.data).toMatchObject({ token_ttl: 3600, token_max_ttl: 0, token_policies: ['read', 'write'] });
   expect((await api(engine, 'GET', 'auth/tf-drift/role/backdoor')).status).toBe(404);
   expect((await d.plan((await d.read(fixed.state!))!, config)).changes).toEqual([]);
   await close();
