@@ -2,7 +2,7 @@
 // port: refresh sees drift, plan compares canonically, apply writes only what changed.
 
 import type { Engine } from '../../../src/engine/engine';
-import type { ObjectValue } from '../../../src/terraform/plugin/contract';
+import { UNKNOWN, type ObjectValue } from '../../../src/terraform/plugin/contract';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { TerraformDriver } from '../../support/terraform-driver';
@@ -146,6 +146,17 @@ test('import by mount path brings config and roles; the same declaration then pl
   const config = d.config({ path: 'tf-imp', description: 'by hand', config: { iam_alias: 'unique_id' }, roles: { web, batch } });
   const plan = await d.plan(state, config);
   expect(plan.changes).toEqual([]);
+  expect(writes()).toEqual([]);
+  await close();
+});
+
+test('a path change replaces the resource; nothing is written at plan', async () => {
+  const { d, writes, reset, close } = await driver();
+  const { state } = await d.deploy(null, d.config({ path: 'tf-move-a', roles: { web } }));
+  reset();
+  const p = await d.plan((await d.read(state!))!, d.config({ path: 'tf-move-b', roles: { web } }));
+  expect(p.requiresReplace).toEqual(['path']);
+  expect(p.planned!.accessor).toBe(UNKNOWN);
   expect(writes()).toEqual([]);
   await close();
 });
