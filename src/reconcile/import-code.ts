@@ -83,7 +83,7 @@ function app(o: CodeOptions, imports: string[], body: string[], vars: boolean): 
   const stack = o.stackName ?? 'imported';
   return [
     `import { App, TerraformStack${vars ? ', TerraformVariable' : ''} } from 'cdktf';`,
-    `import { ${imports.sort().join(', ')} } from ${JSON.stringify(o.module ?? 'keyward')};`,
+    `import { ${imports.sort().join(', ')} } from ${JSON.stringify(o.module ?? 'keyward/constructs')};`,
     '',
     'const app = new App();',
     `const stack = new TerraformStack(app, ${JSON.stringify(stack)});`,

@@ -1,23 +1,73 @@
-// PLACEHOLDER until the resources branch lands: the keyward provider's own configuration block (per
-// docs/terraform-provider.md) with no resources yet, so the provider binary runs end to end.
-import type { ObjectValue, ProviderDefinition } from './plugin/contract';
+// The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
+// environment conventions; VAULT_ADDR and VAULT_NAMESPACE override the block, the token comes only
+// from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
 
-const optionalString = (description: string) => ({ type: { kind: 'string' as const }, optional: true, description });
+import { settingsFromEnv, SERVER_DIALECTS, type ServerDialect } from '../client/options';
+import { VaultClient } from '../client/vault-client';
+import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition } from './plugin/contract';
+import { cloudAuthBackend } from './resources/cloud-auth-backend';
+import type { KeywardProviderContext } from './resources/context';
+import { exclusiveSnapshotConfigs } from './resources/exclusive-snapshot-configs';
+import { snapshotAutoConfig } from './resources/snapshot-auto-config';
+import { errorAt, hasUnknown, str } from './resources/values';
 
-export function keywardProvider(): ProviderDefinition<ObjectValue> {
+export type { KeywardProviderContext } from './resources/context';
+
+const providerSchema: BlockSchema = {
+  version: 0,
+  description: 'A keyward (Vault-compatible) server. The token is read only from VAULT_TOKEN.',
+  attributes: {
+    address: { type: { kind: 'string' }, optional: true, description: 'Server URL; VAULT_ADDR overrides it.' },
+    namespace: { type: { kind: 'string' }, optional: true, description: 'VAULT_NAMESPACE overrides it.' },
+    ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle to trust.' },
+    skip_tls_verify: { type: { kind: 'bool' }, optional: true },
+    dialect: { type: { kind: 'string' }, optional: true, description: '"keyward" or "vault"; default: detected.' },
+    fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256).' },
+  },
+};
+
+function validateProvider(config: ObjectValue): Diagnostic[] {
+  const d = config.dialect;
+  if (typeof d === 'string' && !(SERVER_DIALECTS as readonly string[]).includes(d)) return [errorAt(['dialect'], `dialect must be one of ${SERVER_DIALECTS.join(', ')}`)];
+  return [];
+}
+
+export interface KeywardProviderOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Concurrent requests for role reads and writes. */
+  parallelism?: number;
+}
+
+export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefinition<KeywardProviderContext> {
+  const env = opts.env ?? process.env;
+  const clients: VaultClient[] = [];
   return {
-    schema: {
-      version: 0,
-      attributes: {
-        address: optionalString('Server URL; VAULT_ADDR overrides it.'),
-        namespace: optionalString('Namespace; VAULT_NAMESPACE overrides it.'),
-        ca_cert_file: optionalString('PEM bundle to trust.'),
-        skip_tls_verify: { type: { kind: 'bool' }, optional: true, description: 'Skip TLS verification.' },
-        dialect: optionalString('keyward or vault; default: detected from sys/health.'),
-        fingerprint_salt: optionalString('Key of the secret fingerprints (HMAC-SHA256).'),
-      },
+    schema: providerSchema,
+    validate: validateProvider,
+    async configure(config) {
+      const base = { env, parallelism: opts.parallelism ?? 32 };
+      const salt = config.fingerprint_salt;
+      const fingerprintSalt = hasUnknown(salt) ? null : (str(salt) ?? '');
+      // Terraform may configure with values known only after apply: plan works without a client.
+      if (hasUnknown(config)) return { ...base, fingerprintSalt };
+      const client = new VaultClient(
+        settingsFromEnv(
+          {
+            address: env.VAULT_ADDR || str(config.address),
+            namespace: env.VAULT_NAMESPACE || str(config.namespace),
+            caFile: str(config.ca_cert_file),
+            tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
+            dialect: str(config.dialect) as ServerDialect | undefined,
+          },
+          env,
+        ),
+      );
+      clients.push(client);
+      return { ...base, client, fingerprintSalt };
     },
-    configure: async (config) => config,
-    resources: [],
+    resources: [cloudAuthBackend, snapshotAutoConfig, exclusiveSnapshotConfigs],
+    async stop() {
+      await Promise.all(clients.splice(0).map((c) => c.close()));
+    },
   };
 }

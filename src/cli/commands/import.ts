@@ -10,7 +10,7 @@ export function registerImport(program: Command): void {
   addConnectionOptions(c);
   c.option('--mount <path>', 'the cloud auth mount to import (its config and every role)')
     .option('--snapshots', 'import every automated snapshot configuration')
-    .option('--module <specifier>', 'module the constructs are imported from', 'keyward')
+    .option('--module <specifier>', 'module the constructs are imported from', 'keyward/constructs')
     .option('--stack <name>', 'stack name in the generated app', 'imported')
     .option('--out <file>', 'write the code to a file instead of stdout')
     .action(async (flags: ImportFlags) => {

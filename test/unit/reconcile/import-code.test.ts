@@ -44,3 +44,8 @@ test('snapshot configs: storage factories, required secrets as variables, defaul
     `new SnapshotAutoConfig(stack, "snapshot-az", { server, configName: "az", interval: 60, retain: 2, pathPrefix: "p/", filePrefix: "x", storage: SnapshotStorage.cloudThree({ containerName: "c", accountName: "acct", accountKey: az_cloudthree_account_key.stringValue }) });`,
   );
 });
+
+test('the constructs entry is the default module (the package root does not export them)', () => {
+  const code = snapshotsCode([{ name: 'hourly', fields: liveSnapshotFields({ storage_type: 'local', interval: 3600, path_prefix: '/s', local_max_space: 100 }) }]);
+  expect(code).toContain(`from "keyward/constructs";`);
+});

@@ -1,0 +1,134 @@
+// Apply of keyward_cloud_auth_backend: exactly the planned change, in order (mount, config, roles
+// with bounded parallelism; the client retries each request). Only roles whose canonical fields
+// changed are written, so a no-op plan sends nothing. Destroy keeps a mount that still holds roles
+// the stack never managed.
+
+import type { VaultClient } from '../../client/vault-client';
+import { settleLimit } from '../../reconcile/pool';
+import { UNKNOWN, type ApplyResult, type Diagnostic, type ObjectValue } from '../plugin/contract';
+import { configResetWrite, configWrite } from './config-values';
+import { clientOf, type KeywardProviderContext } from './context';
+import { appliedRole, roleWrite } from './role-values';
+import { bool, errorAt, isObject, showPath } from './values';
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+async function ensureMount(client: VaultClient, path: string, description: string, prior: ObjectValue | null): Promise<string> {
+  const existing = (await client.sys.listAuthMounts()).get(path);
+  if (!existing) {
+    await client.sys.enableAuth(path, { type: 'cloud', description });
+  } else if (existing.type !== 'cloud') {
+    throw new Error(`auth/${path} is a mount of type ${existing.type}, not cloud`);
+  } else if (existing.description !== description || (prior && prior.description !== description)) {
+    await client.sys.tuneDescription(path, description);
+  }
+  const accessor = existing?.accessor ?? (await client.sys.listAuthMounts()).get(path)?.accessor;
+  return accessor ?? '';
+}
+
+export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectValue | null, planned: ObjectValue, config: ObjectValue): Promise<ApplyResult> {
+  const client = clientOf(ctx);
+  const path = String(planned.path);
+  const description = typeof planned.description === 'string' ? planned.description : '';
+  const state: ObjectValue = { ...planned };
+  const diagnostics: Diagnostic[] = [];
+
+  // 1. The mount: written only when new or its description changed.
+  if (!prior || planned.accessor === UNKNOWN || (prior.description ?? '') !== description) {
+    try {
+      const accessor = await ensureMount(client, path, description, prior);
+      state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
+    } catch (e) {
+      return { state: prior, diagnostics: [errorAt(['path'], `Could not enable auth/${path}`, message(e))] };
+    }
+  }
+
+  // 2. The config.
+  const priorConfig = prior && isObject(prior.config) ? prior.config : null;
+  if (isObject(planned.config)) {
+    try {
+      const body = configWrite(ctx, ['config'], config.config as ObjectValue, priorConfig, planned.config);
+      if (body) await client.cloud(path).writeConfig(body);
+    } catch (e) {
+      // DiagnosticsError from secrets carries its own path; the value is never in the message.
+      const ds = (e as { diagnostics?: Diagnostic[] }).diagnostics;
+      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? null }, diagnostics: ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))] };
+    }
+  }
+
+  // 3. The roles: deletes, creates, replaces (delete + create of that role) and field updates.
+  const api = client.cloud(path);
+  const priorRoles = prior && isObject(prior.roles) ? prior.roles : {};
+  const plannedRoles = isObject(planned.roles) ? planned.roles : {};
+  type Op = { key: string; run: () => Promise<string | undefined> };
+  const ops: Op[] = [];
+  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, run: async () => (await api.deleteRole(key.toLowerCase()), undefined) });
+  for (const [key, role] of Object.entries(plannedRoles)) {
+    const before = priorRoles[key];
+    const w = roleWrite(key, isObject(before) ? before : undefined, role as ObjectValue);
+    if (w.action === 'none') continue;
+    const name = key.toLowerCase();
+    ops.push({
+      key,
+      run: async () => {
+        if (w.action === 'replace') await api.deleteRole(name);
+        await api.writeRole(name, w.body);
+        if (w.action === 'update') return undefined;
+        const read = await api.readRole(name);
+        return typeof read?.role_id === 'string' ? read.role_id : '';
+      },
+    });
+  }
+  const results = await settleLimit(ops, ctx.parallelism, (op) => op.run());
+  const roles: ObjectValue = {};
+  const failed = new Set<string>();
+  results.forEach((r, i) => {
+    if (!r.ok) {
+      failed.add(ops[i].key);
+      const p = ['roles', { key: ops[i].key }];
+      diagnostics.push(errorAt(p, `Could not apply ${showPath(p)}`, message(r.error)));
+    }
+  });
+  const roleIds = new Map(results.map((r, i) => [ops[i].key, r.ok ? r.value : undefined]));
+  for (const [key, role] of Object.entries(plannedRoles)) {
+    // A failed role keeps its prior state (absent if it was new), so the next plan retries it.
+    if (failed.has(key)) {
+      if (key in priorRoles) roles[key] = priorRoles[key];
+      continue;
+    }
+    roles[key] = appliedRole(role as ObjectValue, roleIds.get(key) ?? null);
+  }
+  for (const key of failed) if (!(key in plannedRoles)) roles[key] = priorRoles[key];
+  state.roles = planned.roles === null && Object.keys(roles).length === 0 ? null : roles;
+  return { state, diagnostics };
+}
+
+/** Destroy: the declared roles and the config go; the mount too, unless it holds roles never managed here. */
+export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectValue): Promise<ApplyResult> {
+  if (bool(prior.retain_on_destroy)) return { state: null };
+  const client = clientOf(ctx);
+  const path = String(prior.path);
+  if (!(await client.sys.listAuthMounts()).has(path)) return { state: null };
+  const api = client.cloud(path);
+  const declared = Object.keys(isObject(prior.roles) ? prior.roles : {});
+  const results = await settleLimit(declared, ctx.parallelism, (key) => api.deleteRole(key.toLowerCase()));
+  const failures = results.flatMap((r, i) => (r.ok ? [] : [errorAt(['roles', { key: declared[i] }], `Could not delete role ${declared[i]}`, message(r.error))]));
+  if (failures.length) return { state: prior, diagnostics: failures };
+  const left = await api.listRoles();
+  if (left.length === 0) {
+    await client.sys.disableAuth(path);
+    return { state: null };
+  }
+  if (isObject(prior.config)) await api.writeConfig(configResetWrite());
+  return {
+    state: null,
+    diagnostics: [
+      {
+        severity: 'warning',
+        summary: `auth/${path} kept: it holds roles this stack never managed`,
+        detail: `Roles left on the mount: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ` and ${left.length - 10} more` : ''}. Delete them and the mount by hand if they are not needed.`,
+        attribute: ['path'],
+      },
+    ],
+  };
+}

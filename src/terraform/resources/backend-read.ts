@@ -1,0 +1,45 @@
+// Refresh of keyward_cloud_auth_backend: one sys/auth read, the config, one LIST of the mount's
+// roles and bounded parallel GETs of the roles that matter (those in state; every role with
+// exclusive_roles or right after an import). Spellings in state are kept where they mean the same.
+
+import { mapLimit } from '../../reconcile/pool';
+import type { ObjectValue, ReadResult } from '../plugin/contract';
+import { refreshConfig } from './config-values';
+import type { KeywardProviderContext } from './context';
+import { refreshRole } from './role-values';
+import { bool, isObject } from './values';
+
+
+/** Imported state carries only the path; its accessor is null until the first read (never after). */
+export const isImported = (state: ObjectValue): boolean => state.accessor === null;
+
+export async function readBackend(ctx: KeywardProviderContext, state: ObjectValue): Promise<ReadResult> {
+  const client = ctx.client;
+  if (!client) return { state };
+  const path = String(state.path);
+  const mount = (await client.sys.listAuthMounts()).get(path);
+  if (!mount || mount.type !== 'cloud') return { state: null };
+  const imported = isImported(state);
+  const api = client.cloud(path);
+  const out: ObjectValue = { ...state, accessor: mount.accessor ?? '' };
+  out.description = mount.description;
+
+  const priorConfig = isObject(state.config) ? state.config : null;
+  if (priorConfig || imported) out.config = refreshConfig(priorConfig, (await api.readConfig()) ?? {});
+
+  const priorRoles = isObject(state.roles) ? state.roles : {};
+  const keyOf = new Map(Object.keys(priorRoles).map((k) => [k.toLowerCase(), k]));
+  const everyRole = imported || bool(state.exclusive_roles);
+  const listed = await api.listRoles();
+  const wanted = listed.filter((n) => everyRole || keyOf.has(n));
+  const read = await mapLimit(wanted, ctx.parallelism, async (name) => ({ name, data: await api.readRole(name) }));
+  const roles: ObjectValue = {};
+  for (const { name, data } of read) {
+    if (!data) continue;
+    const key = keyOf.get(name) ?? name;
+    const prior = priorRoles[key];
+    roles[key] = refreshRole(key, isObject(prior) ? prior : undefined, data);
+  }
+  out.roles = state.roles === null && Object.keys(roles).length === 0 ? null : roles;
+  return { state: out };
+}

@@ -1,0 +1,93 @@
+// keyward_cloud_auth_backend: one cloud auth mount with its config and its roles nested (a map
+// keyed by role name), so 10,000 roles are one Terraform resource. Plan compares canonically and
+// keeps the prior spelling of equal values; see docs/terraform-provider.md for the contract.
+
+import { objectNamePattern } from '../../schema/manifest';
+import { DiagnosticsError, UNKNOWN, type BlockSchema, type Diagnostic, type ObjectValue, type PlanRequest, type PlanResult, type ResourceHandler } from '../plugin/contract';
+import { applyBackend, destroyBackend } from './backend-apply';
+import { readBackend } from './backend-read';
+import { configAttributes, planConfig, validateConfig } from './config-values';
+import type { KeywardProviderContext } from './context';
+import { planRole, roleAttributes, validateRole } from './role-values';
+import { errorAt, hasUnknown, isObject } from './values';
+
+const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
+
+export const backendSchema: BlockSchema = {
+  version: 0,
+  description: 'A cloud auth method mount, its config and its roles.',
+  attributes: {
+    path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
+    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
+    accessor: { type: { kind: 'string' }, computed: true },
+    exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
+    retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
+    config: { nested: { nesting: 'single', attributes: configAttributes }, optional: true },
+    roles: { nested: { nesting: 'map', attributes: roleAttributes }, optional: true, description: 'Roles keyed by name.' },
+  },
+};
+
+export function validateBackend(config: ObjectValue): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const path = config.path;
+  if (typeof path === 'string' && !MOUNT_PATH.test(path)) out.push(errorAt(['path'], 'Invalid path: must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")'));
+  if (isObject(config.config)) out.push(...validateConfig(['config'], config.config));
+  if (isObject(config.roles)) {
+    for (const [name, role] of Object.entries(config.roles)) {
+      const base = ['roles', { key: name }];
+      if (!objectNamePattern.test(name) || name !== name.toLowerCase()) {
+        out.push(errorAt(base, `Invalid role name ${JSON.stringify(name)}: lower-case letters, digits, "_", "-" or ".", starting and ending with a letter or digit`));
+      } else if (isObject(role)) out.push(...validateRole(base, name, role));
+    }
+  }
+  return out;
+}
+
+export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest): Promise<PlanResult> {
+  const config = req.config;
+  if (!config) return { planned: null };
+  const diagnostics = validateBackend(config);
+  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  const replace = req.prior !== null && req.prior.path !== config.path;
+  const prior = replace ? null : req.prior;
+  const planned: ObjectValue = { ...config };
+  planned.accessor = prior && typeof prior.accessor === 'string' ? prior.accessor : UNKNOWN;
+  if (config.description === null) planned.description = '';
+
+  if (isObject(config.config)) {
+    const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
+    planned.config = r.planned;
+    diagnostics.push(...r.diagnostics);
+  }
+  if (isObject(config.roles)) {
+    const priorRoles = prior && isObject(prior.roles) ? prior.roles : {};
+    const roles: ObjectValue = {};
+    for (const [name, role] of Object.entries(config.roles)) {
+      const before = priorRoles[name];
+      roles[name] = isObject(role) ? planRole(name, role, isObject(before) ? before : undefined) : role;
+    }
+    planned.roles = roles;
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  return { planned, requiresReplace: replace ? [['path']] : [], diagnostics };
+}
+
+export function importedBackend(id: string): ObjectValue {
+  if (!MOUNT_PATH.test(id)) throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is the mount path, like "cloud" or "team/cloud"` }]);
+  // accessor null marks a fresh import: the first read brings the config and every role.
+  return { path: id, description: null, accessor: null, exclusive_roles: null, retain_on_destroy: null, config: null, roles: null };
+}
+
+export const cloudAuthBackend: ResourceHandler<KeywardProviderContext> = {
+  typeName: 'keyward_cloud_auth_backend',
+  schema: backendSchema,
+  validate: (config) => validateBackend(config),
+  read: (ctx, state) => readBackend(ctx, state),
+  plan: (ctx, req) => planBackend(ctx, req),
+  async apply(ctx, req) {
+    if (!req.planned) return req.prior ? destroyBackend(ctx, req.prior) : { state: null };
+    if (hasUnknown(req.config?.path ?? null)) throw new DiagnosticsError([errorAt(['path'], 'path must be known at apply')]);
+    return applyBackend(ctx, req.prior, req.planned, req.config ?? req.planned);
+  },
+  import: async (_ctx, id) => importedBackend(id),
+};

@@ -1,0 +1,88 @@
+// The `config` block of keyward_cloud_auth_backend (auth/<mount>/config): schema, validation, and
+// plan / refresh / apply-body rules over the reconciler's canonical config (desiredConfigFields,
+// liveConfigFields, configBody). The credentials are a secret field (see secrets.ts).
+
+import { CONFIG_COMPARED, desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
+import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
+import { configBody } from '../../reconcile/write-bodies';
+import { cloudConfigSchema } from '../../schema/manifest';
+import type { AttributePath, AttributeSchema, Diagnostic, ObjectValue } from '../plugin/contract';
+import type { KeywardProviderContext } from './context';
+import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
+
+const CONFIG_ATTRS: Readonly<Record<(typeof CONFIG_COMPARED)[number], Kind>> = {
+  iam_alias: 'string',
+  iam_metadata: 'list',
+  vm_alias: 'string',
+  vm_metadata: 'list',
+  custom_endpoint: 'map',
+};
+const NAMES = Object.keys(CONFIG_ATTRS) as (typeof CONFIG_COMPARED)[number][];
+const SECRET = 'credentials';
+
+export const configAttributes: Record<string, AttributeSchema> = {
+  ...secretAttributes(SECRET, 'the service account credentials JSON'),
+  iam_alias: { type: { kind: 'string' }, optional: true, computed: true },
+  iam_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true, description: '["default"] = the server defaults, [] = none.' },
+  vm_alias: { type: { kind: 'string' }, optional: true, computed: true },
+  vm_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true },
+  custom_endpoint: { type: { kind: 'map', element: { kind: 'string' } }, optional: true, computed: true, description: 'Keys api, iam, crm, compute.' },
+};
+
+export function emptyConfig(): ObjectValue {
+  return Object.fromEntries([...secretAttributeNames(SECRET), ...NAMES].map((n) => [n, null]));
+}
+
+const canonical = (c: ObjectValue): Record<string, Json> => desiredConfigFields('config', pick(c, NAMES));
+
+export function validateConfig(base: AttributePath, c: ObjectValue): Diagnostic[] {
+  if (NAMES.some((n) => hasUnknown(c[n]))) return [];
+  const r = cloudConfigSchema.safeParse(pick(c, NAMES));
+  if (!r.success) return r.error.issues.map((i) => errorAt(pathOf(base, i.path), `Invalid config.${i.path.join('.')}: ${i.message}`));
+  try {
+    canonical(c);
+    return [];
+  } catch (e) {
+    return [errorAt(base, `Invalid config: ${e instanceof Error ? e.message : String(e)}`)];
+  }
+}
+
+export function planConfig(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null): { planned: ObjectValue; diagnostics: Diagnostic[] } {
+  const planned: ObjectValue = { ...emptyConfig(), ...config };
+  const diagnostics = planSecret(ctx, base, SECRET, config, planned);
+  if (!NAMES.some((n) => hasUnknown(config[n]))) {
+    const c = canonical(config);
+    const p = prior ? canonical(prior) : undefined;
+    for (const n of NAMES) planned[n] = plannedSpelling(CONFIG_ATTRS[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
+  }
+  return { planned, diagnostics };
+}
+
+/** State from a live read (secret attributes carried over: the server never returns the value). */
+export function refreshConfig(prior: ObjectValue | null, data: Record<string, unknown>): ObjectValue {
+  const live = liveConfigFields(data);
+  const priorCanon = prior ? canonical(prior) : undefined;
+  const out: ObjectValue = { ...emptyConfig(), ...(prior ?? {}) };
+  for (const n of NAMES) out[n] = refreshedSpelling(CONFIG_ATTRS[n], prior ? prior[n] : undefined, priorCanon?.[n], live[n]);
+  return out;
+}
+
+/** The config write for prior → planned, or undefined when nothing changes (secrets included). */
+export function configWrite(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): Record<string, unknown> | undefined {
+  const after = canonical(planned);
+  const before = prior ? canonical(prior) : finishConfig({});
+  const changes: FieldChange[] = [];
+  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: before[n], after: after[n] });
+  const body = configBody(undefined, changes, { salt: '', env: {} });
+  const secret = secretToSend(ctx, base, SECRET, config, prior, planned);
+  if (secret !== undefined) body.credentials = secret;
+  return Object.keys(body).length === 0 ? undefined : body;
+}
+
+/** Body that puts a kept mount's config back to the server defaults (destroy). */
+export function configResetWrite(): Record<string, unknown> {
+  const defaults = finishConfig({});
+  const body = configBody(undefined, NAMES.map((n) => ({ field: n, before: null, after: defaults[n] })), { salt: '', env: {} });
+  return { ...body, credentials: '' };
+}

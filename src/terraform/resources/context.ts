@@ -1,0 +1,25 @@
+// What every keyward resource receives from the configured provider: the server client (absent
+// while the provider block still has unknown values, at plan time), the fingerprint key and the
+// environment secrets are read from.
+
+import type { VaultClient } from '../../client/vault-client';
+import { DiagnosticsError } from '../plugin/contract';
+
+export interface KeywardProviderContext {
+  /** undefined when the provider was configured with unknown values (plan before apply). */
+  client?: VaultClient;
+  /** HMAC key of secret fingerprints; null when unknown at plan time. */
+  fingerprintSalt: string | null;
+  /** The deploying process's environment (secrets referenced by `<field>_env`). */
+  env: NodeJS.ProcessEnv;
+  /** Concurrent requests for reads and writes of many roles. */
+  parallelism: number;
+}
+
+/** The client, or a diagnostic saying why there is none (only reachable with unknown provider config). */
+export function clientOf(ctx: KeywardProviderContext): VaultClient {
+  if (ctx.client) return ctx.client;
+  throw new DiagnosticsError([
+    { severity: 'error', summary: 'The keyward provider is not configured', detail: 'The provider block has values that are only known after apply; keyward needs them to reach the server.' },
+  ]);
+}

@@ -1,0 +1,146 @@
+// A role of keyward_cloud_auth_backend (one element of the `roles` map): its attribute schema,
+// validation with the manifest's zod schema, and the plan / refresh / apply-diff rules over the
+// reconciler's canonical role fields (desiredRoleFields, liveRoleFields, finishRole).
+
+import { desiredRoleFields, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
+import { sameValue, type Json } from '../../reconcile/model';
+import type { RoleType } from '../../schema/cloud-role';
+import { roleSchema } from '../../schema/manifest';
+import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath, type Kind } from './values';
+
+
+/** Terraform attribute → how it is spelled (role_id and type are handled apart). */
+export const ROLE_ATTRS: Readonly<Record<string, Kind>> = {
+  bound_service_accounts: 'set',
+  bound_projects: 'set',
+  add_group_aliases: 'bool',
+  max_jwt_exp: 'duration',
+  allow_vm_inference: 'bool',
+  bound_zones: 'set',
+  bound_regions: 'set',
+  bound_instance_groups: 'set',
+  bound_labels: 'map',
+  token_policies: 'set',
+  token_ttl: 'duration',
+  token_max_ttl: 'duration',
+  token_explicit_max_ttl: 'duration',
+  token_period: 'duration',
+  token_no_default_policy: 'bool',
+  token_num_uses: 'number',
+  token_type: 'string',
+  token_bound_cidrs: 'set',
+};
+const NAMES = Object.keys(ROLE_ATTRS);
+
+function tfType(kind: Kind): AttributeSchema['type'] {
+  switch (kind) {
+    case 'set':
+    case 'list':
+      return { kind, element: { kind: 'string' } };
+    case 'map':
+      return { kind: 'map', element: { kind: 'string' } };
+    case 'bool':
+      return { kind: 'bool' };
+    case 'number':
+      return { kind: 'number' };
+    default:
+      return { kind: 'string' };
+  }
+}
+
+export const roleAttributes: Record<string, AttributeSchema> = {
+  type: { type: { kind: 'string' }, required: true, description: '"iam" or "vm"; a change replaces this role only (delete + create).' },
+  role_id: { type: { kind: 'string' }, computed: true },
+  ...Object.fromEntries(NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true, computed: true } satisfies AttributeSchema])),
+};
+
+/** Every attribute of a role object, null. */
+export function emptyRole(): ObjectValue {
+  return Object.fromEntries(['type', 'role_id', ...NAMES].map((n) => [n, null]));
+}
+
+/** Manifest-shaped role (the shape roleSchema and desiredRoleFields take). */
+export function roleManifest(name: string, role: ObjectValue): Record<string, unknown> {
+  return { name, type: role.type, ...pick(role, NAMES) };
+}
+
+/** Canonical fields of a known role (server defaults filled); throws ManifestValueError. */
+export function roleCanonical(name: string, role: ObjectValue): Record<string, Json> {
+  return desiredRoleFields(`roles["${name}"]`, roleManifest(name, role));
+}
+
+/** Validation with the manifest's schema and the server's coercions, as attribute-path diagnostics. */
+export function validateRole(base: AttributePath, name: string, role: ObjectValue): Diagnostic[] {
+  if (hasUnknown(role)) return [];
+  const r = roleSchema.safeParse(roleManifest(name, role));
+  if (!r.success) {
+    return r.error.issues.flatMap((i) => {
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => errorAt([...base, k], `Invalid ${showPath([...base, k])}: does not apply to ${String(role.type)} roles`));
+      const path = i.path[0] === 'name' ? base : pathOf(base, i.path);
+      return [errorAt(path, `Invalid ${showPath(path)}: ${i.message}`)];
+    });
+  }
+  try {
+    roleCanonical(name, role);
+    return [];
+  } catch (e) {
+    // The server's coercion failed: find the field(s) so the diagnostic points at them.
+    const bad = NAMES.filter((n) => role[n] !== null && !coerces(name, role, n));
+    const reason = e instanceof Error ? e.message.replace(/^roles\["[^"]*"\]: /, '') : String(e);
+    if (bad.length === 0) return [errorAt(base, `Invalid ${showPath(base)}: ${reason}`)];
+    return bad.map((n) => errorAt([...base, n], `Invalid ${showPath([...base, n])}`, reason));
+  }
+}
+
+function coerces(name: string, role: ObjectValue, field: string): boolean {
+  try {
+    roleCanonical(name, { ...emptyRole(), type: role.type, [field]: role[field] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The planned role: config spelling, the prior's where it means the same, defaults spelled out; role_id kept unless new. */
+export function planRole(name: string, config: ObjectValue, prior: ObjectValue | undefined): ObjectValue {
+  const planned: ObjectValue = { ...emptyRole(), ...config };
+  const sameType = prior !== undefined && prior.type === config.type;
+  planned.role_id = sameType && prior.role_id !== null ? prior.role_id : UNKNOWN;
+  if (hasUnknown(config)) return planned;
+  const c = roleCanonical(name, config);
+  const p = sameType ? roleCanonical(name, prior) : undefined;
+  for (const n of NAMES) planned[n] = plannedSpelling(ROLE_ATTRS[n], config[n], sameType ? prior[n] : undefined, c[n], p?.[n]);
+  return planned;
+}
+
+/** State from a live read: prior spellings kept where they mean the same. */
+export function refreshRole(name: string, prior: ObjectValue | undefined, data: Record<string, unknown>): ObjectValue {
+  const live = liveRoleFields(data);
+  const type = live.type as RoleType;
+  const priorCanon = prior && prior.type === type ? roleCanonical(name, prior) : undefined;
+  const out = emptyRole();
+  out.type = type;
+  out.role_id = typeof data.role_id === 'string' ? data.role_id : null;
+  for (const n of NAMES) if (n in live) out[n] = refreshedSpelling(ROLE_ATTRS[n], priorCanon ? prior![n] : undefined, priorCanon?.[n], live[n]);
+  return out;
+}
+
+export type RoleWrite = { action: 'create' | 'replace'; body: Record<string, unknown> } | { action: 'update'; body: Record<string, unknown>; fields: string[] } | { action: 'none' };
+
+/** What apply must send to turn the prior role into the planned one (only changed fields on update). */
+export function roleWrite(name: string, prior: ObjectValue | undefined, planned: ObjectValue): RoleWrite {
+  const after = roleCanonical(name, planned);
+  if (!prior) return { action: 'create', body: roleWriteBody(after) };
+  if (prior.type !== planned.type) return { action: 'replace', body: roleWriteBody(after) };
+  const before = roleCanonical(name, prior);
+  const changed: Record<string, Json> = {};
+  for (const [f, v] of Object.entries(after)) if (!sameValue(v, before[f])) changed[f] = v;
+  const fields = Object.keys(changed);
+  return fields.length === 0 ? { action: 'none' } : { action: 'update', body: roleWriteBody(changed), fields };
+}
+
+/** The planned role as it will be in state after apply (role_id filled in). */
+export function appliedRole(planned: ObjectValue, roleId: Value): ObjectValue {
+  return { ...planned, role_id: planned.role_id === UNKNOWN ? roleId : planned.role_id };
+}

@@ -1,0 +1,79 @@
+// Secret fields, provider side. Each secret is four attributes: `<field>_env` (name of an
+// environment variable of the deploying process, read at plan for the fingerprint and at apply for
+// the value), `<field>_wo` (write-only, Terraform >= 1.11), `<field>_wo_version` (bump to resend)
+// and `<field>_fingerprint` (computed keyed HMAC). Values never enter state, plans or diagnostics.
+
+import { fingerprintSecret } from '../../schema/manifest';
+import { DiagnosticsError, UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import type { KeywardProviderContext } from './context';
+import { errorAt, str } from './values';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function secretAttributes(field: string, what: string): Record<string, AttributeSchema> {
+  return {
+    [`${field}_env`]: { type: { kind: 'string' }, optional: true, description: `Name of an environment variable of the deploying process holding ${what}.` },
+    [`${field}_wo`]: { type: { kind: 'string' }, optional: true, sensitive: true, writeOnly: true, description: `${what}, write-only (Terraform >= 1.11).` },
+    [`${field}_wo_version`]: { type: { kind: 'number' }, optional: true, description: `Change to send a new ${field}_wo value.` },
+    [`${field}_fingerprint`]: { type: { kind: 'string' }, computed: true, description: `Keyed fingerprint of the applied ${field} (from ${field}_env).` },
+  };
+}
+
+export const secretAttributeNames = (field: string): string[] => [`${field}_env`, `${field}_wo`, `${field}_wo_version`, `${field}_fingerprint`];
+
+/** The planned secret attributes of `field` in `planned` (mutated), with diagnostics. */
+export function planSecret(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, planned: ObjectValue): Diagnostic[] {
+  const envAttr = `${field}_env`;
+  const envName = config[envAttr];
+  const wo = config[`${field}_wo`];
+  planned[`${field}_wo`] = null;
+  planned[`${field}_fingerprint`] = null;
+  if (envName === UNKNOWN) {
+    planned[`${field}_fingerprint`] = UNKNOWN;
+    return [];
+  }
+  if (typeof envName !== 'string') return [];
+  if (wo !== null && wo !== undefined) return [errorAt([...base, envAttr], `Set only one of ${field}_env and ${field}_wo`)];
+  if (!ENV_NAME.test(envName)) return [errorAt([...base, envAttr], `${envAttr} must be an environment variable name like CLOUD_CREDENTIALS`)];
+  const value = ctx.env[envName];
+  if (value === undefined) {
+    return [errorAt([...base, envAttr], `${envName} is not set`, `${envAttr} names the environment variable ${envName}, which is not set in the environment of terraform/cdktf; set it (an unset secret is never sent as a reset).`)];
+  }
+  planned[`${field}_fingerprint`] = ctx.fingerprintSalt === null ? UNKNOWN : fingerprintSecret(ctx.fingerprintSalt, value);
+  return [];
+}
+
+/**
+ * The secret value to send at apply: undefined = leave the server's value alone, "" = clear it.
+ * Env secrets are sent when their fingerprint changed (or the object is new) and must still match
+ * the planned fingerprint; write-only ones when new or when `<field>_wo_version` changed.
+ */
+export function secretToSend(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): string | undefined {
+  const envName = str(config[`${field}_env`]);
+  const wo = str(config[`${field}_wo`]);
+  const fresh = prior === null;
+  if (envName !== undefined) {
+    const value = ctx.env[envName];
+    if (value === undefined) throw diag([...base, `${field}_env`], `${envName} is not set`);
+    const fp = ctx.fingerprintSalt === null ? null : fingerprintSecret(ctx.fingerprintSalt, value);
+    if (fp !== planned[`${field}_fingerprint`]) {
+      throw diag([...base, `${field}_env`], `${envName} changed after the plan`, 'Its fingerprint differs from the planned one; plan again.');
+    }
+    return fresh || prior[`${field}_fingerprint`] !== fp ? value : undefined;
+  }
+  if (wo !== undefined) {
+    const version: Value = config[`${field}_wo_version`];
+    return fresh || prior[`${field}_wo_version`] !== version || prior[`${field}_env`] !== null ? wo : undefined;
+  }
+  // The secret left the configuration: clear what keyward had set.
+  if (!fresh && (prior[`${field}_fingerprint`] !== null || prior[`${field}_wo_version`] !== null)) return '';
+  return undefined;
+}
+
+/** Whether the planned secret attributes differ from the prior ones (an update to make). */
+export function secretChanged(field: string, prior: ObjectValue | null, planned: ObjectValue): boolean {
+  if (prior === null) return planned[`${field}_env`] !== null || planned[`${field}_wo_version`] !== null;
+  return [`${field}_env`, `${field}_wo_version`, `${field}_fingerprint`].some((a) => prior[a] !== planned[a]);
+}
+
+const diag = (path: AttributePath, summary: string, detail?: string) => new DiagnosticsError([errorAt(path, summary, detail)]);

@@ -1,0 +1,138 @@
+// keyward_snapshot_auto_config: one automated snapshot config (sys/storage/raft/snapshot-auto/
+// config/<name>). Canonical comparison from the reconciler (desiredSnapshotFields,
+// liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
+
+import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
+import { sameValue, type Json } from '../../reconcile/model';
+import { snapshotConfigSchema } from '../../schema/manifest';
+import { SNAPSHOT_FIELDS, isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
+import { DiagnosticsError, type AttributePath, type AttributeSchema, type BlockSchema, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
+import { clientOf, type KeywardProviderContext } from './context';
+import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
+import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
+
+const PLAIN = SNAPSHOT_FIELDS.filter((f) => !f.secret);
+const SECRETS = SNAPSHOT_FIELDS.filter((f) => f.secret).map((f) => f.name);
+const PLAIN_NAMES = PLAIN.map((f) => f.name);
+const KIND = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind === 'int' ? 'number' : f.kind])) as Record<string, Kind>;
+const REQUIRED = new Set(['storage_type', 'interval', 'path_prefix']);
+
+function attr(name: string): AttributeSchema {
+  const kind = KIND[name];
+  return { type: { kind: kind === 'duration' ? 'string' : kind === 'number' ? 'number' : kind === 'bool' ? 'bool' : 'string' }, ...(REQUIRED.has(name) ? { required: true } : { optional: true, computed: true }) } as AttributeSchema;
+}
+
+const schema: BlockSchema = {
+  version: 0,
+  description: 'An automated snapshot configuration.',
+  attributes: {
+    name: { type: { kind: 'string' }, required: true, description: 'A change replaces the resource.' },
+    ...Object.fromEntries(PLAIN_NAMES.map((n) => [n, attr(n)])),
+    ...Object.fromEntries(SECRETS.flatMap((s) => Object.entries(secretAttributes(s, s)))),
+    retain_on_destroy: { type: { kind: 'bool' }, optional: true },
+  },
+};
+
+const empty = (): ObjectValue => Object.fromEntries(Object.keys(schema.attributes).map((n) => [n, null]));
+const canonical = (o: ObjectValue): Record<string, Json> => desiredSnapshotFields(`snapshot/${String(o.name)}`, pick(o, PLAIN_NAMES));
+
+function validate(config: ObjectValue): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  if (typeof config.name === 'string') {
+    const p = snapshotConfigNameProblem(config.name);
+    if (p) out.push(errorAt(['name'], `Invalid ${p}`));
+  }
+  if (PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return out;
+  const type = config.storage_type;
+  for (const s of SECRETS) {
+    const set = secretAttributeNames(s).some((a) => config[a] !== null && !a.endsWith('_fingerprint'));
+    if (set && isStorageType(type) && !s.startsWith(type.replace('-store', ''))) out.push(errorAt([`${s}_env`], `${s} does not apply to storage_type ${type}`));
+  }
+  const r = snapshotConfigSchema.safeParse({ name: config.name, ...pick(config, PLAIN_NAMES) });
+  if (!r.success) {
+    for (const i of r.error.issues) out.push(errorAt(i.path.length ? pathOf([], i.path) : ['storage_type'], `Invalid ${i.path.join('.') || 'storage_type'}: ${i.message}`));
+    return out;
+  }
+  try {
+    canonical(config);
+  } catch (e) {
+    out.push(errorAt([], `Invalid snapshot config: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  return out;
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
+  typeName: 'keyward_snapshot_auto_config',
+  schema,
+  validate,
+  async read(ctx, state) {
+    if (!ctx.client) return { state };
+    const data = await ctx.client.snapshots.read(String(state.name));
+    if (!data) return { state: null };
+    const live = liveSnapshotFields(data);
+    const type = String(live.storage_type);
+    const sameType = state.storage_type === type;
+    const priorCanon = sameType ? canonical(state) : undefined;
+    const out: ObjectValue = { ...empty(), ...state, storage_type: type };
+    for (const n of PLAIN_NAMES) {
+      if (n === 'storage_type') continue;
+      out[n] = n in live ? refreshedSpelling(KIND[n], sameType ? state[n] : undefined, priorCanon?.[n], live[n]) : null;
+    }
+    return { state: out };
+  },
+  async plan(ctx, req) {
+    const config = req.config;
+    if (!config) return { planned: null };
+    const diagnostics = validate(config);
+    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
+    const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
+    const prior = replace.length ? null : req.prior;
+    const planned: ObjectValue = { ...empty(), ...config };
+    if (!PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {
+      const c = canonical(config);
+      const p = prior ? canonical(prior) : undefined;
+      for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(KIND[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
+    }
+    for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
+    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
+    return { planned, requiresReplace: replace };
+  },
+  async apply(ctx, req) {
+    const client = clientOf(ctx);
+    const { prior, planned } = req;
+    if (!planned) {
+      try {
+        if (prior && !bool(prior.retain_on_destroy)) await client.snapshots.delete(String(prior.name));
+      } catch (e) {
+        return { state: prior, diagnostics: [errorAt(['name'], `Could not delete snapshot config ${String(prior!.name)}`, message(e))] };
+      }
+      return { state: null };
+    }
+    const config = req.config ?? planned;
+    const after = canonical(planned);
+    const changed = !prior || !sameValue(after, canonical(prior));
+    const body: Record<string, unknown> = { ...after };
+    let secretsSent = false;
+    for (const s of SECRETS) {
+      const v = secretToSend(ctx, [], s, config, prior, planned);
+      if (v !== undefined) {
+        body[s] = v;
+        secretsSent = true;
+      }
+    }
+    try {
+      if (changed || secretsSent) await client.snapshots.write(String(planned.name), body);
+    } catch (e) {
+      // The server's message names fields, never secret values.
+      return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };
+    }
+    return { state: { ...planned } };
+  },
+  async import(_ctx, id) {
+    const p = snapshotConfigNameProblem(id);
+    if (p) throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import: ${p}` }]);
+    return { ...empty(), name: id };
+  },
+};

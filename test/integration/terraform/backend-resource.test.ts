@@ -1,0 +1,244 @@
+// keyward_cloud_auth_backend through the plugin contract against the real engine on a loopback
+// port: refresh sees drift, plan compares canonically, apply writes only what changed.
+
+import type { Engine } from '../../../src/engine/engine';
+import { UNKNOWN, type ObjectValue } from '../../../src/terraform/plugin/contract';
+import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
+import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { TerraformDriver } from '../../support/terraform-driver';
+import { serviceAccountKey } from '../reconcile/helpers';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await startTestEngine();
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+const SALT = 'tf-test-salt-0123456789';
+
+/** A driver whose client counts the requests it sends, by method. */
+async function driver(env: Record<string, string> = {}) {
+  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env } });
+  const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_backend', { fingerprint_salt: SALT });
+  const client = d.ctx.client!;
+  const sent: string[] = [];
+  const original = client.request.bind(client);
+  client.request = (method, path, body, opts) => {
+    sent.push(`${method} ${path}`);
+    return original(method, path, body, opts);
+  };
+  const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true'));
+  return { d, sent, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
+}
+
+const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['read', 'write'], allow_vm_inference: true };
+const batch = { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod' }, token_bound_cidrs: ['10.0.0.1/32'] };
+
+test('create, then refresh and plan are empty; equivalent spellings plan nothing', async () => {
+  const { d, writes, reset, close } = await driver();
+  const config = d.config({ path: 'tf-basic', description: 'managed', roles: { web, batch } });
+  const created = await d.deploy(null, config);
+  expect(created.plan.changes).toEqual(['']); // the whole object: a create
+  const state = created.state!;
+  expect(state.accessor).toMatch(/^auth_cloud_/);
+  expect((state.roles as ObjectValue).web).toMatchObject({ role_id: expect.any(String), token_ttl: '1h' });
+
+  reset();
+  const again = await d.deploy(state, config);
+  expect(again.plan.changes).toEqual([]);
+  expect(writes()).toEqual([]);
+
+  // "3600" for "1h", the CIDR without /32, sets in another order: the same meaning, no plan.
+  const respelled = d.config({
+    path: 'tf-basic',
+    description: 'managed',
+    roles: { web: { ...web, token_ttl: '3600', token_policies: ['write', 'read'] }, batch: { ...batch, token_bound_cidrs: ['10.0.0.1'] } },
+  });
+  const p = await d.plan((await d.read(state))!, respelled);
+  expect(p.changes).toEqual([]);
+  expect(p.diagnostics).toEqual([]);
+  await close();
+});
+
+test('out-of-band changes appear on refresh, plan as an update naming the fields, and apply fixes them', async () => {
+  const { d, writes, reset, close } = await driver();
+  const config = d.config({ path: 'tf-drift', exclusive_roles: true, roles: { web, batch } });
+  const { state } = await d.deploy(null, config);
+  await api(engine, 'POST', 'auth/tf-drift/role/web', { body: { token_ttl: 60, token_max_ttl: 7200, token_policies: ['read', 'write', 'admin'] } });
+  await api(engine, 'POST', 'auth/tf-drift/role/backdoor', { body: { type: 'iam', bound_service_accounts: ['evil@x.iam.gserviceaccount.com'] } });
+
+  const refreshed = (await d.read(state!))!;
+  expect(Object.keys(refreshed.roles as ObjectValue).sort()).toEqual(['backdoor', 'batch', 'web']);
+  const plan = await d.plan(refreshed, config);
+  // token_max_ttl was never declared: it plans back to the server default.
+  expect(plan.changes.sort()).toEqual(['roles["backdoor"]', 'roles["web"].token_max_ttl', 'roles["web"].token_policies', 'roles["web"].token_ttl']);
+  expect(plan.requiresReplace).toEqual([]);
+
+  reset();
+  const fixed = await d.apply(refreshed, plan.planned, config);
+  expect(writes().sort()).toEqual(['DELETE auth/tf-drift/role/backdoor', 'POST auth/tf-drift/role/web']);
+  expect((await api(engine, 'GET', 'auth/tf-drift/role/web')).body.data).toMatchObject({ token_ttl: 3600, token_max_ttl: 0, token_policies: ['read', 'write'] });
+  expect((await api(engine, 'GET', 'auth/tf-drift/role/backdoor')).status).toBe(404);
+  expect((await d.plan((await d.read(fixed.state!))!, config)).changes).toEqual([]);
+  await close();
+});
+
+test('one-field change writes one role; a removed role is deleted; a type change replaces that role only', async () => {
+  const { d, writes, reset, close } = await driver();
+  const roles: Record<string, unknown> = { web, batch, other: { ...web, token_ttl: '2h' } };
+  let { state } = await d.deploy(null, d.config({ path: 'tf-edit', roles }));
+
+  reset();
+  let r = await d.deploy(state, d.config({ path: 'tf-edit', roles: { ...roles, other: { ...web, token_ttl: '3h' } } }));
+  expect(r.plan.changes).toEqual(['roles["other"].token_ttl']);
+  expect(writes()).toEqual(['POST auth/tf-edit/role/other']);
+  state = r.state;
+
+  reset();
+  r = await d.deploy(state, d.config({ path: 'tf-edit', roles: { web, batch } }));
+  expect(r.plan.changes).toEqual(['roles["other"]']);
+  expect(writes()).toEqual(['DELETE auth/tf-edit/role/other']);
+  state = r.state;
+
+  const oldId = ((state!.roles as ObjectValue).web as ObjectValue).role_id;
+  reset();
+  r = await d.deploy(state, d.config({ path: 'tf-edit', roles: { web: { type: 'vm', bound_zones: ['z1'] }, batch } }));
+  expect(r.plan.requiresReplace).toEqual([]);
+  expect(writes()).toEqual(['DELETE auth/tf-edit/role/web', 'POST auth/tf-edit/role/web']);
+  const newWeb = (r.state!.roles as ObjectValue).web as ObjectValue;
+  expect(newWeb.type).toBe('vm');
+  expect(newWeb.role_id).not.toBe(oldId);
+  expect((await api(engine, 'GET', 'auth/tf-edit/role/web')).body.data.type).toBe('vm');
+  await close();
+});
+
+test('destroy keeps a mount holding an undeclared role; without one the mount goes; retain_on_destroy deletes nothing', async () => {
+  const { d, close } = await driver();
+  const { state } = await d.deploy(null, d.config({ path: 'tf-keep', roles: { web } }));
+  await api(engine, 'POST', 'auth/tf-keep/role/handmade', { body: { type: 'iam', bound_service_accounts: ['h@x.iam.gserviceaccount.com'] } });
+  const out = await d.apply((await d.read(state!))!, null, null);
+  expect(out.state).toBeNull();
+  expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('auth/tf-keep kept') })]);
+  expect((await api(engine, 'GET', 'auth/tf-keep/role/handmade')).status).toBe(200);
+  expect((await api(engine, 'GET', 'auth/tf-keep/role/web')).status).toBe(404);
+
+  const gone = await d.deploy(null, d.config({ path: 'tf-gone', roles: { web } }));
+  await d.apply(gone.state, null, null);
+  expect((await api(engine, 'GET', 'sys/auth')).body.data['tf-gone/']).toBeUndefined();
+
+  const kept = await d.deploy(null, d.config({ path: 'tf-retain', retain_on_destroy: true, roles: { web } }));
+  await d.apply(kept.state, null, null);
+  expect((await api(engine, 'GET', 'auth/tf-retain/role/web')).status).toBe(200);
+  await close();
+});
+
+test('import by mount path brings config and roles; the same declaration then plans nothing', async () => {
+  await api(engine, 'POST', 'sys/auth/tf-imp', { body: { type: 'cloud', description: 'by hand' } });
+  await api(engine, 'POST', 'auth/tf-imp/config', { body: { iam_alias: 'unique_id' } });
+  await api(engine, 'POST', 'auth/tf-imp/role/web', { body: { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: 'read,write' } });
+  await api(engine, 'POST', 'auth/tf-imp/role/batch', { body: { type: 'vm', bound_zones: 'europe-west1-b', bound_labels: 'env:prod', token_bound_cidrs: '10.0.0.1' } });
+  const { d, writes, close } = await driver();
+  const imported = await d.handler.import(d.ctx, 'tf-imp');
+  const state = (await d.read(imported))!;
+  expect(Object.keys(state.roles as ObjectValue).sort()).toEqual(['batch', 'web']);
+  const config = d.config({ path: 'tf-imp', description: 'by hand', config: { iam_alias: 'unique_id' }, roles: { web, batch } });
+  const plan = await d.plan(state, config);
+  expect(plan.changes).toEqual([]);
+  expect(writes()).toEqual([]);
+  await close();
+});
+
+test('a path change replaces the resource; nothing is written at plan', async () => {
+  const { d, writes, reset, close } = await driver();
+  const { state } = await d.deploy(null, d.config({ path: 'tf-move-a', roles: { web } }));
+  reset();
+  const p = await d.plan((await d.read(state!))!, d.config({ path: 'tf-move-b', roles: { web } }));
+  expect(p.requiresReplace).toEqual(['path']);
+  expect(p.planned!.accessor).toBe(UNKNOWN);
+  expect(writes()).toEqual([]);
+  await close();
+});
+
+test('invalid input names the attribute path', async () => {
+  const { d, writes, close } = await driver();
+  const p = await d.plan(null, d.config({ path: 'tf-bad', roles: { web: { ...web, token_ttl: 'soon' }, vm1: { type: 'vm', max_jwt_exp: '10m' } } }));
+  expect(p.diagnostics).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ severity: 'error', attribute: ['roles', { key: 'web' }, 'token_ttl'] }),
+      expect.objectContaining({ severity: 'error', attribute: ['roles', { key: 'vm1' }, 'max_jwt_exp'] }),
+    ]),
+  );
+  expect(writes()).toEqual([]);
+  await close();
+});
+
+test('secrets: fingerprint only in state, rotation plans an update, unset env is a plan error with no write, never in any output', async () => {
+  const key1 = serviceAccountKey('key-1');
+  const key2 = serviceAccountKey('key-2');
+  const env = { GCP_AUTH_CREDENTIALS: key1 };
+  const { d, writes, reset, close } = await driver(env);
+  const config = d.config({ path: 'tf-secret', config: { credentials_env: 'GCP_AUTH_CREDENTIALS' }, roles: { web } });
+  const outputs: unknown[] = [];
+  const created = await d.deploy(null, config);
+  outputs.push(created);
+  expect((await api(engine, 'GET', 'auth/tf-secret/config')).body.data.private_key_id).toBe('key-1');
+  const fp1 = (created.state!.config as ObjectValue).credentials_fingerprint;
+  expect(fp1).toMatch(/^sha256:[0-9a-f]{64}$/);
+  const same = await d.deploy(created.state, config);
+  outputs.push(same);
+  expect(same.plan.changes).toEqual([]);
+
+  env.GCP_AUTH_CREDENTIALS = key2;
+  d.ctx.env.GCP_AUTH_CREDENTIALS = key2;
+  const rotated = await d.deploy(created.state, config);
+  outputs.push(rotated);
+  expect(rotated.plan.changes).toEqual(['config.credentials_fingerprint']);
+  expect((await api(engine, 'GET', 'auth/tf-secret/config')).body.data.private_key_id).toBe('key-2');
+
+  delete d.ctx.env.GCP_AUTH_CREDENTIALS;
+  reset();
+  const unset = await d.plan((await d.read(rotated.state!))!, config);
+  outputs.push(unset);
+  expect(unset.planned).toBeNull();
+  expect(unset.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'GCP_AUTH_CREDENTIALS is not set', attribute: ['config', 'credentials_env'] })]);
+  expect(writes()).toEqual([]);
+
+  // Write-only: sent on create and when the version changes, null in planned and applied state.
+  const wo = (version: number, key: string) => d.config({ path: 'tf-wo', config: { credentials_wo: key, credentials_wo_version: version } });
+  const w1 = await d.deploy(null, wo(1, key1));
+  outputs.push(w1);
+  expect((await api(engine, 'GET', 'auth/tf-wo/config')).body.data.private_key_id).toBe('key-1');
+  const w1b = await d.deploy(w1.state, wo(1, key2));
+  outputs.push(w1b);
+  expect(w1b.plan.changes).toEqual([]);
+  const w2 = await d.deploy(w1.state, wo(2, key2));
+  outputs.push(w2);
+  expect((w2.state!.config as ObjectValue).credentials_wo).toBeNull();
+  expect((await api(engine, 'GET', 'auth/tf-wo/config')).body.data.private_key_id).toBe('key-2');
+
+  const text = JSON.stringify(outputs, (_k, v) => (typeof v === 'symbol' ? String(v) : v));
+  for (const key of [key1, key2]) {
+    expect(text).not.toContain(JSON.parse(key).private_key.split('\n')[1]);
+    expect(text).not.toContain(JSON.stringify(key).slice(1, 60));
+  }
+  await close();
+});
+
+test('10,000 roles: one create, then a refresh and plan that send no write', async () => {
+  const { d, sent, writes, reset, close } = await driver();
+  const roles: Record<string, unknown> = {};
+  for (let i = 0; i < 10_000; i++) roles[`r${i}`] = { type: 'iam', bound_service_accounts: [`sa${i}@p.iam.gserviceaccount.com`], token_ttl: `${1 + (i % 5)}h` };
+  const config = d.config({ path: 'tf-big', roles });
+  const { state } = await d.deploy(null, config);
+  expect(Object.keys(state!.roles as ObjectValue)).toHaveLength(10_000);
+  reset();
+  const again = await d.deploy(state, config);
+  expect(again.plan.changes).toEqual([]);
+  expect(writes()).toEqual([]);
+  // The refresh: sys/auth, one LIST and one GET per role.
+  expect(sent.filter((s) => s.includes('?list=true'))).toHaveLength(1);
+  expect(sent).toHaveLength(2 + 10_000);
+  await close();
+}, 180_000);
