@@ -1,7 +1,7 @@
 // Construction-time validation in the AWS CDK style: each construct keeps its rules as a table in a
 // sibling file; every failing rule is reported at once, naming the construct path.
 
-import { Token } from 'cdktf';
+import { Token } from './cdk';
 import { Construct } from 'constructs';
 
 /** One rule: returns the problems it finds in the props (empty when the props pass). */

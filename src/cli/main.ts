@@ -8,6 +8,7 @@ import { registerDestroy } from './commands/destroy';
 import { registerImport } from './commands/import';
 import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
+import { registerTerraformInstall } from './commands/terraform-install';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerCloudEmulator(program);
   registerStatus(program);
+  registerTerraformInstall(program);
   return program;
 }
 
