@@ -1,11 +1,14 @@
-// CloudAuthBackend: a `cloud` auth mount with its config; roles attach to it by object.
+// CloudAuthBackend: a `cloud` auth mount with its config; roles attach to it by object. The mount,
+// its config and all its roles are ONE keyward_cloud_auth_backend resource (roles as a map keyed by
+// role name), so 10,000 roles cost Terraform one resource.
 
 import { Construct } from 'constructs';
 import type { IamAlias, VmAlias } from '../src/schema/cloud-config';
 import { cloudAuthBackendRules } from './cloud-auth-backend-rules';
 import { KeywardServer } from './keyward-server';
 import { type AuthBackendEntry, type AuthBackendPart, type ManifestContext, type RoleEntry, RemovalPolicy, compact } from './manifest-parts';
-import { type SecretBinding, type SecretString, bindSecret, isSecretProblem } from './secret';
+import { type SecretBinding, type SecretString, bindSecret, isSecretProblem, secretAttributes } from './secret';
+import { KeywardResource } from './terraform-elements';
 import { validateAll } from './validation';
 
 /** Base URLs that replace Google's endpoints (private access, emulators). */
@@ -24,7 +27,8 @@ export interface CloudCustomEndpoints {
 export interface CloudAuthConfig {
   /**
    * Service-account key JSON the server uses to call the provider. A secret: never written to
-   * state or the manifest.
+   * state or the manifest. `process.env.NAME` (or `secretFromEnv('NAME')`): the provider reads NAME
+   * when it plans and applies; a sensitive or ephemeral TerraformVariable: a write-only attribute.
    * @default none - the server uses its ambient credentials
    */
   readonly credentials?: SecretString;
@@ -90,6 +94,7 @@ export interface RoleContributor {
   readonly node: Construct['node'];
   renderRole(): RoleEntry;
   readonly roleName: string;
+  readonly type: 'iam' | 'vm';
 }
 
 const BRAND = Symbol.for('keyward.CloudAuthBackend');
@@ -113,7 +118,8 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     Object.defineProperty(this, BRAND, { value: true });
     const secretProblems: string[] = [];
     let credentials: SecretBinding | undefined;
-    if (props.config?.credentials !== undefined) {
+    // Present but undefined is an unset environment variable: refused, never a silent reset.
+    if (props.config !== undefined && props.config !== null && 'credentials' in props.config) {
       const b = bindSecret(this, 'config.credentials', props.config.credentials);
       if (isSecretProblem(b)) secretProblems.push(b.problem);
       else credentials = b;
@@ -127,6 +133,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     this.credentials = credentials;
     props.server._addAuthBackend(this);
+    new KeywardResource(this, 'resource', 'keyward_cloud_auth_backend', () => this.resourceAttributes());
   }
 
   /** @internal called by CloudAuthRole: the path of a role already using this name, if any. */
@@ -140,8 +147,28 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     this.roles.push(role);
   }
 
-  secretBindings(): readonly SecretBinding[] {
-    return this.credentials ? [this.credentials] : [];
+  /** The keyward_cloud_auth_backend resource's attributes (docs/terraform-provider.md). */
+  private resourceAttributes(): Record<string, unknown> {
+    const c = this.props.config;
+    const config = c
+      ? compact({
+          ...(this.credentials ? secretAttributes('credentials', this.credentials, this.server.secretVersion) : {}),
+          iam_alias: c.iamAlias,
+          iam_metadata: c.iamMetadata ? [...c.iamMetadata] : undefined,
+          vm_alias: c.vmAlias,
+          vm_metadata: c.vmMetadata ? [...c.vmMetadata] : undefined,
+          custom_endpoint: c.customEndpoints ? compact({ ...c.customEndpoints }) : undefined,
+        })
+      : undefined;
+    const roles = Object.fromEntries(this.roles.map((r) => [r.roleName.toLowerCase(), roleAttributes(r.renderRole())]));
+    return compact({
+      path: this.path,
+      description: this.props.description,
+      exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
+      retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
+      config,
+      roles,
+    });
   }
 
   renderAuthBackend(ctx: ManifestContext): AuthBackendEntry {
@@ -165,4 +192,16 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       exclusiveRoles: this.props.exclusiveRoles ?? false,
     });
   }
+}
+
+/** A role's manifest entry as the resource's map value: no name (it is the key), labels as a map. */
+function roleAttributes(entry: RoleEntry): Record<string, unknown> {
+  const { name: _name, ...rest } = entry as RoleEntry & Record<string, unknown>;
+  const labels = (rest as { bound_labels?: unknown }).bound_labels;
+  if (Array.isArray(labels)) {
+    (rest as Record<string, unknown>).bound_labels = Object.fromEntries(
+      (labels as string[]).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
+  }
+  return rest;
 }

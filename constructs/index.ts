@@ -6,5 +6,5 @@ export * from './cloud-auth-role';
 export * from './snapshot-auto-config';
 export * from './snapshot-storage';
 export { RemovalPolicy } from './manifest-parts';
-export type { SecretString } from './secret';
+export { secretFromEnv, type SecretString } from './secret';
 export { KeywardValidationError } from './validation';

@@ -1,11 +1,11 @@
 // The server connection: where a stack's auth backends and snapshot configs are applied. It owns
-// the stack's manifest and the terraform_data resources whose provisioners run `keyward`.
+// the stack's `keyward` provider block, its manifest and the provider launcher.
 
-import { TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { createHash } from 'node:crypto';
 import type { AuthBackendPart, SnapshotPart } from './manifest-parts';
 import { keywardServerRules } from './keyward-server-rules';
+import { TerraformStack } from './cdk';
 import { attachStackSynthesis } from './stack-synthesis';
 import { validateAll } from './validation';
 
@@ -37,13 +37,30 @@ export interface KeywardServerProps {
    * @default false - undeclared snapshot configs are left alone
    */
   readonly exclusiveSnapshotConfigs?: boolean;
+  /**
+   * PEM file of the CA that signed the server's certificate. `VAULT_CACERT` overrides it.
+   * @default the system's trusted CAs
+   */
+  readonly caCertFile?: string;
+  /**
+   * Do not verify the server's TLS certificate (testing only).
+   * @default false
+   */
+  readonly skipTlsVerify?: boolean;
+  /**
+   * Version of the write-only secrets (secrets from TerraformVariables). Terraform sends a
+   * write-only value only when its version changes: bump this to send rotated values.
+   * @default 1
+   */
+  readonly secretVersion?: number;
 }
 
 const BRAND = Symbol.for('keyward.KeywardServer');
 
 /**
- * The server a stack manages. The token is never a prop: `keyward` reads `VAULT_TOKEN` from the
- * environment of `cdktf deploy` (or of `keyward apply`), so it is in no file and no state.
+ * The server a stack manages, as the `keyward` Terraform provider. The token is never a prop: the
+ * provider reads `VAULT_TOKEN` from the environment of `cdktf deploy` (and `keyward apply` does
+ * the same), so it is in no file and no state.
  * One per stack.
  */
 export class KeywardServer extends Construct {
@@ -61,6 +78,9 @@ export class KeywardServer extends Construct {
   readonly dialect?: 'keyward' | 'vault';
   readonly fingerprintSalt: string;
   readonly exclusiveSnapshotConfigs: boolean;
+  readonly caCertFile?: string;
+  readonly skipTlsVerify?: boolean;
+  readonly secretVersion: number;
   private readonly authBackends: AuthBackendPart[] = [];
   private readonly snapshotConfigs: SnapshotPart[] = [];
 
@@ -73,6 +93,9 @@ export class KeywardServer extends Construct {
     this.namespace = props.namespace;
     this.dialect = props.dialect;
     this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;
+    this.caCertFile = props.caCertFile;
+    this.skipTlsVerify = props.skipTlsVerify;
+    this.secretVersion = props.secretVersion ?? 1;
     this.fingerprintSalt =
       props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}`).digest('hex').slice(0, 32);
     attachStackSynthesis(this);

@@ -17,9 +17,9 @@ export enum RemovalPolicy {
 }
 
 /**
- * Passed to parts while rendering: turns secret bindings into manifest references. A plain
- * secret's fingerprint (keyed HMAC) is computed now; a Terraform-variable secret's value is unknown
- * until Terraform runs, so keyward computes its fingerprint from the environment at apply time.
+ * Passed to parts while rendering the manifest: turns secret bindings into manifest references. A
+ * plain secret's fingerprint (keyed HMAC) is computed now; a Terraform-variable secret's value is
+ * unknown until Terraform runs, so keyward computes its fingerprint from the environment.
  */
 export class ManifestContext {
   constructor(readonly fingerprintSalt: string) {}
@@ -33,8 +33,6 @@ export class ManifestContext {
 /** A manifest part: an auth backend or a snapshot config. */
 export interface ManifestPart {
   readonly removalPolicy: RemovalPolicy;
-  /** Secrets the provisioner must receive through its environment. */
-  secretBindings(): readonly SecretBinding[];
 }
 
 export interface AuthBackendPart extends ManifestPart {
@@ -49,7 +47,7 @@ export interface SnapshotPart extends ManifestPart {
   renderSnapshotConfig(ctx: ManifestContext): SnapshotEntry;
 }
 
-/** Drops undefined members so the JSON (and the Terraform input) holds only what was declared. */
+/** Drops undefined members so the JSON holds only what was declared. */
 export function compact<T extends Record<string, unknown>>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,12 +1,14 @@
-// SnapshotAutoConfig: a named automated snapshot configuration on the server (root namespace).
+// SnapshotAutoConfig: a named automated snapshot configuration on the server (root namespace),
+// synthesized as one keyward_snapshot_auto_config resource.
 
 import { Construct } from 'constructs';
 import type { DurationValue } from './cloud-auth-role';
 import { KeywardServer } from './keyward-server';
 import { type ManifestContext, type SnapshotEntry, type SnapshotPart, RemovalPolicy, compact } from './manifest-parts';
-import { type SecretBinding, bindSecret, isSecretProblem } from './secret';
+import { type SecretBinding, bindSecret, isSecretProblem, secretAttributes } from './secret';
 import { snapshotAutoConfigRules } from './snapshot-auto-config-rules';
 import type { SnapshotStorage } from './snapshot-storage';
+import { KeywardResource } from './terraform-elements';
 import { validateAll } from './validation';
 
 export interface SnapshotAutoConfigProps {
@@ -62,8 +64,9 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
     Object.defineProperty(this, BRAND, { value: true });
     this.configName = props.configName ?? id;
     const secretProblems: string[] = [];
+    // A secret option given as undefined (an unset environment variable) is refused by bindSecret.
     for (const [field, value] of Object.entries(props.storage?.secrets ?? {})) {
-      if (value === undefined) continue;
+      if (value === undefined && !(props.storage?.givenSecrets ?? []).includes(field)) continue;
       const b = bindSecret(this, field, value);
       if (isSecretProblem(b)) secretProblems.push(b.problem);
       else this.bindings.push(b);
@@ -74,10 +77,23 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
     this.server = props.server;
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     props.server._addSnapshotConfig(this);
+    new KeywardResource(this, 'resource', 'keyward_snapshot_auto_config', () => this.resourceAttributes());
   }
 
-  secretBindings(): readonly SecretBinding[] {
-    return this.bindings;
+  /** The keyward_snapshot_auto_config resource's attributes (docs/terraform-provider.md). */
+  private resourceAttributes(): Record<string, unknown> {
+    const p = this.props;
+    return compact({
+      name: this.configName,
+      storage_type: p.storage.storageType,
+      interval: p.interval,
+      retain: p.retain,
+      path_prefix: p.pathPrefix,
+      file_prefix: p.filePrefix,
+      ...compact({ ...p.storage.fields }),
+      ...Object.assign({}, ...this.bindings.map((b) => secretAttributes(b.field, b, this.server.secretVersion))),
+      retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
+    });
   }
 
   renderSnapshotConfig(ctx: ManifestContext): SnapshotEntry {

@@ -94,6 +94,7 @@ export class SnapshotStorage {
         cloudone_kms_key: o.kmsKey,
       },
       { cloudone_secret_access_key: o.secretAccessKey, cloudone_session_token: o.sessionToken },
+      given(o, { secretAccessKey: 'cloudone_secret_access_key', sessionToken: 'cloudone_session_token' }),
     );
   }
 
@@ -103,6 +104,7 @@ export class SnapshotStorage {
       'cloudtwo-store',
       { cloudtwo_bucket: o.bucket, cloudtwo_endpoint: o.endpoint, cloudtwo_disable_tls: o.disableTls },
       { cloudtwo_service_account_key: o.serviceAccountKey },
+      given(o, { serviceAccountKey: 'cloudtwo_service_account_key' }),
     );
   }
 
@@ -117,6 +119,7 @@ export class SnapshotStorage {
         cloudthree_endpoint: o.endpoint,
       },
       { cloudthree_account_key: o.accountKey },
+      given(o, { accountKey: 'cloudthree_account_key' }),
     );
   }
 
@@ -127,5 +130,14 @@ export class SnapshotStorage {
     readonly fields: Readonly<Record<string, string | number | boolean | undefined>>,
     /** Secret wire fields (undefined = not set). */
     readonly secrets: Readonly<Record<string, SecretString | undefined>>,
+    /** Secret fields whose option was present, even as undefined (an unset environment variable). */
+    readonly givenSecrets: readonly string[] = [],
   ) {}
+}
+
+/** Wire names of the secret options present in `o` (as keys, whatever their value). */
+function given(o: object, names: Record<string, string>): string[] {
+  return Object.entries(names)
+    .filter(([opt]) => opt in o)
+    .map(([, wire]) => wire);
 }

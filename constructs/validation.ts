@@ -1,7 +1,7 @@
 // Construction-time validation in the AWS CDK style: each construct keeps its rules as a table in a
 // sibling file; every failing rule is reported at once, naming the construct path.
 
-import { TerraformStack, Token } from 'cdktf';
+import { TerraformStack, Token, type TerraformStackType } from './cdk';
 import { Construct } from 'constructs';
 
 /** One rule: returns the problems it finds in the props (empty when the props pass). */
@@ -100,7 +100,7 @@ export function fractionalSeconds(name: string, value: unknown): string[] {
 }
 
 /** The stack a construct belongs to, or undefined outside any stack. */
-function stackOf(c: Construct): TerraformStack | undefined {
+function stackOf(c: Construct): TerraformStackType | undefined {
   try {
     return TerraformStack.of(c);
   } catch {

@@ -3,7 +3,7 @@
 // --app`), logs in once with an emulator-minted JWT, takes a snapshot, and says how to continue.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -75,8 +75,11 @@ async function main(): Promise<void> {
         join(work, 'cdktf.json'),
         JSON.stringify({ language: 'typescript', app: `node ${TSX} ${BASIC}`, projectId: 'keyward-start', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
       );
+      // As in an app with keyward installed: the provider launcher finds node_modules/keyward.
+      mkdirSync(join(work, 'node_modules'));
+      symlinkSync(REPO, join(work, 'node_modules', 'keyward'), 'dir');
       await run(process.execPath, [join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf'), 'deploy', '--auto-approve'], work, env);
-      say('  cdktf deploy: terraform ran the keyward provisioner (2 terraform_data resources, no provider download)');
+      say('  cdktf deploy: terraform ran the keyward provider (installed offline from terraform.d/plugins, no registry)');
     } else {
       await run(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json'), '--auto-approve'], REPO, env);
       say('  terraform is not installed: applied the same stack with `keyward apply --app` instead');
@@ -115,7 +118,8 @@ async function main(): Promise<void> {
   export KEYWARD_CLOUD_CREDENTIALS="$(npx keyward cloud-emulator key-file --account ${DEPLOYER})"
   cd examples/basic
   npx cdktf deploy --auto-approve          # or: npx keyward apply --app "npx tsx main.ts"
-  npx keyward plan --dir cdktf.out          # after editing main.ts: what would change
+  npx cdktf diff                            # after editing main.ts: what would change (drift included)
+  npx keyward plan --dir cdktf.out          # the same, without Terraform
   npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
 
   Work files of this run: ${work}`);

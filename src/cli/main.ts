@@ -10,6 +10,7 @@ import { registerImport } from './commands/import';
 import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
 import { packageVersion } from './version';
+import { registerTerraformInstall } from './commands/terraform-install';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerCloudEmulator(program);
   registerStatus(program);
+  registerTerraformInstall(program);
   return program;
 }
 

@@ -98,5 +98,9 @@ export function loadSource(o: SourceOptions): LoadedSource {
     return { manifest, manifestPath, record };
   }
   const recordPath = o.lastApplied ?? defaultRecord;
+  // A synthesized stack with no record of keyward's own is deployed by Terraform, whose provider
+  // tracks what it manages: the manifest then stands for what was applied (no deletes, secrets as
+  // fingerprinted), so a plan right after `cdktf deploy` is empty.
+  if (!o.manifest && !o.lastApplied && !existsSync(recordPath)) return { manifest, manifestPath, recordPath, record: parseRecord(json) };
   return { manifest, manifestPath, recordPath, record: loadRecordFile(recordPath) };
 }

@@ -1,11 +1,13 @@
-// End to end with the real terraform CLI through cdktf, offline, against the embedded engine:
-// deploy -> redeploy (no write) -> diff -> change one role (readers never see it missing) ->
-// remove a role -> destroy (an undeclared role is left alone); then no secret anywhere on disk or
-// in any output.
+// End to end with the real terraform CLI through cdktf and keyward's provider, offline, against the
+// embedded engine: deploy 1,000 roles -> redeploy (no write) -> drift and a hand-made role under
+// exclusiveRoles corrected -> one-field change (0 to add, 1 to change, 0 to destroy) -> removed role
+// deleted -> keyward plan --dir exits 0 -> destroy (an undeclared role is left alone); an unset
+// secret env var fails before any write; no secret anywhere on disk (plan file unzipped) or output.
+// Runs once bin/terraform-provider-keyward.js (the provider) exists.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,7 +25,9 @@ const CREDS = serviceAccountKeyJson('deployer@e2e.iam.gserviceaccount.com');
 const PRIVATE_KEY_LINE = (JSON.parse(CREDS) as { private_key: string }).private_key.split('\n')[3];
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
-const SECRETS = { 'credentials JSON': CREDS, 'credentials private key line': PRIVATE_KEY_LINE, 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY };
+const GCS_KEY = `gcs-${randomBytes(24).toString('hex')}`;
+const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
+const SECRETS = { 'credentials JSON': CREDS, 'credentials private key line': PRIVATE_KEY_LINE, 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key (ephemeral)': GCS_KEY };
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
@@ -51,7 +55,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   );
 }
 
-describe('cdktf deploy / diff / destroy with terraform (offline)', () => {
+(HAS_PROVIDER ? describe : describe.skip)('cdktf deploy / diff / destroy with terraform and the keyward provider (offline)', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let proxy: Awaited<ReturnType<typeof writeRecorder>>;
   let dir: string;
@@ -66,6 +70,9 @@ describe('cdktf deploy / diff / destroy with terraform (offline)', () => {
       join(dir, 'cdktf.json'),
       JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
     );
+    // As in an app with keyward installed: the provider launcher finds node_modules/keyward.
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
   });
 
   afterAll(async () => {
@@ -74,28 +81,28 @@ describe('cdktf deploy / diff / destroy with terraform (offline)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function scenario(s: { webTtl: string; batch: boolean }): void {
-    writeFileSync(join(dir, 'scenario.json'), JSON.stringify({ address: proxy.url, ...s }));
+  function scenario(s: { webTtl: string; batch: boolean; roles?: number }): void {
+    writeFileSync(join(dir, 'scenario.json'), JSON.stringify({ address: proxy.url, roles: 1000, ...s }));
   }
 
   /** Runs cdktf in the app directory; resolves with its output (secrets must never be in it). */
-  function cdktf(...args: string[]): Promise<string> {
+  function cdktf(args: string[], unset: string[] = []): Promise<{ code: number | null; text: string }> {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CHECKPOINT_DISABLE: '1',
+      CI: '1',
+      FORCE_COLOR: '0',
+      VAULT_ADDR: proxy.url,
+      VAULT_TOKEN: ROOT_TOKEN,
+      KW_SCENARIO: join(dir, 'scenario.json'),
+      KW_CREDS: CREDS,
+      KW_S3_SECRET: S3_SECRET,
+      TF_VAR_azure_key: AZURE_KEY,
+      TF_VAR_gcs_key: GCS_KEY,
+    };
+    for (const k of unset) delete env[k];
     return new Promise((ok, fail) => {
-      const child: ChildProcess = spawn(CDKTF, args, {
-        cwd: dir,
-        env: {
-          ...process.env,
-          CHECKPOINT_DISABLE: '1',
-          CI: '1',
-          FORCE_COLOR: '0',
-          VAULT_ADDR: proxy.url,
-          VAULT_TOKEN: ROOT_TOKEN,
-          KW_SCENARIO: join(dir, 'scenario.json'),
-          KW_CREDS: CREDS,
-          KW_S3_SECRET: S3_SECRET,
-          TF_VAR_azure_key: AZURE_KEY,
-        },
-      });
+      const child: ChildProcess = spawn(CDKTF, args, { cwd: dir, env });
       let out = '';
       child.stdout?.on('data', (d) => (out += String(d)));
       child.stderr?.on('data', (d) => (out += String(d)));
@@ -103,87 +110,101 @@ describe('cdktf deploy / diff / destroy with terraform (offline)', () => {
       child.on('close', (code) => {
         const text = strip(out);
         outputs.push(text);
-        if (code === 0) ok(text);
-        else fail(new Error(`cdktf ${args.join(' ')} exited ${code}:\n${text.slice(-4000)}`));
+        ok({ code, text });
       });
     });
   }
+  const ok = async (...args: string[]) => {
+    const r = await cdktf(args);
+    expect({ args, code: r.code, tail: r.code === 0 ? '' : r.text.slice(-4000) }).toEqual({ args, code: 0, tail: '' });
+    return r.text;
+  };
 
   const role = (name: string) => api(engine, 'GET', `auth/cloud/role/${name}`);
 
-  it('walks deploy, no-op redeploy, diff, change, removal and destroy', async () => {
+  it('an unset secret environment variable fails at synth and the server is untouched', async () => {
     scenario({ webTtl: '1h', batch: true });
-    await cdktf('deploy', '--auto-approve');
-    expect((await role('web')).body.data.token_ttl).toBe(3600);
-    expect((await role('batch')).body.data.bound_labels).toEqual({ env: 'e2e' });
-    const config = await api(engine, 'GET', 'auth/cloud/config');
-    expect(config.body.data.client_email).toBe('deployer@e2e.iam.gserviceaccount.com');
-    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-s3')).body.data.retain).toBe(3);
-    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-azure')).body.data.storage_type).toBe('cloudthree-store');
-
-    // A role created outside the stack, on the stack's mount.
-    expect((await api(engine, 'POST', 'auth/cloud/role/manual', { body: { type: 'vm' } })).status).toBeLessThan(300);
-
-    // Redeploy without a change: Terraform finds nothing to do and nothing writes to the server.
     proxy.writes.length = 0;
-    const again = await cdktf('deploy', '--auto-approve');
-    expect(again).toMatch(/No changes|0 added, 0 changed, 0 destroyed/);
+    const r = await cdktf(['deploy', '--auto-approve'], ['KW_CREDS']);
+    expect(r.code).not.toBe(0);
+    expect(r.text).toContain('KW_CREDS is not set');
+    expect(proxy.writes).toEqual([]);
+  }, 120_000);
+
+  it('deploys 1,000 roles, corrects drift, changes one field, removes a role, destroys', async () => {
+    scenario({ webTtl: '1h', batch: true });
+    await ok('deploy', '--auto-approve');
+    expect((await role('web')).body.data.token_ttl).toBe(3600);
+    expect((await role('r-999')).status).toBe(200);
+    expect((await role('batch')).body.data.bound_labels).toEqual({ env: 'e2e' });
+    expect((await api(engine, 'GET', 'auth/cloud/config')).body.data.client_email).toBe('deployer@e2e.iam.gserviceaccount.com');
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-azure')).body.data.storage_type).toBe('cloudthree-store');
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-gcs')).body.data.storage_type).toBe('cloudtwo-store');
+
+    // keyward plan on the synthesized output agrees: nothing to do.
+    const kp = spawnSync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--detailed-exitcode'], {
+      cwd: dir,
+      env: { ...process.env, VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
+      encoding: 'utf8',
+    });
+    outputs.push(kp.stdout + kp.stderr);
+    expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
+
+    // Redeploy without a change: no changes, nothing written.
+    proxy.writes.length = 0;
+    expect(await ok('deploy', '--auto-approve')).toMatch(/No changes/);
     expect(proxy.writes).toEqual([]);
 
-    // cdktf diff shows the changed field.
-    scenario({ webTtl: '2h', batch: true });
-    const diff = await cdktf('diff');
-    expect(diff).toMatch(/token_ttl\s+= "1h" -> "2h"/);
-    expect(diff).toMatch(/must be replaced/);
+    // Out-of-band drift and a hand-made role under exclusiveRoles: both corrected by the next deploy.
+    expect((await api(engine, 'POST', 'auth/cloud/role/web', { body: { token_ttl: 999 } })).status).toBeLessThan(300);
+    expect((await api(engine, 'POST', 'auth/cloud/role/backdoor', { body: { type: 'iam', bound_service_accounts: ['*'] } })).status).toBeLessThan(300);
+    await ok('deploy', '--auto-approve');
+    expect((await role('web')).body.data.token_ttl).toBe(3600);
+    expect((await role('backdoor')).status).toBe(404);
 
-    // Change one field: only that role is written, and a reader polling it never sees it missing.
+    // One field: 0 to add, 1 to change, 0 to destroy, naming the field; only that role is written.
+    scenario({ webTtl: '2h', batch: true });
+    const diff = await ok('diff');
+    expect(diff).toMatch(/0 to add, 1 to change, 0 to destroy/);
+    expect(diff).toMatch(/token_ttl/);
     proxy.writes.length = 0;
-    const seen: number[] = [];
-    let deploying = true;
-    const reader = (async () => {
-      while (deploying) seen.push((await role('web')).status);
-    })();
-    try {
-      await cdktf('deploy', '--auto-approve');
-    } finally {
-      deploying = false;
-      await reader;
-    }
-    expect(seen.length).toBeGreaterThan(10);
-    expect(seen.every((s) => s === 200)).toBe(true);
+    await ok('deploy', '--auto-approve');
     expect(proxy.writes).toEqual(['POST /v1/auth/cloud/role/web']);
     expect((await role('web')).body.data.token_ttl).toBe(7200);
 
-    // Removing a role from the stack deletes it; the undeclared role stays.
+    // A removed role is deleted.
     scenario({ webTtl: '2h', batch: false });
-    await cdktf('deploy', '--auto-approve');
+    await ok('deploy', '--auto-approve');
     expect((await role('batch')).status).toBe(404);
+
+    // Destroy removes what the stack managed; a role made by hand afterwards stays (and so its mount).
+    expect((await api(engine, 'POST', 'auth/cloud/role/manual', { body: { type: 'vm' } })).status).toBeLessThan(300);
+    scenario({ webTtl: '2h', batch: false, roles: 1000 });
+    await ok('destroy', '--auto-approve');
+    expect((await role('web')).status).toBe(404);
+    expect((await role('r-0')).status).toBe(404);
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-s3')).status).toBe(404);
     expect((await role('manual')).status).toBe(200);
 
-    // Destroy removes what the stack managed and leaves the undeclared role alone.
-    await cdktf('destroy', '--auto-approve');
-    expect((await role('web')).status).toBe(404);
-    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-s3')).status).toBe(404);
-    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-azure')).status).toBe(404);
-    const manualAfterDestroy = (await role('manual')).status;
-
-    // No secret in any file of the app (state, cdktf.out, plans, provisioner files) nor in any output or log.
+    // No secret in any file of the app (state, cdktf.out, the plan file cdktf diff left, unzipped) nor in any output or log.
     const files: string[] = [];
     const walk = (d: string) => {
       for (const e of readdirSync(d)) {
         const p = join(d, e);
-        if (e === '.terraform' && statSync(p).isDirectory()) continue;
+        if ((e === '.terraform' || e === 'node_modules') && statSync(p).isDirectory()) continue;
         if (statSync(p).isDirectory()) walk(p);
         else files.push(p);
       }
     };
     walk(dir);
     expect(files.some((f) => /\.tfstate/.test(f))).toBe(true);
+    const texts = files.map((f) => ({ f, text: readFileSync(f) }));
+    for (const f of files.filter((x) => /\/plan$/.test(x))) texts.push({ f: `${f} (unzipped)`, text: spawnSync('unzip', ['-p', f]).stdout });
+    expect(texts.some((t) => t.f.endsWith('(unzipped)'))).toBe(true);
     for (const [what, value] of Object.entries(SECRETS)) {
-      for (const f of files) expect({ file: f, what, found: readFileSync(f).includes(value) }).toEqual({ file: f, what, found: false });
+      for (const t of texts) expect({ file: t.f, what, found: t.text.includes(value) }).toEqual({ file: t.f, what, found: false });
       expect({ what, inOutput: outputs.some((o) => o.includes(value)) }).toEqual({ what, inOutput: false });
       expect({ what, inLogs: logs.some((o) => o.includes(value)) }).toEqual({ what, inLogs: false });
     }
-    expect(manualAfterDestroy).toBe(200);
-  }, 420_000);
+  }, 600_000);
 });

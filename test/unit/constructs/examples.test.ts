@@ -1,8 +1,8 @@
-// The examples synthesize: each app run with CDKTF_OUTDIR writes a valid manifest per stack, and no
-// secret from the environment lands in the output.
+// The examples synthesize: each app run with CDKTF_OUTDIR writes a valid manifest (and the provider
+// launcher) per stack, and no secret from the environment lands in the output.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MANIFEST_FILE_NAME, parseManifest } from '../../../src/schema/manifest';
@@ -23,7 +23,10 @@ function synth(example: string): { dir: string; manifests: Record<string, Return
   const manifests: Record<string, ReturnType<typeof parseManifest>> = {};
   const texts: string[] = [];
   for (const stack of readdirSync(join(dir, 'stacks'))) {
-    for (const f of readdirSync(join(dir, 'stacks', stack))) texts.push(readFileSync(join(dir, 'stacks', stack, f), 'utf8'));
+    for (const f of readdirSync(join(dir, 'stacks', stack), { recursive: true, encoding: 'utf8' })) {
+      const file = join(dir, 'stacks', stack, f);
+      if (statSync(file).isFile()) texts.push(readFileSync(file, 'utf8'));
+    }
     manifests[stack] = parseManifest(JSON.parse(readFileSync(join(dir, 'stacks', stack, MANIFEST_FILE_NAME), 'utf8')));
   }
   return { dir, manifests, texts };

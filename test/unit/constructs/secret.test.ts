@@ -2,7 +2,7 @@
 // their sensitive TerraformVariable; problems never quote the value.
 
 import { TerraformVariable, TerraformLocal } from 'cdktf';
-import { bindSecret, isSecretProblem } from '../../../constructs/secret';
+import { bindSecret, isSecretProblem, secretFromEnv } from '../../../constructs/secret';
 import { newStack, withEnv } from './fixtures';
 
 withEnv({ KW_SECRET_B: 'shared-value', KW_SECRET_A: 'shared-value', TF_VAR_also: 'shared-value' });
@@ -33,6 +33,36 @@ describe('bindSecret', () => {
     const { stack } = newStack();
     const local = new TerraformLocal(stack, 'l', 'x');
     const b = bindSecret(stack, 'f', local.asString);
-    expect(isSecretProblem(b) && b.problem).toMatch(/must be the stringValue of a sensitive TerraformVariable \(got the expression \$\{local\.l\}\)/);
+    expect(isSecretProblem(b) && b.problem).toMatch(/must be the stringValue of a sensitive or ephemeral TerraformVariable \(got the expression \$\{local\.l\}\)/);
+  });
+});
+
+describe('secrets from unset environment variables', () => {
+  it('secretFromEnv names the unset variable', () => {
+    delete process.env.GCP_AUTH_CREDENTIALS;
+    expect(() => secretFromEnv('GCP_AUTH_CREDENTIALS')).toThrow(/^GCP_AUTH_CREDENTIALS is not set/);
+  });
+
+  it('secretFromEnv binds to the named variable even when another holds the same value', () => {
+    const { stack } = newStack();
+    process.env.KW_SECRET_Z = 'shared-value';
+    try {
+      expect(bindSecret(stack, 'f', secretFromEnv('KW_SECRET_Z'))).toEqual({ field: 'f', env: 'KW_SECRET_Z', plainValue: 'shared-value' });
+    } finally {
+      delete process.env.KW_SECRET_Z;
+    }
+  });
+
+  it('refuses an undefined secret (process.env.X unset) instead of resetting the server', () => {
+    const { stack } = newStack();
+    const b = bindSecret(stack, 'config.credentials', undefined);
+    expect(isSecretProblem(b) && b.problem).toMatch(/^config\.credentials: the secret is undefined/);
+  });
+
+  it('accepts an ephemeral variable', () => {
+    const { stack } = newStack();
+    const v = new TerraformVariable(stack, 'eph', { type: 'string' });
+    v.addOverride('ephemeral', true);
+    expect(bindSecret(stack, 'f', v.stringValue)).toEqual({ field: 'f', env: 'TF_VAR_eph', tfValue: '${var.eph}' });
   });
 });

@@ -1,11 +1,13 @@
-// Synthesis with cdktf's Testing helpers: the two built-in terraform_data resources, their
-// provisioners, the redacted input, the digest, and the manifest written next to cdk.tf.json.
+// Synthesis with cdktf's Testing helpers: the keyward provider block and its required_providers
+// entry, one keyward_cloud_auth_backend per mount with its roles as a map, snapshot configs,
+// secrets as env references or write-only attributes, and the files written next to cdk.tf.json
+// (the manifest and the provider launcher).
 
-import { Testing, TerraformVariable } from 'cdktf';
+import { Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CloudAuthBackend, CloudAuthRole, RemovalPolicy, SnapshotAutoConfig, SnapshotStorage } from '../../../constructs';
-import { resolveKeywardBin } from '../../../constructs/keyward-command';
+import { CloudAuthBackend, CloudAuthRole, KeywardServer, RemovalPolicy, SnapshotAutoConfig, SnapshotStorage } from '../../../constructs';
+import { LAUNCHER_SCRIPT, packageVersion, terraformPlatform } from '../../../constructs/launcher';
 import { MANIFEST_FILE_NAME, fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
 import { newStack, serviceAccountKeyJson, withEnv } from './fixtures';
 
@@ -15,9 +17,15 @@ withEnv({ KW_SYN_CREDS: CREDS, KW_SYN_S3: S3_SECRET });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function build(opts: { ttl?: string; retainSnapshots?: boolean } = {}) {
+function build(opts: { ttl?: string; retainSnapshots?: boolean; exclusive?: boolean } = {}) {
   const { stack, server } = newStack('prod');
-  const backend = new CloudAuthBackend(stack, 'cloud', { server, path: 'gcp', description: 'workloads', config: { credentials: CREDS, vmAlias: 'instance_id' } });
+  const backend = new CloudAuthBackend(stack, 'cloud', {
+    server,
+    path: 'gcp',
+    description: 'workloads',
+    config: { credentials: CREDS, vmAlias: 'instance_id' },
+    exclusiveRoles: opts.exclusive,
+  });
   CloudAuthRole.iam(stack, 'Web', { backend, boundServiceAccounts: ['web@p.iam.gserviceaccount.com'], tokenTtl: opts.ttl ?? '1h', tokenPolicies: ['web'] });
   CloudAuthRole.vm(stack, 'batch', { backend, boundZones: ['europe-west1-b'], boundLabels: { tier: 'batch', env: 'prod' } });
   const azureKey = new TerraformVariable(stack, 'azure_key', { type: 'string', sensitive: true });
@@ -33,93 +41,104 @@ function build(opts: { ttl?: string; retainSnapshots?: boolean } = {}) {
   return { stack, server };
 }
 
-function resources(stack: ReturnType<typeof build>['stack']): { apply: Json; teardown: Json; all: Json } {
-  const tf = JSON.parse(Testing.synth(stack)) as Json;
-  const data = tf.resource.terraform_data as Json;
-  const name = (part: string) => Object.keys(data).find((k) => k.includes(part)) as string;
-  return { apply: data[name('keyward-apply')], teardown: data[name('keyward-teardown')], all: tf };
-}
+const synthJson = (stack: ReturnType<typeof build>['stack']): Json => JSON.parse(Testing.synth(stack)) as Json;
+const only = (group: Json | undefined): Json => {
+  const values = Object.values(group ?? {});
+  expect(values).toHaveLength(1);
+  return values[0] as Json;
+};
 
 describe('stack synthesis', () => {
-  it('synthesizes two built-in terraform_data resources and no provider', () => {
-    const { stack } = build();
-    const synth = Testing.synth(stack);
-    expect(Testing.toHaveResource(synth, 'terraform_data')).toBe(true);
-    const { all, apply } = resources(stack);
-    expect(Object.keys(all.resource)).toEqual(['terraform_data']);
-    expect(Object.keys(all.resource.terraform_data)).toHaveLength(2);
-    expect(all.provider).toBeUndefined();
-    expect(apply.depends_on).toEqual([expect.stringMatching(/^terraform_data\.server_keyward-teardown_/)]);
+  it('declares the keyward provider (source, package version) and its provider block, no terraform_data', () => {
+    const tf = synthJson(build().stack);
+    expect(tf.terraform.required_providers).toEqual({ keyward: { source: 'keyward/keyward', version: packageVersion() } });
+    expect(tf.provider.keyward).toEqual([{ address: 'http://127.0.0.1:8200', fingerprint_salt: expect.stringMatching(/^[0-9a-f]{32}$/) }]);
+    expect(Object.keys(tf.resource).sort()).toEqual(['keyward_cloud_auth_backend', 'keyward_snapshot_auto_config']);
+    expect(JSON.stringify(tf)).not.toContain('local-exec');
   });
 
-  it('puts the redacted desired state in input, a valid manifest once tokens resolve', () => {
-    const { apply } = resources(build().stack);
-    const m = parseManifest(apply.input);
-    expect(m.stack).toBe('prod');
-    expect(m.server).toEqual({ address: 'http://127.0.0.1:8200' });
-    const gcp = m.authBackends[0];
-    expect(gcp).toMatchObject({ path: 'gcp', type: 'cloud', description: 'workloads', exclusiveRoles: false });
-    expect(gcp.config).toEqual({
-      credentials: { secretRef: { env: 'KW_SYN_CREDS', fingerprint: fingerprintSecret(m.fingerprintSalt, CREDS) } },
-      vm_alias: 'instance_id',
+  it('synthesizes one backend resource with config and roles keyed by role name', () => {
+    const tf = synthJson(build().stack);
+    const b = only(tf.resource.keyward_cloud_auth_backend);
+    expect(b).toMatchObject({ path: 'gcp', description: 'workloads' });
+    expect(b.exclusive_roles).toBeUndefined();
+    expect(b.retain_on_destroy).toBeUndefined();
+    expect(b.config).toEqual({ credentials_env: 'KW_SYN_CREDS', vm_alias: 'instance_id' });
+    expect(b.roles).toEqual({
+      web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['web'] },
+      batch: { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod', tier: 'batch' } },
     });
-    expect(gcp.roles).toEqual([
-      { name: 'web', type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['web'] },
-      { name: 'batch', type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: ['env:prod', 'tier:batch'] },
-    ]);
-    expect(m.snapshotConfigs[0]).toMatchObject({
+    expect(only(synthJson(build({ exclusive: true }).stack).resource.keyward_cloud_auth_backend).exclusive_roles).toBe(true);
+  });
+
+  it('synthesizes snapshot configs with env secrets and write-only variable secrets', () => {
+    const tf = synthJson(build({ retainSnapshots: true }).stack);
+    const configs = Object.values(tf.resource.keyward_snapshot_auto_config as Json) as Json[];
+    const hourly = configs.find((c) => c.name === 'hourly')!;
+    const azure = configs.find((c) => c.name === 'azure')!;
+    expect(hourly).toEqual({
       name: 'hourly',
       storage_type: 'cloudone-store',
-      cloudone_secret_access_key: { secretRef: { env: 'KW_SYN_S3', fingerprint: fingerprintSecret(m.fingerprintSalt, S3_SECRET) } },
+      interval: '1h',
+      retain: 24,
+      path_prefix: 'snaps/',
+      cloudone_bucket: 'b',
+      cloudone_region: 'eu-west-1',
+      cloudone_access_key_id: 'AKIA',
+      cloudone_secret_access_key_env: 'KW_SYN_S3',
+      retain_on_destroy: true,
     });
-    // A variable secret: referenced by its TF_VAR_ name, fingerprint computed by keyward at apply time.
+    expect(azure).toMatchObject({ cloudthree_account_key_wo: '${var.azure_key}', cloudthree_account_key_wo_version: 1 });
+    expect(azure.retain_on_destroy).toBeUndefined();
+    expect(tf.variable.azure_key).toMatchObject({ sensitive: true });
+  });
+
+  it('adds keyward_exclusive_snapshot_configs with the declared names, and the connection props', () => {
+    expect(synthJson(build().stack).resource.keyward_exclusive_snapshot_configs).toBeUndefined();
+    const stack = new TerraformStack(Testing.app(), 'x');
+    const server = new KeywardServer(stack, 'server', { exclusiveSnapshotConfigs: true, caCertFile: '/etc/ca.pem', skipTlsVerify: true, namespace: 'team' });
+    new SnapshotAutoConfig(stack, 'daily', { server, interval: '24h', pathPrefix: '/snaps', storage: SnapshotStorage.local({ maxSpaceBytes: 1000 }) });
+    const tf = synthJson(stack);
+    expect(only(tf.resource.keyward_exclusive_snapshot_configs)).toMatchObject({ names: ['daily'] });
+    expect(tf.provider.keyward[0]).toEqual({ namespace: 'team', ca_cert_file: '/etc/ca.pem', skip_tls_verify: true, fingerprint_salt: expect.any(String) });
+  });
+
+  it('bumps write-only secret versions with secretVersion', () => {
+    const stack = new TerraformStack(Testing.app(), 'v');
+    const server = new KeywardServer(stack, 'server', { secretVersion: 3 });
+    const creds = new TerraformVariable(stack, 'creds', { type: 'string', sensitive: true });
+    new CloudAuthBackend(stack, 'cloud', { server, config: { credentials: creds.stringValue } });
+    expect(only(synthJson(stack).resource.keyward_cloud_auth_backend).config).toEqual({ credentials_wo: '${var.creds}', credentials_wo_version: 3 });
+  });
+
+  it('puts nothing secret in cdk.tf.json', () => {
+    const synth = Testing.synth(build().stack);
+    expect(synth).not.toContain(S3_SECRET);
+    expect(synth).not.toContain(JSON.parse(CREDS).private_key.split('\n')[2]);
+  });
+
+  it('keeps the manifest for keyward plan/apply --dir (a valid manifest once tokens resolve)', () => {
+    const outdir = Testing.fullSynth(build().stack);
+    const m = parseManifest(JSON.parse(readFileSync(join(outdir, 'stacks', 'prod', MANIFEST_FILE_NAME), 'utf8')));
+    expect(m.stack).toBe('prod');
+    const gcp = m.authBackends[0];
+    expect(gcp.config?.credentials).toEqual({ secretRef: { env: 'KW_SYN_CREDS', fingerprint: fingerprintSecret(m.fingerprintSalt, CREDS) } });
+    expect(gcp.roles.map((r) => r.name)).toEqual(['web', 'batch']);
     expect(m.snapshotConfigs[1]).toMatchObject({ name: 'azure', cloudthree_account_key: { secretRef: { env: 'TF_VAR_azure_key' } } });
   });
 
-  it('passes secrets only through the provisioner environment', () => {
-    const { stack } = build();
-    const synth = Testing.synth(stack);
-    expect(synth).not.toContain(S3_SECRET);
-    expect(synth).not.toContain(JSON.parse(CREDS).private_key.split('\n')[2]);
-    const { apply } = resources(stack);
-    const [create, destroy] = apply.provisioner.map((p: Json) => p['local-exec']);
-    expect(create.when).toBeUndefined();
-    expect(create.environment).toEqual({ KEYWARD_DESIRED: '${jsonencode(self.input)}', KEYWARD_INSTANCE: '${self.id}', TF_VAR_azure_key: '${var.azure_key}' });
-    expect(create.command).toContain(`node '${resolveKeywardBin()}' apply --manifest keyward.desired.json --last-applied keyward.last-applied.json`);
-    expect(destroy.when).toBe('destroy');
-    expect(destroy.environment).toEqual({ KEYWARD_PREVIOUS: '${jsonencode(self.input)}', KEYWARD_INSTANCE: '${self.id}' });
-    expect(apply.triggers_replace.secrets).toEqual({ TF_VAR_azure_key: expect.stringMatching(/^\$\{sha256\("[0-9a-f]+:\$\{var\.azure_key\}"\)\}$/) });
-  });
-
-  it('keeps the digest stable across synths and changes it with any field', () => {
-    const a = resources(build().stack).apply.triggers_replace.digest;
-    const b = resources(build().stack).apply.triggers_replace.digest;
-    const c = resources(build({ ttl: '2h' }).stack).apply.triggers_replace.digest;
-    expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(b).toBe(a);
-    expect(c).not.toBe(a);
-  });
-
-  it('leaves objects with RemovalPolicy.RETAIN out of the teardown resource', () => {
-    const { teardown, apply } = resources(build({ retainSnapshots: true }).stack);
-    expect(teardown.input.snapshotConfigs.map((s: Json) => s.name)).toEqual(['azure']);
-    expect(apply.input.snapshotConfigs.map((s: Json) => s.name)).toEqual(['hourly', 'azure']);
-    expect(teardown.triggers_replace).toBeUndefined();
-    expect(teardown.provisioner[0]['local-exec']).toMatchObject({ when: 'destroy', environment: { KEYWARD_MANAGED: '${jsonencode(self.input)}' } });
-    expect(teardown.provisioner[0]['local-exec'].command).toContain('destroy --manifest keyward.managed.json');
-  });
-
-  it('writes the manifest next to cdk.tf.json, with no secret anywhere in the output', () => {
+  it('writes the launcher into the implied local mirror, and no secret anywhere in the output', () => {
     const outdir = Testing.fullSynth(build().stack);
     const stackDir = join(outdir, 'stacks', 'prod');
-    expect(readdirSync(stackDir).sort()).toEqual(['cdk.tf.json', MANIFEST_FILE_NAME]);
-    const m = parseManifest(JSON.parse(readFileSync(join(stackDir, MANIFEST_FILE_NAME), 'utf8')));
-    expect(m.authBackends[0].roles.map((r) => r.name)).toEqual(['web', 'batch']);
+    expect(readdirSync(stackDir).sort()).toEqual(['cdk.tf.json', MANIFEST_FILE_NAME, 'terraform.d']);
+    const v = packageVersion();
+    const launcher = join(stackDir, 'terraform.d', 'plugins', 'registry.terraform.io', 'keyward', 'keyward', v, terraformPlatform(), `terraform-provider-keyward_v${v}`);
+    expect(readFileSync(launcher, 'utf8')).toBe(LAUNCHER_SCRIPT);
+    expect(statSync(launcher).mode & 0o777).toBe(0o755);
     const walk = (d: string): string[] => readdirSync(d).flatMap((e) => (statSync(join(d, e)).isDirectory() ? walk(join(d, e)) : [join(d, e)]));
     for (const f of walk(outdir)) {
       const text = readFileSync(f, 'utf8');
       expect(text).not.toContain(S3_SECRET);
-      expect(text).not.toContain(JSON.parse(CREDS).private_key_id + JSON.parse(CREDS).private_key.slice(40, 80));
       expect(text).not.toContain(JSON.parse(CREDS).private_key.slice(40, 80));
     }
   });

@@ -63,3 +63,16 @@ test('records round-trip through an atomic write; other JSON is refused', () => 
   expect(Object.keys(loadRecordFile(path).objects)).toEqual(['auth/a', 'snapshot/b']);
   expect(() => parseRecord({ hello: 1 })).toThrow(/expected a keyward record/);
 });
+
+test('--dir with no record file: the manifest stands for what Terraform applied (fingerprints kept, no deletes)', () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'kw-src-')), 'cdktf.out');
+  mkdirSync(join(out, 'stacks', 's'), { recursive: true });
+  const m = { ...manifest('s'), authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret('salt-0123456789abcdef', 'v') } } }, roles: [] }] };
+  writeFileSync(join(out, 'stacks', 's', 'keyward.manifest.json'), JSON.stringify(m));
+  const s = loadSource({ dir: out });
+  expect(s.record.objects['auth/cloud/config'].secrets.credentials).toBe(fingerprintSecret('salt-0123456789abcdef', 'v'));
+  expect(Object.keys(s.record.objects).sort()).toEqual(['auth/cloud', 'auth/cloud/config']);
+  // Once keyward keeps its own record (after `keyward apply --dir`), that record is used.
+  saveRecordFile(s.recordPath!, { version: 1, objects: {} });
+  expect(loadSource({ dir: out }).record.objects).toEqual({});
+});

@@ -1,0 +1,59 @@
+// The CDK library the app synthesizes with: cdktf or its fork CDK Terrain (cdktn), which keep the
+// same API and JSON. Loaded once, from the app's working directory first, so keyward's constructs
+// extend the very classes (and share the token registry of) the app's own `App`. Every construct
+// file imports the library through this module only.
+
+import type * as Cdk from 'cdktf';
+import type { ICustomSynthesis } from 'cdktf/lib/synthesize/synthesizer';
+import type { IConstruct } from 'constructs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export type CdkLibrary = 'cdktf' | 'cdktn';
+
+/** The library an app uses: the one its package.json names (cdktn wins a tie only when named alone). */
+export function preferredLibrary(appDir: string, available: (lib: CdkLibrary) => boolean): CdkLibrary {
+  const forced = process.env.KEYWARD_CDK_LIBRARY;
+  if (forced === 'cdktf' || forced === 'cdktn') return forced;
+  let named: CdkLibrary[] = [];
+  const pkg = join(appDir, 'package.json');
+  if (existsSync(pkg)) {
+    try {
+      const j = JSON.parse(readFileSync(pkg, 'utf8')) as Record<string, Record<string, string> | undefined>;
+      const deps = { ...j.devDependencies, ...j.peerDependencies, ...j.dependencies };
+      named = (['cdktf', 'cdktn'] as const).filter((l) => l in deps);
+    } catch {
+      // an unreadable package.json says nothing: fall through to what is installed
+    }
+  }
+  if (named.length === 1 && available(named[0])) return named[0];
+  return available('cdktf') ? 'cdktf' : 'cdktn';
+}
+
+function resolveFrom(lib: string): string | undefined {
+  try {
+    return require.resolve(lib, { paths: [process.cwd(), __dirname] });
+  } catch {
+    return undefined;
+  }
+}
+
+function load(): { lib: CdkLibrary; cdk: typeof Cdk; addCustomSynthesis: (c: IConstruct, s: ICustomSynthesis) => void } {
+  const lib = preferredLibrary(process.cwd(), (l) => resolveFrom(l) !== undefined);
+  const entry = resolveFrom(lib);
+  if (!entry) throw new Error('keyward/constructs needs cdktf (>= 0.21) or cdktn (>= 0.24) installed in the app: npm install cdktn (or cdktf)');
+  const cdk = require(entry) as typeof Cdk;
+  // Not exported from the package root in either library (main is lib/index.js); the stack synthesizer calls it for custom files.
+  const synth = require(join(dirname(entry), 'synthesize', 'synthesizer')) as {
+    addCustomSynthesis: (c: IConstruct, s: ICustomSynthesis) => void;
+  };
+  return { lib, cdk, addCustomSynthesis: synth.addCustomSynthesis };
+}
+
+const loaded = load();
+
+/** Which library was loaded (for messages and tests). */
+export const cdkLibrary: CdkLibrary = loaded.lib;
+export const addCustomSynthesis = loaded.addCustomSynthesis;
+export const { DefaultTokenResolver, Lazy, StringConcat, TerraformProvider, TerraformResource, TerraformStack, TerraformVariable, Token, Tokenization } = loaded.cdk;
+export type { ISynthesisSession, TerraformStack as TerraformStackType, TerraformVariable as TerraformVariableType } from 'cdktf';

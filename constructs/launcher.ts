@@ -1,0 +1,91 @@
+// The provider launcher: the small executable Terraform installs from a local mirror
+// (terraform.d/plugins/registry.terraform.io/keyward/keyward/<version>/<os>_<arch>/). It finds the
+// keyward package at run time and runs its provider, so its bytes are the same on every machine
+// and the hashes in .terraform.lock.hcl agree between a laptop and CI. No cdktf import here: the
+// CLI (`keyward terraform install`) writes the same file.
+
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const PROVIDER_SOURCE = 'keyward/keyward';
+export const PROVIDER_HOSTNAME = 'registry.terraform.io';
+const PROVIDER_BIN = 'bin/terraform-provider-keyward.js';
+
+/**
+ * The launcher script. It looks for the keyward package (node_modules/keyward, or a directory whose
+ * package.json is keyward's own: this repository) from Terraform's working directory upward, then
+ * beside the `keyward` command on PATH (a global install), and runs the provider in-process.
+ */
+export const LAUNCHER_SCRIPT = `#!/usr/bin/env node
+// keyward's Terraform provider launcher, written by keyward (identical on every machine: no paths).
+// Finds the keyward package from the working directory upward, or beside \`keyward\` on PATH, and
+// runs its provider (${PROVIDER_BIN}).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const BIN = ${JSON.stringify(PROVIDER_BIN)};
+function isKeyward(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === 'keyward' && fs.existsSync(path.join(dir, BIN));
+  } catch (e) {
+    return false;
+  }
+}
+function fromWorkingDirectory() {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    for (const c of [path.join(dir, 'node_modules', 'keyward'), dir]) if (isKeyward(c)) return c;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+function fromPath() {
+  for (const d of (process.env.PATH || '').split(path.delimiter)) {
+    try {
+      const real = fs.realpathSync(path.join(d, 'keyward'));
+      const pkg = path.dirname(path.dirname(real));
+      if (isKeyward(pkg)) return pkg;
+    } catch (e) {
+      // not in this PATH entry
+    }
+  }
+  return undefined;
+}
+const pkg = fromWorkingDirectory() || fromPath();
+if (!pkg) {
+  process.stderr.write('terraform-provider-keyward: cannot find the keyward package from ' + process.cwd() +
+    ' upward (node_modules/keyward) or on PATH; install it in the project: npm install keyward\\n');
+  process.exit(1);
+}
+require(path.join(pkg, BIN));
+`;
+
+/** Terraform's platform name for this machine, e.g. linux_amd64, darwin_arm64. */
+export function terraformPlatform(platform: string = process.platform, arch: string = process.arch): string {
+  const os = platform === 'win32' ? 'windows' : platform;
+  const cpu = ({ x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' } as Record<string, string>)[arch] ?? arch;
+  return `${os}_${cpu}`;
+}
+
+/** keyward's own package version (the provider version), from the package.json above this file. */
+export function packageVersion(): string {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const p = join(dir, 'package.json');
+    if (!existsSync(p)) continue;
+    const j = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
+    if (j.name === 'keyward' && j.version) return j.version;
+  }
+  throw new Error(`cannot find keyward's package.json above ${__dirname}`);
+}
+
+/** Path of the launcher inside a plugin directory (a local mirror in Terraform's unpacked layout). */
+export function launcherPath(pluginDir: string, version: string = packageVersion(), platform: string = terraformPlatform()): string {
+  return join(pluginDir, PROVIDER_HOSTNAME, PROVIDER_SOURCE, version, platform, `terraform-provider-keyward_v${version}`);
+}
+
+/** Writes the launcher (mode 0755) under pluginDir; returns its path. Rewrites only when the bytes differ. */
+export function writeLauncher(pluginDir: string, version?: string, platform?: string): string {
+  const file = launcherPath(pluginDir, version, platform);
+  mkdirSync(dirname(file), { recursive: true });
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== LAUNCHER_SCRIPT) writeFileSync(file, LAUNCHER_SCRIPT, { mode: 0o755 });
+  chmodSync(file, 0o755);
+  return file;
+}
