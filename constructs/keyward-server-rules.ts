@@ -10,7 +10,7 @@ export interface KeywardServerInput {
 }
 
 /** Every prop a KeywardServer knows; anything else is a misspelling. */
-export const KNOWN_SERVER_PROPS = ['address', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs'] as const;
+export const KNOWN_SERVER_PROPS = ['address', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
 
 export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] = [
   { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SERVER_PROPS) },

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 // The command as a user runs it (bin/keyward.js in a child process): apply and destroy ask on a
 // terminal (a real pseudo-terminal through `script`) and only "yes" goes ahead; without a terminal
 // and without --auto-approve they refuse and change nothing; a cdktf project is the default source
@@ -122,7 +123,7 @@ test('in a cdktf project, plan with no source flag synthesizes the app and leave
   // A TMPDIR of its own, so that the check is not confused by other runs on the machine.
   const tmp = join(work, 'tmp');
   mkdirSync(tmp);
-  const r = await plain(['plan', '--detailed-exitcode'], { cwd: join(REPO, 'examples', 'basic'), env: env({ TMPDIR: tmp }) });
+  const r = await plain(['plan', '--detailed-exitcode'], { cwd: join(REPO, 'examples', 'basic'), env: env({ TMPDIR: tmp, KEYWARD_CLOUD_CREDENTIALS: exampleKeyFile() }) });
   expect(r.out).toContain('+ auth/cloud/role/app will be created');
   expect(r.code).toBe(2);
   expect(readdirSync(tmp).filter((n) => n.startsWith('keyward-synth-'))).toEqual([]);
@@ -137,3 +138,16 @@ test('--version prints the package version', async () => {
   expect(r.out.trim()).toBe((JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version);
   expect(r.code).toBe(0);
 });
+
+/** A well-formed service-account key file: examples/basic refuses an unset or malformed secret at synth. */
+function exampleKeyFile(): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return JSON.stringify({
+    type: 'service_account',
+    project_id: 'demo-project',
+    private_key_id: 'k1',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: 'keyward@demo-project.iam.gserviceaccount.com',
+    client_id: '1',
+  });
+}

@@ -60,7 +60,7 @@ test('plan, apply, status, import and destroy against Vault, in keyward names un
   expect(server.out).toContain('+ gce_alias = "instance_id"');
   expect(server.out).toContain('+ storage_type = "azure-blob"');
 
-  expect((await keyward('apply', '--manifest', manifestPath)).code).toBe(0);
+  expect((await keyward('apply', '--auto-approve', '--manifest', manifestPath)).code).toBe(0);
   expect((await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode', '--dialect', 'vault')).code).toBe(0);
   expect(vault.problems).toEqual([]);
 
@@ -86,7 +86,7 @@ test('plan, apply, status, import and destroy against Vault, in keyward names un
   expect(snaps.out).toContain('SnapshotStorage.cloudThree(');
   expect(`${mount.out}${snaps.out}`).not.toMatch(/aws_|gce|google_gcs|azure_/);
 
-  expect((await keyward('destroy', '--manifest', manifestPath)).code).toBe(0);
+  expect((await keyward('destroy', '--auto-approve', '--manifest', manifestPath)).code).toBe(0);
   expect(vault.mounts.has('cloud')).toBe(false);
   expect(vault.snapshots.size).toBe(0);
   expect(vault.problems).toEqual([]);
