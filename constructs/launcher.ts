@@ -4,6 +4,7 @@
 // and the hashes in .terraform.lock.hcl agree between a laptop and CI. No cdktf import here: the
 // CLI (`keyward terraform install`) writes the same file.
 
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -88,4 +89,45 @@ export function writeLauncher(pluginDir: string, version?: string, platform?: st
   if (!existsSync(file) || readFileSync(file, 'utf8') !== LAUNCHER_SCRIPT) writeFileSync(file, LAUNCHER_SCRIPT, { mode: 0o755 });
   chmodSync(file, 0o755);
   return file;
+}
+
+/**
+ * Terraform's "h1:" package hash of the launcher's directory (Go's dirhash.Hash1: the SHA-256 of
+ * the lines "<sha256 hex>  <file name>\n", base64). Stable because the launcher's bytes are.
+ */
+export function launcherHash(version: string = packageVersion()): string {
+  const fileHash = createHash('sha256').update(LAUNCHER_SCRIPT, 'utf8').digest('hex');
+  const summary = `${fileHash}  terraform-provider-keyward_v${version}\n`;
+  return `h1:${createHash('sha256').update(summary, 'utf8').digest('base64')}`;
+}
+
+const LOCK_FILE = '.terraform.lock.hcl';
+
+/** The lock-file entry for the launcher; every platform's launcher has the same bytes, so one hash serves all. */
+export function lockEntry(version: string = packageVersion()): string {
+  return [
+    `provider "${PROVIDER_HOSTNAME}/${PROVIDER_SOURCE}" {`,
+    `  version     = "${version}"`,
+    `  constraints = "${version}"`,
+    '  hashes = [',
+    `    "${launcherHash(version)}",`,
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Puts the launcher's entry into the stack's .terraform.lock.hcl (other providers' entries kept).
+ * Without it, cdktf's first `init` runs `terraform providers lock`, which asks the registry for
+ * keyward/keyward and fails offline; with it, `terraform init` checks the launcher against the hash.
+ */
+export function writeLockEntry(stackDir: string, version: string = packageVersion()): void {
+  const file = join(stackDir, LOCK_FILE);
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n\n';
+  const block = new RegExp(`provider "${PROVIDER_HOSTNAME}/${PROVIDER_SOURCE}" \\{[^}]*\\}\\n?`);
+  const entry = lockEntry(version);
+  if (current.includes(entry)) return;
+  const rest = current.replace(block, '');
+  writeFileSync(file, `${rest.endsWith('\n\n') || rest === '' ? rest : `${rest.replace(/\n*$/, '\n\n')}`}${entry}`);
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { MANIFEST_FILE_NAME, MANIFEST_VERSION, type ManifestInput } from '../src/schema/manifest';
 import { DefaultTokenResolver, type ISynthesisSession, StringConcat, TerraformStack, Tokenization, addCustomSynthesis } from './cdk';
 import type { KeywardServer } from './keyward-server';
-import { writeLauncher } from './launcher';
+import { writeLauncher, writeLockEntry } from './launcher';
 import { ManifestContext, compact } from './manifest-parts';
 import { KeywardProviderBlock, KeywardResource } from './terraform-elements';
 
@@ -59,6 +59,7 @@ export function attachStackSynthesis(server: KeywardServer): void {
       mkdirSync(stackDir, { recursive: true });
       writeFileSync(join(stackDir, MANIFEST_FILE_NAME), `${JSON.stringify(resolveTokens(server, buildManifest(server)), null, 2)}\n`);
       writeLauncher(join(stackDir, 'terraform.d', 'plugins'));
+      writeLockEntry(stackDir);
     },
   });
 }
