@@ -14,7 +14,7 @@ import {
   type LiveObject,
   type ObjectPlan,
 } from './model';
-import type { LastApplied, RecordedObject } from './record';
+import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
 export interface DiffResult {
   objects: ObjectPlan[];
@@ -55,7 +55,8 @@ function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: Reco
     if (want) {
       const recorded = rec?.secrets[field];
       const keyMoved = rec?.observed[field] !== undefined && live.observed[field] !== rec.observed[field];
-      if (state === 'unset' || recorded !== want.fingerprint || keyMoved) {
+      const inSync = recorded === want.fingerprint || (recorded === APPLIED_UNKNOWN_FINGERPRINT && state !== 'unset');
+      if (state === 'unset' || !inSync || keyMoved) {
         changes.push({ field, sensitive: true, before: state === 'unset' ? null : '(sensitive)', after: '(sensitive)' });
       } else unchanged++;
     } else if (state === 'set' || (state === 'unknown' && rec?.secrets[field] !== undefined)) {

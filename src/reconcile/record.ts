@@ -42,11 +42,21 @@ export function parseRecord(input: unknown): LastApplied {
   if (input && typeof input === 'object' && 'fingerprintSalt' in input) {
     const desired = desiredFromManifest(parseManifest(input), {}, { lenientSecrets: true });
     const rec = emptyRecord();
-    for (const o of desired.objects.values()) rec.objects[o.id] = recordedFrom(o);
+    for (const o of desired.objects.values()) {
+      const r = recordedFrom(o);
+      // A secret with no fingerprint in the manifest (a Terraform variable, fed to the provider's
+      // write-only attribute) was applied by Terraform with a value keyward cannot know: in sync
+      // while the server holds one.
+      for (const field of Object.keys(o.secrets)) r.secrets[field] ??= APPLIED_UNKNOWN_FINGERPRINT;
+      rec.objects[o.id] = r;
+    }
     return rec;
   }
   throw new Error('last-applied record: expected a keyward record ({"version":1,"objects":{...}}) or a keyward manifest');
 }
+
+/** Recorded fingerprint of a secret applied by Terraform from a variable (value unknown to keyward). */
+export const APPLIED_UNKNOWN_FINGERPRINT = 'applied-by-terraform';
 
 export function recordedFrom(o: DesiredObject, observed: Record<string, string> = {}): RecordedObject {
   return {

@@ -6,6 +6,7 @@
 // Runs once bin/terraform-provider-keyward.js (the provider) exists.
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { runAsync } from '../support/run-async';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,7 +26,7 @@ const CREDS = serviceAccountKeyJson('deployer@e2e.iam.gserviceaccount.com');
 const PRIVATE_KEY_LINE = (JSON.parse(CREDS) as { private_key: string }).private_key.split('\n')[3];
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
-const GCS_KEY = `gcs-${randomBytes(24).toString('hex')}`;
+const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
 const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 const SECRETS = { 'credentials JSON': CREDS, 'credentials private key line': PRIVATE_KEY_LINE, 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key (ephemeral)': GCS_KEY };
 
@@ -142,10 +143,9 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-gcs')).body.data.storage_type).toBe('cloudtwo-store');
 
     // keyward plan on the synthesized output agrees: nothing to do.
-    const kp = spawnSync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--detailed-exitcode'], {
+    const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--detailed-exitcode'], {
       cwd: dir,
       env: { ...process.env, VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
-      encoding: 'utf8',
     });
     outputs.push(kp.stdout + kp.stderr);
     expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });

@@ -4,6 +4,7 @@
 // terraform runs in the stack directory.
 
 import { spawnSync } from 'node:child_process';
+import { runAsync } from '../support/run-async';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,17 +51,17 @@ describe('cdktn', () => {
     const engine = await startTestEngine();
     try {
       const env = { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, NO_COLOR: '1' };
-      const tf = (dir: string, ...args: string[]) => {
-        const r = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+      const tf = async (dir: string, ...args: string[]) => {
+        const r = await runAsync('terraform', [...args, '-no-color'], { cwd: dir, env });
         expect({ args, status: r.status, out: r.stdout + r.stderr }).toMatchObject({ status: 0 });
         return r.stdout;
       };
       const dir = synth({ KEYWARD_E2E_ADDR: engine.url });
-      tf(dir, 'init', '-input=false');
-      expect(tf(dir, 'apply', '-auto-approve', '-input=false')).toMatch(/1 added, 0 changed, 0 destroyed/);
+      await tf(dir, 'init', '-input=false');
+      expect(await tf(dir, 'apply', '-auto-approve', '-input=false')).toMatch(/1 added, 0 changed, 0 destroyed/);
       expect((await api(engine.url, 'LIST', 'auth/terrain/roles')).body.data.keys).toEqual(['role-0', 'role-1', 'role-2']);
-      expect(tf(dir, 'plan', '-input=false')).toMatch(/No changes/);
-      tf(dir, 'destroy', '-auto-approve', '-input=false');
+      expect(await tf(dir, 'plan', '-input=false')).toMatch(/No changes/);
+      await tf(dir, 'destroy', '-auto-approve', '-input=false');
       expect((await api(engine.url, 'GET', 'sys/auth')).body.data['terrain/']).toBeUndefined();
     } finally {
       await engine.close();
