@@ -87,6 +87,10 @@ export function bindSecret(scope: Construct, field: string, value: SecretString 
     if (variable && variable.sensitive !== true && !isEphemeral(variable)) {
       return { problem: `${field}: TerraformVariable "${m[1]}" must be declared with sensitive: true (or be ephemeral), or Terraform may print its value` };
     }
+    // Terraform writes the values of non-ephemeral variables, sensitive ones too, into saved plan
+    // files (`cdktf diff` leaves one). The variable feeds only write-only attributes, so it is made
+    // ephemeral: its value then reaches neither plan files nor state.
+    if (variable && !isEphemeral(variable)) variable.addOverride('ephemeral', true);
     // The manifest (for `keyward apply`) reads the same value from Terraform's own variable environment.
     const env = ENV_NAME.test(`TF_VAR_${m[1]}`) ? `TF_VAR_${m[1]}` : `KEYWARD_SECRET_${createHash('sha256').update(m[1]).digest('hex').slice(0, 12).toUpperCase()}`;
     return { field, env, tfValue: expr };

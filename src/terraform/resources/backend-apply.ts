@@ -104,13 +104,15 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
 }
 
 /** Destroy: the declared roles and the config go; the mount too, unless it holds roles never managed here. */
-export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectValue): Promise<ApplyResult> {
+export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectValue, declaredAtApply?: readonly string[]): Promise<ApplyResult> {
   if (bool(prior.retain_on_destroy)) return { state: null };
   const client = clientOf(ctx);
   const path = String(prior.path);
   if (!(await client.sys.listAuthMounts()).has(path)) return { state: null };
   const api = client.cloud(path);
-  const declared = Object.keys(isObject(prior.roles) ? prior.roles : {});
+  // Roles in state that the configuration never declared (pulled in by an exclusive refresh) stay.
+  const inState = Object.keys(isObject(prior.roles) ? prior.roles : {});
+  const declared = declaredAtApply ? inState.filter((k) => declaredAtApply.includes(k)) : inState;
   const results = await settleLimit(declared, ctx.parallelism, (key) => api.deleteRole(key.toLowerCase()));
   const failures = results.flatMap((r, i) => (r.ok ? [] : [errorAt(['roles', { key: declared[i] }], `Could not delete role ${declared[i]}`, message(r.error))]));
   if (failures.length) return { state: prior, diagnostics: failures };

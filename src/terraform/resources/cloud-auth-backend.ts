@@ -83,11 +83,36 @@ export const cloudAuthBackend: ResourceHandler<KeywardProviderContext> = {
   schema: backendSchema,
   validate: (config) => validateBackend(config),
   read: (ctx, state) => readBackend(ctx, state),
-  plan: (ctx, req) => planBackend(ctx, req),
+  async plan(ctx, req) {
+    const r = await planBackend(ctx, req);
+    return { ...r, plannedPrivate: r.plannedPrivate ?? req.priorPrivate };
+  },
   async apply(ctx, req) {
-    if (!req.planned) return req.prior ? destroyBackend(ctx, req.prior) : { state: null };
+    if (!req.planned) return req.prior ? destroyBackend(ctx, req.prior, declaredRoles(req.plannedPrivate)) : { state: null };
     if (hasUnknown(req.config?.path ?? null)) throw new DiagnosticsError([errorAt(['path'], 'path must be known at apply')]);
-    return applyBackend(ctx, req.prior, req.planned, req.config ?? req.planned);
+    const config = req.config ?? req.planned;
+    const result = await applyBackend(ctx, req.prior, req.planned, config);
+    return { ...result, private: declaredPrivate(config) };
   },
   import: async (_ctx, id) => importedBackend(id),
 };
+
+/**
+ * The role names the configuration declared at the last apply, kept in the resource's private
+ * state: with exclusive_roles, refresh pulls undeclared roles into state (so a plan removes them),
+ * and destroy must still leave a role made by hand after the last deploy alone.
+ */
+function declaredPrivate(config: ObjectValue): Uint8Array {
+  const roles = config.roles !== null && typeof config.roles === 'object' && !Array.isArray(config.roles) ? Object.keys(config.roles) : [];
+  return Buffer.from(JSON.stringify({ declaredRoles: roles }), 'utf8');
+}
+
+function declaredRoles(priv: Uint8Array | undefined): string[] | undefined {
+  if (!priv || priv.length === 0) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(priv).toString('utf8')) as { declaredRoles?: unknown };
+    return Array.isArray(v.declaredRoles) ? v.declaredRoles.map(String) : undefined;
+  } catch {
+    return undefined;
+  }
+}
