@@ -7,7 +7,7 @@ import { Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudAuthBackend, CloudAuthRole, KeywardServer, RemovalPolicy, SnapshotAutoConfig, SnapshotStorage } from '../../../constructs';
-import { LAUNCHER_SCRIPT, packageVersion, terraformPlatform } from '../../../constructs/launcher';
+import { LAUNCHER_SCRIPT, launcherHash, packageVersion, terraformPlatform } from '../../../constructs/launcher';
 import { MANIFEST_FILE_NAME, fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
 import { newStack, serviceAccountKeyJson, withEnv } from './fixtures';
 
@@ -130,7 +130,9 @@ describe('stack synthesis', () => {
   it('writes the launcher into the implied local mirror, and no secret anywhere in the output', () => {
     const outdir = Testing.fullSynth(build().stack);
     const stackDir = join(outdir, 'stacks', 'prod');
-    expect(readdirSync(stackDir).sort()).toEqual(['cdk.tf.json', MANIFEST_FILE_NAME, 'terraform.d']);
+    expect(readdirSync(stackDir).sort()).toEqual(['.terraform.lock.hcl', 'cdk.tf.json', MANIFEST_FILE_NAME, 'terraform.d']);
+    // The lock entry carries the launcher's hash, so cdktf's first init never asks the registry.
+    expect(readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8')).toContain(launcherHash());
     const v = packageVersion();
     const launcher = join(stackDir, 'terraform.d', 'plugins', 'registry.terraform.io', 'keyward', 'keyward', v, terraformPlatform(), `terraform-provider-keyward_v${v}`);
     expect(readFileSync(launcher, 'utf8')).toBe(LAUNCHER_SCRIPT);
