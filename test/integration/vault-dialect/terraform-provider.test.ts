@@ -202,6 +202,12 @@ test('snapshot configs of all four storage types round-trip; secrets read back i
   expect(vault.snapshots.get('blobs')).toMatchObject({ storage_type: 'azure-blob', azure_container_name: 'snapshots', azure_account_key: SECRETS.AZ_KEY, file_prefix: 'prod' });
   // Vault's read returns the secrets in clear (vault#10971): what the provider must never keep.
   expect(show(await raw('GET', 'sys/storage/raft/snapshot-auto/config/blobs'))).toContain(SECRETS.AZ_KEY);
+  // The provider's client drops them on read, before any resource code sees the data.
+  for (const name of Object.keys(states)) {
+    const seen = await d.ctx.client!.snapshots.read(name);
+    expect(seen?.storage_type).toBe(states[name].storage_type);
+    expect({ name, leaked: leakedSecrets(show(seen)) }).toEqual({ name, leaked: [] });
+  }
 
   for (const [name, c] of Object.entries(snapshotConfigs('/var/kw-snaps'))) {
     const s = states[name];
