@@ -1,0 +1,192 @@
+// The keyward provider through the real terraform CLI (1.11, offline, launcher in
+// terraform.d/plugins) against the strict Vault contract server, the provider block saying
+// dialect = "vault": apply, empty plan, out-of-band changes in Vault's names shown in keyward's and
+// corrected, the same state planned with the dialect detected instead, import of a snapshot config
+// made by hand, destroy; no secret in any file Terraform keeps (plan file unzipped) or any output.
+// terraform runs asynchronously: the contract server lives in this process (run-async.ts).
+
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeLauncher } from '../../constructs/launcher';
+import { runAsync } from '../support/run-async';
+import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../support/vault-contract/server';
+import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
+
+const REPO = resolve(__dirname, '../..');
+const CREDS = serviceAccountKeyJson('deployer@vault-e2e.iam.gserviceaccount.com');
+const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
+const AZURE_KEY = randomBytes(48).toString('base64');
+const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
+const SECRETS = { 'credentials JSON': CREDS, 'credentials private key': (JSON.parse(CREDS) as { private_key: string }).private_key.split('\n')[3], 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key': GCS_KEY };
+
+/** The stack, as Terraform JSON; `dialect` undefined = detect it from sys/health. */
+function stack(address: string, dialect: 'vault' | undefined, extra: Record<string, unknown> = {}) {
+  return {
+    terraform: { required_providers: { keyward: { source: 'keyward/keyward' } } },
+    variable: { azure_key: { type: 'string', sensitive: true, ephemeral: true } },
+    provider: { keyward: { address, fingerprint_salt: 'e2e-vault-salt-0123456789', ...(dialect ? { dialect } : {}) } },
+    resource: {
+      keyward_cloud_auth_backend: {
+        cloud: {
+          path: 'cloud',
+          description: 'workloads on Google Cloud',
+          exclusive_roles: true,
+          config: { credentials_env: 'KW_CREDS', iam_alias: 'unique_id', vm_alias: 'instance_id', vm_metadata: ['zone', 'instance_id'] },
+          roles: {
+            web: { type: 'iam', bound_service_accounts: ['web@e2e.iam.gserviceaccount.com'], token_ttl: '1h', allow_vm_inference: false, token_bound_cidrs: ['10.0.0.9/32'] },
+            batch: { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'e2e' }, token_type: 'service' },
+          },
+        },
+      },
+      keyward_snapshot_auto_config: {
+        hourly: { name: 'hourly', storage_type: 'local', interval: '1h', retain: 2, path_prefix: '/var/lib/vault-snaps', local_max_space: 10000000 },
+        s3: {
+          name: 's3',
+          storage_type: 'cloudone-store',
+          interval: '24h',
+          path_prefix: 'raft/',
+          cloudone_bucket: 'snapshots',
+          cloudone_region: 'eu-west-1',
+          cloudone_access_key_id: 'AKIAE2E',
+          cloudone_secret_access_key_env: 'KW_S3_SECRET',
+        },
+        gcs: { name: 'gcs', storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', cloudtwo_service_account_key_env: 'KW_GCS_KEY' },
+        azure: {
+          name: 'azure',
+          storage_type: 'cloudthree-store',
+          interval: '6h',
+          path_prefix: 'raft/',
+          cloudthree_container_name: 'snapshots',
+          cloudthree_account_name: 'keyward',
+          cloudthree_account_key_wo: '${var.azure_key}',
+          cloudthree_account_key_wo_version: 1,
+        },
+        ...extra,
+      },
+    },
+  };
+}
+
+describe('terraform with the keyward provider in vault dialect, against the Vault contract server', () => {
+  let vault: VaultContract;
+  let dir: string;
+  const outputs: string[] = [];
+  const write = (s: object) => writeFileSync(join(dir, 'main.tf.json'), JSON.stringify(s, null, 2));
+  const tf = async (...args: string[]) => {
+    const r = await runAsync('terraform', [...args, '-no-color'], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        KEYWARD_DIALECT: '',
+        CHECKPOINT_DISABLE: '1',
+        TF_IN_AUTOMATION: '1',
+        TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'),
+        VAULT_ADDR: '',
+        VAULT_TOKEN: CONTRACT_TOKEN,
+        KW_CREDS: CREDS,
+        KW_S3_SECRET: S3_SECRET,
+        KW_GCS_KEY: GCS_KEY,
+        TF_VAR_azure_key: AZURE_KEY,
+      },
+    });
+    const out = r.stdout + r.stderr;
+    outputs.push(out);
+    return { code: r.status, out };
+  };
+  const ok = async (...args: string[]) => {
+    const r = await tf(...args);
+    expect({ args, code: r.code, out: r.code === 0 ? '' : r.out.slice(-3000) }).toEqual({ args, code: 0, out: '' });
+    return r.out;
+  };
+  const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    vault = await startVaultContract();
+    dir = mkdtempSync(join(tmpdir(), 'keyward-tf-vault-'));
+    writeLauncher(join(dir, 'terraform.d', 'plugins'));
+    // As in a project with keyward installed: the launcher finds node_modules/keyward.
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
+    writeFileSync(join(dir, 'empty.tfrc'), '');
+  });
+  afterAll(async () => {
+    await vault?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies, plans nothing, corrects out-of-band changes, imports, destroys; Vault only ever sees its own names', async () => {
+    write(stack(vault.url, 'vault'));
+    expect(await ok('init', '-input=false')).toContain('Terraform has been successfully initialized');
+    const applied = await ok('apply', '-input=false', '-auto-approve');
+    expect(applied).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
+    expect(vault.mounts.get('cloud')?.type).toBe('gcp');
+    const gcp = vault.gcp.get('cloud')!;
+    expect(gcp.config).toMatchObject({ gce_alias: 'instance_id', gce_metadata: ['instance_id', 'zone'] });
+    expect(gcp.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false, token_ttl: 3600, token_bound_cidrs: ['10.0.0.9'] });
+    expect(gcp.roles.get('batch')).toMatchObject({ type: 'gce', bound_labels: { env: 'e2e' } });
+    expect(vault.snapshots.get('s3')).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'snapshots', aws_secret_access_key: S3_SECRET });
+    expect(vault.snapshots.get('gcs')).toMatchObject({ storage_type: 'google-gcs', google_service_account_key: GCS_KEY });
+    expect(vault.snapshots.get('azure')).toMatchObject({ storage_type: 'azure-blob', azure_account_key: AZURE_KEY });
+    expect(vault.snapshots.get('hourly')).toMatchObject({ storage_type: 'local', interval: 3600 });
+
+    const again = await tf('plan', '-input=false', '-detailed-exitcode');
+    expect({ code: again.code, noChanges: again.out.includes('No changes.') }).toEqual({ code: 0, noChanges: true });
+
+    // Out-of-band changes made in Vault's names, shown in keyward's, corrected by apply.
+    await raw('auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
+    await raw('auth/cloud/role/backdoor', { type: 'gce', bound_zones: 'us-east1-b' });
+    await raw('sys/storage/raft/snapshot-auto/config/s3', { aws_s3_region: 'us-east-2' });
+    const drift = await tf('plan', '-input=false', '-detailed-exitcode', '-out=tfplan');
+    expect(drift.code).toBe(2);
+    expect(drift.out).toContain('0 to add, 2 to change, 0 to destroy');
+    expect(drift.out).toMatch(/~ allow_vm_inference\s+= true -> false/);
+    expect(drift.out).toMatch(/~ token_ttl\s+= "7200" -> "1h"/);
+    expect(drift.out).toMatch(/~ cloudone_region\s+= "us-east-2" -> "eu-west-1"/);
+    expect(drift.out).toMatch(/- "backdoor" = \{/);
+    expect(drift.out).not.toMatch(/gce|aws_s3|google_|azure_/);
+    expect(await ok('apply', '-input=false', 'tfplan')).toContain('0 added, 2 changed, 0 destroyed');
+    expect(gcp.roles.get('web')).toMatchObject({ token_ttl: 3600, allow_gce_inference: false });
+    expect(gcp.roles.has('backdoor')).toBe(false);
+    expect(vault.snapshots.get('s3')).toMatchObject({ aws_s3_region: 'eu-west-1', aws_secret_access_key: S3_SECRET });
+
+    // The same state with the dialect detected from sys/health ("+ent"): nothing to do.
+    write(stack(vault.url, undefined));
+    const detected = await tf('plan', '-input=false', '-detailed-exitcode');
+    expect({ code: detected.code, noChanges: detected.out.includes('No changes.') }).toEqual({ code: 0, noChanges: true });
+
+    // A config made by hand in Vault, imported by name, then planned as declared: no changes.
+    await raw('sys/storage/raft/snapshot-auto/config/byhand', { storage_type: 'local', interval: 86400, path_prefix: '/srv/by-hand', local_max_space: 5000, retain: 3 });
+    write(stack(vault.url, 'vault', { byhand: { name: 'byhand', storage_type: 'local', interval: '24h', retain: 3, path_prefix: '/srv/by-hand', local_max_space: 5000 } }));
+    expect(await ok('import', '-input=false', 'keyward_snapshot_auto_config.byhand', 'byhand')).toContain('Import successful!');
+    const imported = await tf('plan', '-input=false', '-detailed-exitcode');
+    expect({ code: imported.code, noChanges: imported.out.includes('No changes.') }).toEqual({ code: 0, noChanges: true });
+
+    expect(await ok('destroy', '-input=false', '-auto-approve')).toContain('Destroy complete! Resources: 6 destroyed.');
+    expect(vault.mounts.has('cloud')).toBe(false);
+    expect(vault.snapshots.size).toBe(0);
+    expect(vault.problems).toEqual([]);
+
+    // No secret in any file Terraform kept (state, backups, the plan file unzipped) nor any output.
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d)) {
+        const p = join(d, e);
+        if (e === 'node_modules' || e === '.terraform') continue;
+        if (statSync(p).isDirectory()) walk(p);
+        else files.push(p);
+      }
+    };
+    walk(dir);
+    const texts = files.map((f) => ({ f, text: readFileSync(f) }));
+    texts.push({ f: 'tfplan (unzipped)', text: spawnSync('unzip', ['-p', join(dir, 'tfplan')]).stdout });
+    expect(texts.some((t) => t.f.endsWith('terraform.tfstate'))).toBe(true);
+    expect(texts.find((t) => t.f === 'tfplan (unzipped)')!.text.length).toBeGreaterThan(0);
+    for (const [what, value] of Object.entries(SECRETS)) {
+      for (const t of texts) expect({ file: t.f, what, found: t.text.includes(value) }).toEqual({ file: t.f, what, found: false });
+      expect({ what, inOutput: outputs.some((o) => o.includes(value)) }).toEqual({ what, inOutput: false });
+    }
+  }, 600_000);
+});
