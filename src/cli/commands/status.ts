@@ -20,6 +20,9 @@ export interface SnapshotStatusRow {
   read_error?: string;
 }
 
+/** A status time, or null for "not yet": the engine leaves the field out, Vault sends "". */
+const when = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
 export async function collectStatus(client: VaultClient, parallelism = 8): Promise<SnapshotStatusRow[]> {
   const names = await client.snapshots.list();
   const rows: SnapshotStatusRow[] = new Array(names.length);
@@ -44,8 +47,8 @@ export async function collectStatus(client: VaultClient, parallelism = 8): Promi
         storage_type: String(config?.storage_type ?? ''),
         interval: typeof config?.interval === 'number' ? config.interval : null,
         retain: typeof config?.retain === 'number' ? config.retain : null,
-        last_snapshot_end: status?.last_snapshot_end ?? null,
-        next_snapshot_start: status?.next_snapshot_start ?? null,
+        last_snapshot_end: when(status?.last_snapshot_end),
+        next_snapshot_start: when(status?.next_snapshot_start),
         consecutive_errors: Number(status?.consecutive_errors ?? 0),
         last_snapshot_error: String(status?.last_snapshot_error ?? ''),
         last_snapshot_url: String(status?.last_snapshot_url ?? ''),

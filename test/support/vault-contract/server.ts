@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { gcpConfig, newGcpConfig, readRole, writeRole, type GcpConfig, type Role } from './gcp-auth';
 import { errors, type Ctx, type Reply } from './http';
-import { snapshotConfig, snapshotStatus, type SnapshotConfig } from './snapshot-auto';
+import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotRun } from './snapshot-auto';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
 
 export const CONTRACT_TOKEN = 'contract-root-token';
@@ -26,6 +26,8 @@ export interface VaultContract {
   mounts: Map<string, Mount>;
   gcp: Map<string, { config: GcpConfig; roles: Map<string, Role> }>;
   snapshots: Map<string, SnapshotConfig>;
+  /** Status of configs that have "run" (tests set it, as Vault's scheduler would); others read blank. */
+  statuses: Map<string, SnapshotRun>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const mounts = new Map<string, Mount>([['token', { type: 'token', description: 'token based credentials', accessor: 'auth_token_0' }]]);
   const gcp: VaultContract['gcp'] = new Map();
   const snapshots = new Map<string, SnapshotConfig>();
+  const statuses = new Map<string, SnapshotRun>();
 
   const gcpOf = (mount: string) => {
     if (!gcp.has(mount)) gcp.set(mount, { config: newGcpConfig(), roles: new Map() });
@@ -60,7 +63,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
         return snapshots.size ? envelopeKeys([...snapshots.keys()]) : errors(404);
       }
       if (rest.startsWith('config/')) return snapshotConfig(ctx, snapshots, decodeURIComponent(rest.slice('config/'.length)));
-      if (rest.startsWith('status/') && ctx.method === 'read') return snapshotStatus(snapshots, decodeURIComponent(rest.slice('status/'.length)));
+      if (rest.startsWith('status/') && ctx.method === 'read') return snapshotStatus(snapshots, statuses, decodeURIComponent(rest.slice('status/'.length)));
       return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
     }
     if (p.startsWith('auth/')) {
@@ -125,6 +128,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     mounts,
     gcp,
     snapshots,
+    statuses,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -81,8 +81,20 @@ function defaults(fields: Record<string, 'string' | 'bool' | 'int'>): SnapshotCo
   return Object.fromEntries(Object.entries(fields).map(([k, kind]) => [k, kind === 'bool' ? false : kind === 'int' ? undefined : '']).filter(([, v]) => v !== undefined));
 }
 
-/** The status sample of the API docs: start/end/error/url of the last attempt. */
-export function snapshotStatus(configs: Map<string, SnapshotConfig>, name: string): Reply {
+/** The status fields of the API docs' sample (RFC 3339 with the server's offset, a file:// or https:// URL). */
+export interface SnapshotRun {
+  last_snapshot_start: string;
+  last_snapshot_end: string;
+  last_snapshot_error: string;
+  last_snapshot_url: string;
+  snapshot_start: string;
+  snapshot_url: string;
+  /** Newer Vault versions only. */
+  next_snapshot_start?: string;
+}
+
+/** A config's status: its last run when one was recorded, else the same fields blank. */
+export function snapshotStatus(configs: Map<string, SnapshotConfig>, runs: Map<string, SnapshotRun>, name: string): Reply {
   if (!configs.has(name)) return errors(400, `no snapshot config named "${name}"`);
-  return envelope({ last_snapshot_end: '', last_snapshot_error: '', last_snapshot_start: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '' });
+  return envelope({ last_snapshot_end: '', last_snapshot_error: '', last_snapshot_start: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '', ...runs.get(name) });
 }
