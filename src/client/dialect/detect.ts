@@ -37,7 +37,7 @@ export function serverInfoFromHealth(body: unknown, address: string): ServerInfo
   const h = (body && typeof body === 'object' ? body : {}) as { version?: unknown; enterprise?: unknown };
   if (typeof h.version !== 'string' || h.version.trim() === '') {
     throw new DialectDetectionError(
-      `cannot tell which dialect ${address} speaks: sys/health returned no version. Set it explicitly: --dialect keyward|vault, KEYWARD_DIALECT, or the manifest's server.dialect`,
+      `cannot tell which dialect ${address} speaks: sys/health returned no version. Set it explicitly: --dialect keyward|vault, dialect in the keyward provider block, KEYWARD_DIALECT, or the manifest's server.dialect`,
     );
   }
   const version = h.version.trim();

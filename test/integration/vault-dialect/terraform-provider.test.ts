@@ -4,6 +4,8 @@
 // secrets (which Vault returns in clear on read, vault#10971) never in state, private state,
 // diagnostics or plans, and destroy. The dialect comes from the provider block or from detection.
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import type { ObjectValue, ResourceHandler } from '../../../src/terraform/plugin/contract';
 import { TerraformDriver } from '../../support/terraform-driver';
@@ -284,4 +286,18 @@ test('exclusive snapshot configs: a config made by hand in Vault plans as remove
   expect(vault.snapshots.has('rogue')).toBe(false);
   expect([...vault.snapshots.keys()].sort()).toEqual(['by-hand-az', 'by-hand-gcs', 'by-hand-local', 'by-hand-s3']);
   await close();
+});
+
+test('a server that does not say what it is: the diagnostic tells how to set the dialect in the provider block', async () => {
+  const odd = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+  const provider = keywardProvider({ env: { VAULT_ADDR: `http://127.0.0.1:${(odd.address() as AddressInfo).port}`, VAULT_TOKEN: CONTRACT_TOKEN } });
+  try {
+    const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_snapshot_auto_config', { fingerprint_salt: 'x' });
+    await expect(d.read(d.config({ name: 'any', storage_type: 'local', interval: '1h', path_prefix: '/x' }))).rejects.toThrow(/sys\/health returned no version.*dialect in the keyward provider block/);
+  } finally {
+    await provider.stop!();
+    odd.closeAllConnections();
+    await new Promise<void>((r) => odd.close(() => r()));
+  }
 });

@@ -22,7 +22,7 @@ test('the enterprise flag of sys/health (Vault >= 1.16) counts', () => {
 
 test('no version: a clear error naming the ways to set the dialect', () => {
   expect(() => serverInfoFromHealth({}, at)).toThrow(DialectDetectionError);
-  expect(() => serverInfoFromHealth(undefined, at)).toThrow(/--dialect keyward\|vault, KEYWARD_DIALECT/);
+  expect(() => serverInfoFromHealth(undefined, at)).toThrow(/--dialect keyward\|vault, dialect in the keyward provider block, KEYWARD_DIALECT, or the manifest's server\.dialect/);
 });
 
 test('edition names', () => {
