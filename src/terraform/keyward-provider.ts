@@ -1,6 +1,6 @@
 // The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
-// environment conventions; VAULT_ADDR and VAULT_NAMESPACE override the block, the token comes only
-// from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
+// environment conventions; VAULT_ADDR, VAULT_NAMESPACE and KEYWARD_DIALECT override the block, the
+// token comes only from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
 
 import { settingsFromEnv, SERVER_DIALECTS, type ServerDialect } from '../client/options';
 import { VaultClient } from '../client/vault-client';
@@ -21,7 +21,7 @@ const providerSchema: BlockSchema = {
     namespace: { type: { kind: 'string' }, optional: true, description: 'VAULT_NAMESPACE overrides it.' },
     ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle to trust.' },
     skip_tls_verify: { type: { kind: 'bool' }, optional: true },
-    dialect: { type: { kind: 'string' }, optional: true, description: '"keyward" or "vault"; default: detected.' },
+    dialect: { type: { kind: 'string' }, optional: true, description: '"keyward" or "vault"; KEYWARD_DIALECT overrides it; default: detected.' },
     fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256).' },
   },
 };
@@ -57,9 +57,11 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
             namespace: env.VAULT_NAMESPACE || str(config.namespace),
             caFile: str(config.ca_cert_file),
             tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
-            dialect: str(config.dialect) as ServerDialect | undefined,
           },
           env,
+          // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
+          // KEYWARD_DIALECT overrides it here as it does for `keyward plan`, like VAULT_ADDR.
+          { dialect: str(config.dialect) as ServerDialect | undefined },
         ),
       );
       clients.push(client);

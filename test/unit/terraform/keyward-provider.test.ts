@@ -1,4 +1,4 @@
-// The provider block: VAULT_ADDR / VAULT_NAMESPACE override it, the token only from VAULT_TOKEN,
+// The provider block: VAULT_ADDR / VAULT_NAMESPACE / KEYWARD_DIALECT override it, the token only from VAULT_TOKEN,
 // and a configuration with unknown values (Terraform plans before they are known) still plans.
 
 import { keywardProvider } from '../../../src/terraform/keyward-provider';
@@ -19,6 +19,19 @@ test('the environment overrides address and namespace; the block is used when it
   expect(ctx2.client!.namespace).toBe('block-ns');
   await p.stop!();
   await q.stop!();
+});
+
+test('KEYWARD_DIALECT overrides the block\'s dialect (as it overrides KeywardServer\'s for keyward plan); the block is used when it is unset', async () => {
+  const p = keywardProvider({ env: { VAULT_TOKEN: 't', KEYWARD_DIALECT: 'keyward' } });
+  const ctx = await p.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'vault' }));
+  expect(await ctx.client!.dialect()).toBe('keyward');
+  const q = keywardProvider({ env: { VAULT_TOKEN: 't', KEYWARD_DIALECT: 'auto' } });
+  expect(await (await q.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'vault' }))).client!.dialect()).toBe('vault');
+  const bad = keywardProvider({ env: { VAULT_TOKEN: 't', KEYWARD_DIALECT: 'consul' } });
+  await expect(bad.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'vault' }))).rejects.toThrow(/KEYWARD_DIALECT: must be one of keyward, vault or auto/);
+  await p.stop!();
+  await q.stop!();
+  await bad.stop!();
 });
 
 test('the token is not an attribute; a bad dialect names the attribute', () => {
