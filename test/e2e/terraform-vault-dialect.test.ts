@@ -3,7 +3,8 @@
 // dialect = "vault": apply, empty plan, out-of-band changes in Vault's names shown in keyward's and
 // corrected, the same state planned with the dialect detected instead, import of a snapshot config
 // made by hand, destroy; no secret in any file Terraform keeps (plan file unzipped) or any output.
-// terraform runs asynchronously: the contract server lives in this process (run-async.ts).
+// Then a stack synthesized from the constructs with KeywardServer({ dialect: 'vault' }): terraform
+// applies it in the stack directory and `keyward plan --dir` agrees. terraform runs asynchronously: the contract server lives in this process (run-async.ts).
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,37 +71,56 @@ function stack(address: string, dialect: 'vault' | undefined, extra: Record<stri
   };
 }
 
+/** A cdktf app using the constructs, pinned to the vault dialect (the provider block and the manifest). */
+const APP = (repo: string) => `
+import { App, TerraformStack } from 'cdktf';
+import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from ${JSON.stringify(join(repo, 'constructs'))};
+const app = new App();
+const stack = new TerraformStack(app, 'vault');
+const server = new KeywardServer(stack, 'server', { address: process.env.KW_ADDRESS, dialect: 'vault' });
+const backend = new CloudAuthBackend(stack, 'cloud', { server, description: 'synthesized', config: { credentials: secretFromEnv('KW_CREDS'), vmAlias: 'instance_id' } });
+CloudAuthRole.iam(stack, 'web', { backend, boundServiceAccounts: ['web@e2e.iam.gserviceaccount.com'], tokenTtl: '1h', allowVmInference: false });
+CloudAuthRole.vm(stack, 'batch', { backend, boundZones: ['europe-west1-b'], boundLabels: { env: 'e2e' } });
+new SnapshotAutoConfig(stack, 'offsite', {
+  server,
+  interval: '24h',
+  pathPrefix: 'raft/',
+  storage: SnapshotStorage.cloudOne({ bucket: 'snapshots', region: 'eu-west-1', accessKeyId: 'AKIAE2E', secretAccessKey: secretFromEnv('KW_S3_SECRET') }),
+});
+app.synth();
+`;
+
 describe('terraform with the keyward provider in vault dialect, against the Vault contract server', () => {
   let vault: VaultContract;
   let dir: string;
   const outputs: string[] = [];
   const write = (s: object) => writeFileSync(join(dir, 'main.tf.json'), JSON.stringify(s, null, 2));
-  const tf = async (...args: string[]) => {
-    const r = await runAsync('terraform', [...args, '-no-color'], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        KEYWARD_DIALECT: '',
-        CHECKPOINT_DISABLE: '1',
-        TF_IN_AUTOMATION: '1',
-        TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'),
-        VAULT_ADDR: '',
-        VAULT_TOKEN: CONTRACT_TOKEN,
-        KW_CREDS: CREDS,
-        KW_S3_SECRET: S3_SECRET,
-        KW_GCS_KEY: GCS_KEY,
-        TF_VAR_azure_key: AZURE_KEY,
-      },
-    });
+  const env = () => ({
+    ...process.env,
+    KEYWARD_DIALECT: '',
+    CHECKPOINT_DISABLE: '1',
+    TF_IN_AUTOMATION: '1',
+    TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'),
+    VAULT_ADDR: '',
+    VAULT_TOKEN: CONTRACT_TOKEN,
+    KW_CREDS: CREDS,
+    KW_S3_SECRET: S3_SECRET,
+    KW_GCS_KEY: GCS_KEY,
+    TF_VAR_azure_key: AZURE_KEY,
+  });
+  const tfIn = async (cwd: string, args: string[]) => {
+    const r = await runAsync('terraform', [...args, '-no-color'], { cwd, env: env() });
     const out = r.stdout + r.stderr;
     outputs.push(out);
     return { code: r.status, out };
   };
-  const ok = async (...args: string[]) => {
-    const r = await tf(...args);
+  const tf = (...args: string[]) => tfIn(dir, args);
+  const okIn = async (cwd: string, ...args: string[]) => {
+    const r = await tfIn(cwd, args);
     expect({ args, code: r.code, out: r.code === 0 ? '' : r.out.slice(-3000) }).toEqual({ args, code: 0, out: '' });
     return r.out;
   };
+  const ok = (...args: string[]) => okIn(dir, ...args);
   const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
@@ -110,6 +130,8 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     // As in a project with keyward installed: the launcher finds node_modules/keyward.
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
+    // The cdktf app's own imports.
+    for (const m of ['cdktf', 'constructs']) symlinkSync(join(REPO, 'node_modules', m), join(dir, 'node_modules', m), 'dir');
     writeFileSync(join(dir, 'empty.tfrc'), '');
   });
   afterAll(async () => {
@@ -170,23 +192,73 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(vault.problems).toEqual([]);
 
     // No secret in any file Terraform kept (state, backups, the plan file unzipped) nor any output.
-    const files: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d)) {
-        const p = join(d, e);
-        if (e === 'node_modules' || e === '.terraform') continue;
-        if (statSync(p).isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    walk(dir);
-    const texts = files.map((f) => ({ f, text: readFileSync(f) }));
-    texts.push({ f: 'tfplan (unzipped)', text: spawnSync('unzip', ['-p', join(dir, 'tfplan')]).stdout });
-    expect(texts.some((t) => t.f.endsWith('terraform.tfstate'))).toBe(true);
-    expect(texts.find((t) => t.f === 'tfplan (unzipped)')!.text.length).toBeGreaterThan(0);
-    for (const [what, value] of Object.entries(SECRETS)) {
-      for (const t of texts) expect({ file: t.f, what, found: t.text.includes(value) }).toEqual({ file: t.f, what, found: false });
-      expect({ what, inOutput: outputs.some((o) => o.includes(value)) }).toEqual({ what, inOutput: false });
-    }
+    expectNoSecrets(dir, outputs);
+  }, 600_000);
+  it('a stack synthesized with KeywardServer({ dialect: "vault" }): terraform applies it, keyward plan --dir agrees, drift corrected, destroy', async () => {
+    const appDir = join(dir, 'app');
+    mkdirSync(appDir);
+    writeFileSync(join(appDir, 'app.ts'), APP(REPO));
+    const synth = await runAsync(process.execPath, ['--require', join(REPO, 'node_modules/tsx/dist/cjs/index.cjs'), join(appDir, 'app.ts')], {
+      cwd: appDir,
+      env: { ...env(), KW_ADDRESS: vault.url, CDKTF_OUTDIR: join(appDir, 'cdktf.out') },
+    });
+    outputs.push(synth.stdout + synth.stderr);
+    expect({ status: synth.status, err: synth.stderr.slice(-2000) }).toEqual({ status: 0, err: '' });
+    const stackDir = join(appDir, 'cdktf.out', 'stacks', 'vault');
+    const synthesized = JSON.parse(readFileSync(join(stackDir, 'cdk.tf.json'), 'utf8')) as { provider: { keyward: Array<Record<string, unknown>> } };
+    expect(synthesized.provider.keyward[0]).toMatchObject({ address: vault.url, dialect: 'vault' });
+    expect(JSON.parse(readFileSync(join(stackDir, 'keyward.manifest.json'), 'utf8')).server).toMatchObject({ dialect: 'vault' });
+
+    await okIn(stackDir, 'init', '-input=false');
+    expect(await okIn(stackDir, 'apply', '-input=false', '-auto-approve')).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+    expect(vault.mounts.get('cloud')).toMatchObject({ type: 'gcp', description: 'synthesized' });
+    expect(vault.gcp.get('cloud')!.roles.get('batch')).toMatchObject({ type: 'gce', bound_labels: { env: 'e2e' } });
+    expect(vault.gcp.get('cloud')!.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false });
+    expect(vault.snapshots.get('offsite')).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'snapshots', aws_secret_access_key: S3_SECRET });
+
+    // keyward reads the same synthesized stack in the same dialect: nothing to do.
+    const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(appDir, 'cdktf.out'), '--detailed-exitcode'], { cwd: appDir, env: { ...env(), VAULT_ADDR: vault.url } });
+    outputs.push(kp.stdout + kp.stderr);
+    expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
+
+    const clean = await tfIn(stackDir, ['plan', '-input=false', '-detailed-exitcode']);
+    expect({ code: clean.code, noChanges: clean.out.includes('No changes.') }).toEqual({ code: 0, noChanges: true });
+    await raw('auth/cloud/role/web', { token_ttl: 60 });
+    const drift = await tfIn(stackDir, ['plan', '-input=false', '-detailed-exitcode']);
+    expect(drift.code).toBe(2);
+    expect(drift.out).toMatch(/~ token_ttl\s+= "60" -> "1h"/);
+    await okIn(stackDir, 'apply', '-input=false', '-auto-approve');
+    expect(vault.gcp.get('cloud')!.roles.get('web')).toMatchObject({ token_ttl: 3600 });
+
+    expect(await okIn(stackDir, 'destroy', '-input=false', '-auto-approve')).toContain('Destroy complete! Resources: 2 destroyed.');
+    expect(vault.mounts.has('cloud')).toBe(false);
+    expect(vault.snapshots.size).toBe(0);
+    expect(vault.problems).toEqual([]);
+    expectNoSecrets(appDir, outputs);
   }, 600_000);
 });
+
+/** No secret value in any file under root (state, backups, cdktf.out, plan files unzipped) nor any output. */
+function expectNoSecrets(root: string, outputs: string[]): void {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (e === 'node_modules' || e === '.terraform') continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else files.push(p);
+    }
+  };
+  walk(root);
+  expect(files.some((f) => /\.tfstate$/.test(f))).toBe(true);
+  const texts = files.map((f) => ({ f, text: readFileSync(f) }));
+  for (const f of files.filter((x) => /(^|\/)tfplan$/.test(x))) {
+    const unzipped = spawnSync('unzip', ['-p', f]).stdout;
+    expect(unzipped.length).toBeGreaterThan(0);
+    texts.push({ f: `${f} (unzipped)`, text: unzipped });
+  }
+  for (const [what, value] of Object.entries(SECRETS)) {
+    for (const t of texts) expect({ file: t.f, what, found: t.text.includes(value) }).toEqual({ file: t.f, what, found: false });
+    expect({ what, inOutput: outputs.some((o) => o.includes(value)) }).toEqual({ what, inOutput: false });
+  }
+}
