@@ -1,6 +1,6 @@
 // The GCP auth method as Vault serves it (api-docs/auth/gcp.mdx; vault-plugin-auth-gcp): config
-// and roles in Vault's names (gce_*, type "gce"), unknown fields refused with 422, role reads with
-// every field including the deprecated mirrors, host CIDRs read back without "/32" (Vault trims
+// and roles in Vault's names (gce_*, type "gce"), unknown fields refused with 422, role reads as
+// plugin/path_role.go builds them (empty bound_* fields left out), host CIDRs read back without "/32" (Vault trims
 // them: hashicorp/terraform-provider-vault#714, hashicorp/vault#18145).
 
 import { randomUUID } from 'node:crypto';
@@ -158,7 +158,26 @@ export function writeRole(ctx: Ctx, roles: Map<string, Role>, name: string): Rep
   return envelope(null);
 }
 
-/** The read shape: every field, plus the deprecated mirrors Vault still returns. */
+/**
+ * The read shape of vault-plugin-auth-gcp's pathRoleRead: every token_* field, role_id, type and
+ * add_group_aliases always; the bound_* lists and labels only when non-empty, max_jwt_exp only when
+ * set, allow_gce_inference for iam roles. The deprecated mirrors (policies, ttl, …) appear only for
+ * roles written with the old names, which keyward never sends.
+ */
 export function readRole(r: Role): Reply {
-  return envelope({ ...r, policies: r.token_policies, ttl: r.token_ttl, max_ttl: r.token_max_ttl, period: r.token_period });
+  const data: Record<string, unknown> = Object.fromEntries(TOKEN_FIELDS.map((k) => [k, r[k]]));
+  data.role_id = r.role_id;
+  data.type = r.type;
+  const ifSet = (k: string) => {
+    const v = r[k];
+    if (Array.isArray(v) ? v.length > 0 : v !== null && typeof v === 'object' ? Object.keys(v).length > 0 : v !== undefined && v !== 0) data[k] = v;
+  };
+  ifSet('bound_service_accounts');
+  ifSet('bound_projects');
+  data.add_group_aliases = r.add_group_aliases;
+  if (r.type === 'iam') {
+    ifSet('max_jwt_exp');
+    data.allow_gce_inference = r.allow_gce_inference;
+  } else for (const k of ['bound_regions', 'bound_zones', 'bound_instance_groups', 'bound_labels']) ifSet(k);
+  return envelope(data);
 }
