@@ -121,7 +121,7 @@ export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectV
     await client.sys.disableAuth(path);
     return { state: null };
   }
-  if (isObject(prior.config)) await api.writeConfig(configResetWrite());
+  if (isObject(prior.config)) await api.writeConfig(configResetWrite(prior.config));
   return {
     state: null,
     diagnostics: [

@@ -4,7 +4,7 @@
 
 import { CONFIG_COMPARED, desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
 import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
-import { configBody } from '../../reconcile/write-bodies';
+import { configBody, configResetBody } from '../../reconcile/write-bodies';
 import { cloudConfigSchema } from '../../schema/manifest';
 import type { AttributePath, AttributeSchema, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
@@ -80,9 +80,11 @@ export function configWrite(ctx: KeywardProviderContext, base: AttributePath, co
   return Object.keys(body).length === 0 ? undefined : body;
 }
 
-/** Body that puts a kept mount's config back to the server defaults (destroy). */
-export function configResetWrite(): Record<string, unknown> {
-  const defaults = finishConfig({});
-  const body = configBody(undefined, NAMES.map((n) => ({ field: n, before: null, after: defaults[n] })), { salt: '', env: {} });
-  return { ...body, credentials: '' };
+/**
+ * Body that puts a kept mount's config back to the server defaults (destroy). The server merges
+ * custom_endpoint keys, so the prior config's keys are named to be cleared ("").
+ */
+export function configResetWrite(prior: ObjectValue): Record<string, unknown> {
+  const before = canonical(prior);
+  return configResetBody(NAMES.map((n) => ({ field: n, before: before[n] ?? null, after: null })));
 }

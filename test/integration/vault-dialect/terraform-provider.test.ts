@@ -105,13 +105,15 @@ test('backend: apply in Vault names, plan empty, drift shown in keyward names an
   // Drift made in Vault's names appears on refresh in keyward's names; apply corrects it.
   await raw('POST', 'auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
   await raw('POST', 'auth/cloud/role/batch', { bound_zones: 'us-east1-b' });
+  await raw('POST', 'sys/auth/cloud/tune', { description: 'changed by hand' });
   const refreshed = track((await d.read(changed.state!))!);
   const drift = track(await d.plan(refreshed, aliased));
-  expect(drift.changes.sort()).toEqual(['roles["batch"].bound_zones', 'roles["web"].allow_vm_inference', 'roles["web"].token_ttl']);
+  expect(drift.changes.sort()).toEqual(['description', 'roles["batch"].bound_zones', 'roles["web"].allow_vm_inference', 'roles["web"].token_ttl']);
   expect(show(drift)).not.toMatch(/gce|aws_|google_|azure_/);
   reset();
   const fixed = track(await d.apply(refreshed, drift.planned, aliased));
-  expect(writes().sort()).toEqual(['POST auth/cloud/role/batch', 'POST auth/cloud/role/web']);
+  expect(writes().sort()).toEqual(['POST auth/cloud/role/batch', 'POST auth/cloud/role/web', 'POST sys/auth/cloud/tune']);
+  expect(vault.mounts.get('cloud')?.description).toBe('workloads on Google Cloud');
   expect(gcp.roles.get('web')).toMatchObject({ token_ttl: 3600, allow_gce_inference: false });
   expect(gcp.roles.get('batch')).toMatchObject({ bound_zones: ['europe-west1-b'] });
   expect(track(await d.plan(track((await d.read(fixed.state!))!), aliased)).changes).toEqual([]);
@@ -160,6 +162,22 @@ test('backend: import by mount path from Vault, then the same declaration plans 
   // Destroy of an imported backend: its roles and then the mount go.
   track(await d.apply(state, null, null));
   expect(vault.mounts.has('legacy')).toBe(false);
+  await close();
+});
+
+test('backend: destroy keeps a Vault mount that holds a role made by hand, and puts its config back to the defaults', async () => {
+  const { d, track, close } = await driver('keyward_cloud_auth_backend');
+  const created = track(await d.deploy(null, d.config({ path: 'shared', config: backendConfig, roles: { web } })));
+  await raw('POST', 'auth/shared/role/manual', { type: 'gce', bound_zones: 'europe-west1-b' });
+  const out = track(await d.apply(track((await d.read(created.state!))!), null, null));
+  expect(out.state).toBeNull();
+  expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('auth/shared kept') })]);
+  expect(vault.mounts.get('shared')?.type).toBe('gcp');
+  const gcp = vault.gcp.get('shared')!;
+  expect([...gcp.roles.keys()]).toEqual(['manual']);
+  expect(gcp.config.credentials).toBeUndefined();
+  expect(gcp.config).toMatchObject({ iam_alias: 'role_id', gce_alias: 'role_id', gce_metadata: undefined });
+  expect(Object.values(gcp.config.custom_endpoint).filter((v) => v !== '')).toEqual([]);
   await close();
 });
 
