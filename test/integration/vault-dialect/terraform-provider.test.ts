@@ -319,3 +319,24 @@ test('a server that does not say what it is: the diagnostic tells how to set the
     await new Promise<void>((r) => odd.close(() => r()));
   }
 });
+
+test('a community Vault: the backend works, a snapshot config fails with an error naming the edition and nothing is written', async () => {
+  const oss = await startVaultContract({ enterprise: false });
+  const provider = keywardProvider({ env: { VAULT_ADDR: oss.url, VAULT_TOKEN: CONTRACT_TOKEN, ...SECRETS } });
+  try {
+    const b = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_backend', { fingerprint_salt: 'x' });
+    const { state } = await b.deploy(null, b.config({ path: 'cloud', config: backendConfig, roles: { web, batch } }));
+    expect(oss.mounts.get('cloud')?.type).toBe('gcp');
+    expect((await b.deploy(state, b.config({ path: 'cloud', config: backendConfig, roles: { web, batch } }))).plan.changes).toEqual([]);
+    const s = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_snapshot_auto_config', { fingerprint_salt: 'x' });
+    const config = s.config(snapshotConfigs('/var/kw-snaps').offsite);
+    const planned = (await s.plan(null, config)).planned;
+    const refused = await s.apply(null, planned, config).catch((e: { diagnostics?: unknown }) => e.diagnostics);
+    expect(refused).toEqual([expect.objectContaining({ severity: 'error', summary: 'Could not write snapshot config offsite', detail: expect.stringMatching(/needs Vault Enterprise.*community edition \(Vault community or OpenBao\) 1\.19\.2/s) })]);
+    expect(oss.requests.filter((r) => r.path.includes('snapshot-auto'))).toEqual([]);
+    expect(oss.problems).toEqual([]);
+  } finally {
+    await provider.stop!();
+    await oss.close();
+  }
+});
