@@ -106,7 +106,7 @@ describe('node-vault-client', () => {
     list(p: string): Promise<Lease>;
     write(p: string, d?: unknown): Promise<Record<string, any> | undefined>; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
-  const VaultClient = require('node-vault-client') as { boot(name: string, o: unknown): Client }; // eslint-disable-line @typescript-eslint/no-require-imports
+  const VaultClient = require('node-vault-client') as { boot(name: string, o: unknown): Client };
   let n = 0;
   // boot() caches instances by name: every test gets a fresh one.
   const boot = (auth: unknown): Client => VaultClient.boot(`nvc-${n++}`, { api: { url: engine.url }, auth, logger: false });
@@ -157,7 +157,7 @@ describe('node-vault-client', () => {
 
 describe('@litehex/node-vault', () => {
   it('token, mount, policy, login and snapshot calls', async () => {
-    const { Client } = require('@litehex/node-vault') as typeof import('@litehex/node-vault'); // eslint-disable-line @typescript-eslint/no-require-imports
+    const { Client } = require('@litehex/node-vault') as typeof import('@litehex/node-vault');
     // The library's typed calls cover secrets engines and sys/mounts, not tokens, auth methods,
     // policies or snapshots: those go through its generic read/write/list/delete.
     const v = new Client({ endpoint: engine.url, token: ROOT_TOKEN });
