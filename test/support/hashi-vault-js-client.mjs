@@ -37,6 +37,18 @@ try {
     (e) => e.response?.status,
   );
 
+  // Token accessors: list, lookup, renew, revoke.
+  const byAccessor = await vault.createToken(KW_TOKEN, { policies: ['default'], ttl: '1h' });
+  out.accessor = byAccessor.accessor;
+  out.accessorList = (await vault.listAccessors(KW_TOKEN)).keys;
+  out.accessorLookup = await vault.lookupAccessor(KW_TOKEN, byAccessor.accessor);
+  out.accessorRenew = await vault.renewAccessor(KW_TOKEN, byAccessor.accessor, '2h');
+  await vault.revokeAccessor(KW_TOKEN, byAccessor.accessor);
+  out.afterRevokeAccessor = await vault.lookupSelfToken(byAccessor.client_token).then(
+    () => 'still valid',
+    (e) => e.response?.status,
+  );
+
   // Mount (no sys/auth calls in the library): enable, list, disable.
   await raw('post', '/sys/auth/hv', { type: 'cloud', description: 'from hashi-vault-js' });
   out.auths = (await raw('get', '/sys/auth')).data;

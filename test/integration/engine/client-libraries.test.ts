@@ -74,6 +74,13 @@ describe('node-vault', () => {
     expect((await t.tokenRenewSelf()).auth.client_token).toBe(self);
     await t.tokenRevokeSelf();
     await expect(t.tokenLookupSelf()).rejects.toMatchObject({ response: { statusCode: 403 } });
+
+    // By accessor: list (LIST auth/token/accessors, sudo), lookup, revoke.
+    const byAccessor = (await client().tokenCreate({ policies: ['default'], ttl: '1h' })).auth;
+    expect((await client().tokenAccessors()).data.keys).toContain(byAccessor.accessor);
+    expect((await client().tokenLookupAccessor({ accessor: byAccessor.accessor })).data).toMatchObject({ id: '', accessor: byAccessor.accessor });
+    await client().tokenRevokeAccessor({ accessor: byAccessor.accessor });
+    await expect(client().tokenLookup({ token: byAccessor.client_token })).rejects.toMatchObject({ response: { statusCode: 403 } });
   });
 
   it('login: gcpLogin on the cloud mount (the cloud method speaks Vault GCP auth)', async () => {
@@ -221,6 +228,10 @@ describe('hashi-vault-js (ES module only: run in a child process)', () => {
     expect(out.renewSelf).toMatchObject({ client_token: token, lease_duration: 3600 });
     expect(out.afterRevoke).toBe(403);
     expect(out.afterRevokeSelf).toBe(403);
+    expect(out.accessorList).toContain(out.accessor);
+    expect(out.accessorLookup).toMatchObject({ accessor: out.accessor, id: '', policies: ['default'] });
+    expect(out.accessorRenew).toMatchObject({ accessor: out.accessor, lease_duration: 7200 });
+    expect(out.afterRevokeAccessor).toBe(403);
 
     expect(out.auths.data['hv/']).toMatchObject({ type: 'cloud', description: 'from hashi-vault-js' });
     expect(out.auths['hv/']).toMatchObject({ type: 'cloud' });
