@@ -14,7 +14,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
@@ -88,6 +88,7 @@ async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, j
 }
 
 async function main() {
+  const loadBefore = loadavg()[0];
   // No bearer check in the emulator, so its own rate can be measured with plain requests.
   const emu = await startCloudEmulator({ description: cloudDescription, requireAuth: false });
   const emuPool = new Pool(emu.url, { connections: CONCURRENCY });
@@ -143,6 +144,7 @@ async function main() {
         batch: await measure('POST', 'auth/cloud/login', batchBodies),
       });
     }
+    const loadAfter = loadavg()[0];
     const median = (xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
       return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -166,6 +168,8 @@ async function main() {
     process.stdout.write(
       [
         `cloud auth login over HTTP (${CONCURRENCY} concurrent, ${ROUNDS} interleaved rounds of ${SECONDS}s; medians, each round in brackets)`,
+        // Other work on this shared machine sets the figures as much as the code does: say how much there was.
+        `  machine: ${cpus().length} cores, 1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after`,
         `  raw node:crypto RS256 verify : ${fmt(raw)}/s  [${rounds.map((r) => fmt(r.raw)).join(', ')}] (baseline, same run, one core)`,
         `  jose jwtVerify (kept key)    : ${fmt(joseRate)}/s  [${rounds.map((r) => fmt(r.jose)).join(', ')}]; ${(joseRate / raw).toFixed(3)} of raw verify`,
         `  emulator serviceAccounts.get : ${fmt(emulator)}/s  [${rounds.map((r) => fmt(r.emulator)).join(', ')}] (the provider's own ceiling here)`,

@@ -77,9 +77,10 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
       headers: req.headers,
       body: req.body,
       dispatcher: opts.dispatcher ?? defaultDispatcher(timeout),
+      // undici's own connect/headers/body timeouts bound the request; an AbortSignal.timeout per
+      // request would add a timer, a finalizer and an abort listener to every provider call.
       headersTimeout: timeout,
       bodyTimeout: timeout,
-      signal: AbortSignal.timeout(timeout),
     });
   } catch (e) {
     throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);

@@ -113,8 +113,10 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     return reply.auth(authBlock(token));
   };
 
-  const renew = async (ctx: RequestContext, t: TokenEntry) => {
-    const increment = (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0;
+  const renew = async (ctx: RequestContext, t: TokenEntry) =>
+    renewBy(ctx, t, (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0);
+
+  const renewBy = async (ctx: RequestContext, t: TokenEntry, increment: number) => {
     if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
     if (t.expireTime === 0) throw Errors.badRequest('lease is not renewable: the token has no TTL (root tokens never expire)');
     if (!t.renewable) throw Errors.badRequest('lease is not renewable');
@@ -145,8 +147,8 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     if (!id) throw Errors.badRequest('the "token" field is required');
     return d.tokens.lookup(id);
   };
-  const accessorTarget = async (ctx: RequestContext): Promise<TokenEntry> => {
-    const accessor = requestFields(ctx, { accessor: field.string() }).values.accessor;
+  const accessorTarget = async (ctx: RequestContext): Promise<TokenEntry> => byAccessor(requestFields(ctx, { accessor: field.string() }).values.accessor);
+  const byAccessor = async (accessor: string | undefined): Promise<TokenEntry> => {
     if (!accessor) throw Errors.badRequest('the "accessor" field is required');
     const t = await d.tokens.lookupAccessor(accessor);
     if (!t) throw Errors.badRequest('invalid accessor');
@@ -199,5 +201,28 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
       },
     },
     { pattern: 'revoke-accessor', operations: { update: async (ctx) => void (await d.tokens.revoke(await accessorTarget(ctx))) } },
+    {
+      // Renewal by accessor: the token found carries no id, so the answer's client_token is empty
+      // (an accessor never reveals its token), as in Vault.
+      pattern: 'renew-accessor',
+      operations: {
+        update: async (ctx) => {
+          const { values } = requestFields(ctx, { accessor: field.string(), increment: field.duration() });
+          return renewBy(ctx, await byAccessor(values.accessor), (values.increment as number | undefined) ?? 0);
+        },
+      },
+    },
+    {
+      // Vault: sudo, the live service tokens of the request's namespace; 404 when there are none.
+      pattern: 'accessors/?',
+      sudo: true,
+      operations: {
+        list: async (ctx) => {
+          const keys = await d.tokens.listAccessors(ctx.namespace.id);
+          if (keys.length === 0) throw Errors.notFound();
+          return reply.data({ keys });
+        },
+      },
+    },
   ];
 }

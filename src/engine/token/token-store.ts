@@ -147,6 +147,16 @@ export class TokenStore {
     return !!s && s.numUses >= 0 && (s.expireTime === 0 || this.clock.now() < s.expireTime);
   }
 
+  /** Accessors of the live service tokens of a namespace (LIST auth/token/accessors), sorted. */
+  async listAccessors(namespaceId: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const accessor of await this.store.list('id/')) {
+      const entry = await this.store.get<Stored>(`id/${accessor}`);
+      if (this.live(entry) && entry.namespaceId === namespaceId) out.push(accessor);
+    }
+    return out.sort();
+  }
+
   async lookupAccessor(accessor: string): Promise<TokenEntry | undefined> {
     if (!ACCESSOR.test(accessor)) return undefined;
     const entry = await this.store.get<Stored>(`id/${accessor}`);

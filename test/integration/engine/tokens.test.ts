@@ -163,6 +163,33 @@ it('lookup by token and by accessor', async () => {
   expect(a.body.data.accessor).toBe(t.accessor);
 });
 
+it('renews by accessor without revealing the token (auth/token/renew-accessor)', async () => {
+  const t = await create({ ttl: '1h', policies: ['default'] });
+  await clock.advance(30 * 60 * 1000);
+  const r = await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: t.accessor, increment: '2h' } });
+  expect(r.status).toBe(200);
+  expect(r.body.auth).toMatchObject({ client_token: '', accessor: t.accessor, lease_duration: 2 * H, renewable: true });
+  expect(r.body.warnings).toBeNull();
+  expect((await lookup(t.client_token)).body.data.ttl).toBe(2 * H);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: 'x'.repeat(32) } })).status).toBe(400);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: {} })).body.errors[0]).toMatch(/"accessor" field is required/);
+});
+
+it('lists the accessors of live service tokens with sudo (LIST auth/token/accessors)', async () => {
+  const live = await create({ ttl: '1h', policies: ['default'] });
+  const revoked = await create({ ttl: '1h', policies: ['default'] });
+  await api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor: revoked.accessor } });
+  const r = await api(engine, 'LIST', 'auth/token/accessors');
+  expect(r.status).toBe(200);
+  expect(r.body.data.keys).toContain(live.accessor);
+  expect(r.body.data.keys).not.toContain(revoked.accessor);
+  expect((await api(engine, 'GET', 'auth/token/accessors/?list=true')).body.data.keys).toEqual(r.body.data.keys);
+  // list capability without sudo is not enough.
+  await api(engine, 'PUT', 'sys/policies/acl/accessor-lister', { body: { policy: 'path "auth/token/accessors" { capabilities = ["list"] }' } });
+  const lister = await create({ ttl: '1h', policies: ['accessor-lister'] });
+  expect((await api(engine, 'LIST', 'auth/token/accessors', { token: lister.client_token })).status).toBe(403);
+});
+
 it('tokens issued by an auth mount stop working when the mount is disabled', async () => {
   await api(engine, 'POST', 'sys/auth/short-lived', { body: { type: 'static' } });
   await api(engine, 'POST', 'auth/short-lived/role/r', { body: { token_ttl: '1h' } });

@@ -5,7 +5,7 @@
 import { ManualClock } from '../../../../../src/engine/clock';
 import type { CloudEmulator } from '../../../../../src/cloud-emulator';
 import { IdpClient } from '../../../../../src/idp-client/client';
-import { verifyLoginJwt } from '../../../../../src/engine/auth/cloud/jwt';
+import { canonicalSegment, verifyLoginJwt } from '../../../../../src/engine/auth/cloud/jwt';
 import { ApiError } from '../../../../../src/schema/errors';
 import { SA, audience, emulatorEndpoints, startCloudFixture } from '../../../../support/cloud-fixture';
 
@@ -67,5 +67,29 @@ describe('verifyLoginJwt', () => {
   it('requires every aud value to end in vault/<role>', async () => {
     const mixed = emu.mintServiceAccountJwt({ account: SA.app.email, audience: [audience('r'), 'https://elsewhere'] });
     expect((await failure(verify(mixed))).message).toMatch(/must end in "vault\/r"/);
+  });
+});
+
+describe('canonicalSegment', () => {
+  // The definition: base64url without padding that decodes and re-encodes to itself.
+  const roundTrip = (seg: string) => /^[A-Za-z0-9_-]*$/.test(seg) && seg.length % 4 !== 1 && Buffer.from(seg, 'base64url').toString('base64url') === seg;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+  it('agrees with the decode/re-encode definition for every last character at every length class', () => {
+    for (const prefix of ['', 'Q', 'QU', 'QUJ', 'QUJD', 'eyJhbGciOiJSUzI1NiJ9']) {
+      for (const last of [...alphabet, '+', '/', '=', '.', ' ', 'é']) {
+        const seg = prefix + last;
+        expect([seg, canonicalSegment(seg)]).toEqual([seg, roundTrip(seg)]);
+      }
+    }
+  });
+
+  it('refuses padding, the +/ alphabet and a stray-bit last character', () => {
+    expect(canonicalSegment('QQ')).toBe(true);
+    expect(canonicalSegment('QR')).toBe(false);
+    expect(canonicalSegment('QQ==')).toBe(false);
+    expect(canonicalSegment('a+b/')).toBe(false);
+    expect(canonicalSegment('Q')).toBe(false);
+    expect(canonicalSegment('')).toBe(true);
   });
 });
