@@ -24,16 +24,17 @@ export interface HttpOptions {
 /** Provider answers are small JSON documents; a larger body is refused, not buffered. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-async function boundedText(res: Dispatcher.ResponseData, limit: number, req: JsonRequest): Promise<string> {
+/**
+ * Reads the body up to `limit` bytes and until `deadline` (ms since epoch). undici's bodyTimeout
+ * only bounds the gap between chunks, so the deadline is checked per chunk: a provider trickling
+ * its answer is cut off at most one idle timeout after the deadline, without a timer per request.
+ */
+async function boundedText(res: Dispatcher.ResponseData, limit: number, deadline: number, timeout: number, req: JsonRequest): Promise<string> {
   const body = res.body;
   const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && res.headers['content-length'] !== undefined) {
-    if (declared > limit) {
-      body.destroy();
-      throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
-    }
-    // undici ends the body at Content-Length, so the common case needs no counting.
-    return body.text();
+  if (res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -44,13 +45,17 @@ async function boundedText(res: Dispatcher.ResponseData, limit: number, req: Jso
         body.destroy();
         throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
       }
+      if (Date.now() > deadline) {
+        body.destroy();
+        throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer did not finish within ${timeout} ms`);
+      }
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
     if (e instanceof IdpError) throw e;
     throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: reading the answer failed: ${(e as Error).message}`);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 let shared: Agent | undefined;
@@ -70,6 +75,7 @@ export interface JsonRequest {
 /** Sends a request and parses the JSON answer; non-2xx becomes IdpError. */
 export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
   const timeout = opts.timeoutMs ?? 10_000;
+  const deadline = Date.now() + timeout;
   let res: Dispatcher.ResponseData;
   try {
     res = await request(req.url, {
@@ -77,15 +83,16 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
       headers: req.headers,
       body: req.body,
       dispatcher: opts.dispatcher ?? defaultDispatcher(timeout),
-      // undici's own connect/headers/body timeouts bound the request; an AbortSignal.timeout per
-      // request would add a timer, a finalizer and an abort listener to every provider call.
+      // undici's connect/headers/body timeouts bound each phase and boundedText checks the overall
+      // deadline per chunk; an AbortSignal.timeout per request would add a timer, a finalizer and
+      // an abort listener to every provider call.
       headersTimeout: timeout,
       bodyTimeout: timeout,
     });
   } catch (e) {
     throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
   }
-  const text = await boundedText(res, opts.maxBodyBytes ?? MAX_BODY_BYTES, req);
+  const text = await boundedText(res, opts.maxBodyBytes ?? MAX_BODY_BYTES, deadline, timeout, req);
   if (res.statusCode < 200 || res.statusCode >= 300) {
     throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
   }

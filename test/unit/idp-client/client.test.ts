@@ -213,6 +213,29 @@ describe('IdpClient', () => {
     expect(count('metadata-token')).toBe(before + 1);
   });
 
+  it('gives up on a provider that trickles its answer past the timeout (each chunk inside the idle limit)', async () => {
+    // A byte every 60 ms never trips an idle (between-chunk) limit of 200 ms; the whole answer must
+    // still end within the request's deadline.
+    const trickle: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 60);
+      res.on('close', () => clearInterval(t));
+    });
+    await new Promise<void>((r) => trickle.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}`;
+    try {
+      const c = new IdpClient({ endpoints: { api: url }, clock, env: {}, timeoutMs: 200 });
+      const started = Date.now();
+      const err = await c.oauth2Key('x').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IdpError);
+      expect((err as Error).message).toMatch(/did not finish within 200 ms/);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      trickle.closeAllConnections();
+      trickle.close();
+    }
+  });
+
   it('gives up on a provider that does not answer within the timeout', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
