@@ -16,6 +16,8 @@ import { runAsync } from '../support/run-async';
 const REPO = resolve(__dirname, '../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'cdktn-app.ts');
+// Four cdktn runs (each synthesizes, inits and plans/applies): 45-95 s on this 2-core machine under load.
+const DEPLOY_TIMEOUT = 480_000;
 
 describe('cdktn CLI (CDK Terrain)', () => {
   let tools: CdktnTools;
@@ -66,7 +68,7 @@ describe('cdktn CLI (CDK Terrain)', () => {
     const v = await runAsync(tools.node, ['--version']);
     expect(v.stdout).toMatch(/^v2[2-9]\./);
     expect((await cdktn(['--version'])).trim()).toMatch(/^0\.24\.0$/m);
-  });
+  }, 120_000);
 
   it('cdktn synth writes the provider, its resources, the launcher and its lock entry (the app needs no cdktf)', async () => {
     const out = await cdktn(['synth']);
@@ -82,7 +84,7 @@ describe('cdktn CLI (CDK Terrain)', () => {
     expect(existsSync(join(dir, 'keyward.manifest.json'))).toBe(true);
     expect(existsSync(join(dir, 'terraform.d', 'plugins', 'registry.terraform.io', 'keyward', 'keyward', packageVersion()))).toBe(true);
     expect(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8')).toContain('provider "registry.terraform.io/keyward/keyward"');
-  });
+  }, 120_000);
 
   it('cdktn deploy, redeploy (no changes), a one-field change, cdktn destroy', async () => {
     const engine = await startTestEngine();
@@ -109,5 +111,5 @@ describe('cdktn CLI (CDK Terrain)', () => {
     } finally {
       await engine.close();
     }
-  }, 240_000);
+  }, DEPLOY_TIMEOUT);
 });
