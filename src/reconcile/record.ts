@@ -31,8 +31,8 @@ export function recordPathFor(manifestPath: string): string {
 }
 
 /**
- * Accepts a record, or a previous manifest (what Terraform's destroy-time provisioner holds in
- * self.input): its objects count as applied with their declared fields and fingerprints.
+ * Accepts a record, or a previous manifest (the one `cdktf deploy` applied through the provider, or
+ * one a pipeline kept): its objects count as applied with their declared fields and fingerprints.
  */
 export function parseRecord(input: unknown): LastApplied {
   if (input && typeof input === 'object' && 'objects' in input && (input as { version?: unknown }).version === 1) {

@@ -1,19 +1,18 @@
-// `npm start` (scripts/start.ts) completes offline: engine and emulator up, examples/basic deployed,
-// a working login and a snapshot printed, everything stopped.
+// `npm start` (scripts/start.ts) completes offline: engine and emulator up, examples/basic deployed
+// with `cdktf deploy` (terraform is on PATH here, so the fallback `keyward apply --app` must not
+// run), a working login and a snapshot printed, everything stopped.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const REPO = resolve(__dirname, '../..');
-// The deploy runs keyward's Terraform provider: the test runs once bin/terraform-provider-keyward.js exists.
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 
-(HAS_PROVIDER ? it : it.skip)('npm start deploys the basic example, logs in and takes a snapshot', async () => {
+it('npm start deploys the basic example with cdktf deploy, offline, logs in and takes a snapshot', async () => {
   const { code, out } = await new Promise<{ code: number | null; out: string }>((ok, fail) => {
     const child = spawn(process.execPath, [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'scripts', 'start.ts')], {
       cwd: REPO,
-      env: { ...process.env, CHECKPOINT_DISABLE: '1' },
+      // Offline: anything that tries the network (a registry, a version check) meets a closed port.
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,localhost' },
     });
     let text = '';
     child.stdout.on('data', (d) => (text += String(d)));
@@ -22,6 +21,8 @@ const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js
     child.on('close', (c) => ok({ code: c, out: text }));
   });
   expect({ code, tail: out.slice(-2000) }).toEqual({ code: 0, tail: expect.any(String) });
+  expect(out).toMatch(/cdktf deploy: terraform ran the keyward provider/);
+  expect(out).not.toMatch(/applied the same stack with `keyward apply --app`/);
   expect(out).toMatch(/auth\/cloud roles: app, web/);
   expect(out).toMatch(/snapshot configs: hourly/);
   expect(out).toMatch(/POST auth\/cloud\/login -> token \S+/);
