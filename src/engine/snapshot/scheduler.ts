@@ -11,7 +11,8 @@ import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';
 import { SnapshotRecords, type StatusRecord } from './records';
-import { SCRATCH_DIR, planAttempt, runAttempt } from './runner';
+import { planAttempt, runAttempt } from './runner';
+import { SCRATCH_DIR } from './scratch';
 import { createTarget } from './targets/create-target';
 
 interface Entry {

@@ -1,8 +1,7 @@
 // The state.bin encoding inside a snapshot archive: every storage entry as length-prefixed key and
 // value bytes (values stay barrier-encrypted), then an end marker with the entry count.
 
-import type { Readable, Writable } from 'node:stream';
-import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import type { StorageEntry } from '../storage/storage';
 
 export const STATE_MAGIC = Buffer.from('KWSTATE1');
@@ -11,13 +10,24 @@ const FLUSH_AT = 256 * 1024;
 
 export class StateFormatError extends Error {}
 
+/** What encodeState writes into: a node Writable or a tar entry (streamx), with backpressure. */
+export interface DrainingSink {
+  write(chunk: Buffer): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** Exact length of the encoding of `count` entries whose keys (UTF-8) and values total `bytes`. */
+export function encodedStateSize(count: number, bytes: number): number {
+  return STATE_MAGIC.length + count * 8 + bytes + 8;
+}
+
 /**
  * Streams entries into `out` (backpressure respected), feeding every byte to `onChunk` as well
  * (hashing, counting). Memory stays bounded by FLUSH_AT plus the largest entry.
  */
 export async function encodeState(
   entries: AsyncIterable<StorageEntry>,
-  out: Writable,
+  out: DrainingSink,
   onChunk: (chunk: Buffer) => void,
 ): Promise<{ count: number; bytes: number }> {
   let pending: Buffer[] = [STATE_MAGIC];
@@ -31,7 +41,7 @@ export async function encodeState(
     pendingBytes = 0;
     onChunk(chunk);
     bytes += chunk.length;
-    if (!out.write(chunk)) await once(out, 'drain');
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   for await (const e of entries) {
     const key = Buffer.from(e.key, 'utf8');

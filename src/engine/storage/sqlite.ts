@@ -148,7 +148,9 @@ export class SqliteStorage implements Storage {
     // A separate read connection inside one transaction sees a fixed WAL snapshot while writers go on.
     const reader = new Database(this.file, { readonly: true });
     reader.exec('BEGIN');
-    const count = (reader.prepare('SELECT COUNT(*) AS n FROM kv').get() as { n: number }).n;
+    // Sizes taken in the same transaction as the rows, so they describe exactly what is iterated.
+    const totals = reader.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
+    const count = totals.n;
     const rows = reader.prepare('SELECT k, v FROM kv ORDER BY k').iterate() as IterableIterator<{ k: string; v: Buffer }>;
     let closed = false;
     const close = () => {
@@ -160,6 +162,7 @@ export class SqliteStorage implements Storage {
     };
     return {
       count,
+      bytes: totals.b,
       close,
       [Symbol.asyncIterator]: (): AsyncIterator<StorageEntry> => ({
         next: async () => {

@@ -64,8 +64,8 @@ targetConformance('cloudone-store multipart (s3rver)', () => ({
       endpoint: String(s3.fields.cloudone_endpoint),
       disableTls: true,
       forcePathStyle: true,
-      // Every archive above 64 KiB goes through CreateMultipartUpload / UploadPart / Complete.
-      multipartThreshold: 64 * 1024,
+      // The smallest part S3 allows: the 9 MiB conformance archive goes through
+      // CreateMultipartUpload / UploadPart / CompleteMultipartUpload.
       partSize: 5 * 1024 * 1024,
     }),
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,

@@ -45,7 +45,7 @@ export class AzureTarget implements SnapshotTarget {
     return this.container.getBlockBlobClient(this.key(name)).url;
   }
 
-  async put(name: string, open: () => Readable, _size: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, open: () => Readable, _expectedSize: number, signal: AbortSignal): Promise<void> {
     const blob = this.container.getBlockBlobClient(this.key(name));
     const source = open();
     // abortSignal cancels the SDK's requests, not its read of the source: end that too.

@@ -1,6 +1,7 @@
-// The `cloudtwo-store` target (GCS JSON API, @google-cloud/storage). An upload (multipart, or a
-// resumable session for large archives) creates the object only when the last byte is accepted;
-// an interrupted session stays invisible and expires, so the final name never holds a partial.
+// The `cloudtwo-store` target (GCS JSON API, @google-cloud/storage). The archive is streamed into
+// one upload (a multipart request, or a resumable session for large archives) as it is produced;
+// GCS creates the object only when the last byte is accepted, an interrupted request or session
+// stays invisible (sessions expire), so the final name never holds a partial.
 
 import { Storage, type GetFilesResponse, type StorageOptions } from '@google-cloud/storage';
 import type { Readable } from 'node:stream';
@@ -15,7 +16,7 @@ export interface GcsTargetOptions {
   /** Custom endpoint (host[:port] or URL), e.g. an emulator. */
   endpoint?: string;
   disableTls?: boolean;
-  /** Archives larger than this go through a resumable session (default 8 MiB). */
+  /** Archives expected larger than this go through a resumable session (default 8 MiB). */
   resumableThreshold?: number;
   /** Per-request timeout in ms (default 30 s). */
   requestTimeoutMs?: number;
@@ -62,9 +63,9 @@ export class GcsTarget implements SnapshotTarget {
     return `${this.base}/${this.opts.bucket}/${this.key(name).split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, open: () => Readable, expectedSize: number, signal: AbortSignal): Promise<void> {
     const file = this.storage.bucket(this.opts.bucket).file(this.key(name));
-    const resumable = size > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
+    const resumable = expectedSize > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
     await pipeline(
       open(),
       file.createWriteStream({
