@@ -2,18 +2,18 @@
 // consistent point-in-time view of the store as one stream, produced while it is consumed (an
 // upload, a file): memory stays flat and nothing is spooled. The view knows its entry count and
 // byte total up front, so state.bin's tar header and meta.json carry its exact size before the
-// first entry is read.
+// first entry is read, and the whole archive's length is known before its first byte.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import * as tar from 'tar-stream';
 import type { Seal } from '../backend';
 import type { Storage } from '../storage/storage';
 import { encodeState, encodedStateSize } from './state-codec';
+import { StoredGzip, storedGzipSize } from './stored-gzip';
 
 export const ENTRY_NAMES = ['meta.json', 'state.bin', 'SHA256SUMS', 'SHA256SUMS.sealed'] as const;
 export const STATE_FORMAT = 'keyward-state-v1';
@@ -37,15 +37,12 @@ export interface ArchiveFile {
 
 export interface ArchiveStream {
   meta: SnapshotMeta;
-  /**
-   * Length of the tar inside the gzip: a lower bound of the archive size, within a few bytes per
-   * 64 KiB of it (level-0 gzip only frames stored blocks).
-   */
-  expectedSize: number;
+  /** Exact length of the archive in bytes, known before its first byte. */
+  size: number;
   /** The archive bytes. Destroying it cancels the archive and releases the store's view. */
   stream: Readable;
-  /** Resolves with the archive's size once its last byte has been produced; rejects on failure. */
-  done: Promise<number>;
+  /** Resolves once the last byte has been produced; rejects on failure. */
+  done: Promise<void>;
   /** The archive's own failure (the store, the encoder), as opposed to its consumer giving up. */
   producerError(): Error | undefined;
 }
@@ -77,19 +74,14 @@ export async function openArchiveStream(storage: Storage, seal: Seal, now: numbe
   const metaHash = createHash('sha256').update(metaBuf).digest('hex');
   const stateHash = createHash('sha256');
 
+  const sumsLength = Buffer.byteLength(sha256Line('0'.repeat(64), 'meta.json') + sha256Line('0'.repeat(64), 'state.bin'));
+  const tarBytes = tarSize([metaBuf.length, stateSize, sumsLength, seal.encrypt(Buffer.alloc(sumsLength)).length]);
+
   const pack = tar.pack();
-  // Level 0 (stored blocks): state.bin is barrier-encrypted ciphertext, which deflate cannot
-  // shrink, and compressing it costs ~10x the time of the whole rest of the archive step.
-  const gzip = createGzip({ level: 0, chunkSize: 256 * 1024 });
-  let size = 0;
-  const out = new Transform({
-    highWaterMark: 256 * 1024,
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      cb(null, chunk);
-    },
-  });
-  const flowed = pipeline(pack, gzip, out);
+  // Stored (uncompressed) gzip blocks: state.bin is barrier-encrypted ciphertext, which deflate
+  // cannot shrink, and the fixed framing makes the archive's length known up front.
+  const out = new StoredGzip(tarBytes);
+  const flowed = pipeline(pack, out);
   // Every step below also ends when the pipeline fails (the consumer destroyed `out`): a write
   // into a destroyed tar entry never calls back.
   const broken = flowed.then(
@@ -137,12 +129,9 @@ export async function openArchiveStream(storage: Storage, seal: Seal, now: numbe
     }
   })();
   produced.catch(() => undefined);
-  const done = Promise.all([flowed, produced]).then(() => size);
+  const done = Promise.all([flowed, produced]).then(() => undefined);
   done.catch(() => undefined);
-
-  // Sums and the sealed copy are a few hundred bytes; their exact length does not matter here.
-  const expectedSize = tarSize([metaBuf.length, stateSize, 0, 0]);
-  return { meta, expectedSize, stream: out, done, producerError: () => failure };
+  return { meta, size: storedGzipSize(tarBytes), stream: out, done, producerError: () => failure };
 }
 
 /**
@@ -154,7 +143,8 @@ export async function writeArchiveFile(storage: Storage, seal: Seal, file: strin
   try {
     archive = await openArchiveStream(storage, seal, now);
     await pipeline(archive.stream, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-    return { size: await archive.done, meta: archive.meta };
+    await archive.done;
+    return { size: archive.size, meta: archive.meta };
   } catch (e) {
     archive?.stream.destroy();
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') await rm(file, { force: true });

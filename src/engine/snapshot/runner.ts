@@ -37,7 +37,7 @@ export interface AttemptControl {
   signal: AbortSignal;
   /** Asked before retention: a config deleted mid-attempt rotates nothing. */
   stillWanted: () => boolean;
-  /** Told the archive's expected size before the upload starts (the deadline grows with it). */
+  /** Told the archive's size before the upload starts (the deadline grows with it). */
   onArchiveSize?: (bytes: number) => void;
   /** This config's snapshots in write order (name -> sequence), newest ranked first by retention. */
   sequence?: ReadonlyMap<string, number>;
@@ -60,12 +60,12 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       throw new Error(`writing the snapshot archive failed: ${(e as Error).message}`);
     }
     const a = archive;
-    ctl.onArchiveSize?.(a.expectedSize);
+    ctl.onArchiveSize?.(a.size);
     try {
       // Raced against the signal as well: an SDK that ignores it must not hold the attempt. A
       // failed attempt's name becomes an orphan the next attempt deletes (scheduler), whatever
       // the store made of the upload.
-      await raceAbort(Promise.all([plan.target.put(plan.name, () => a.stream, a.expectedSize, signal), a.done]), signal);
+      await raceAbort(Promise.all([plan.target.put(plan.name, () => a.stream, a.size, signal), a.done]), signal);
     } catch (e) {
       a.stream.destroy();
       if (e instanceof LocalSpaceError) throw e;

@@ -16,7 +16,7 @@ export interface GcsTargetOptions {
   /** Custom endpoint (host[:port] or URL), e.g. an emulator. */
   endpoint?: string;
   disableTls?: boolean;
-  /** Archives expected larger than this go through a resumable session (default 8 MiB). */
+  /** Archives larger than this go through a resumable session (default 8 MiB). */
   resumableThreshold?: number;
   /** Per-request timeout in ms (default 30 s). */
   requestTimeoutMs?: number;
@@ -63,9 +63,9 @@ export class GcsTarget implements SnapshotTarget {
     return `${this.base}/${this.opts.bucket}/${this.key(name).split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  async put(name: string, open: () => Readable, expectedSize: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     const file = this.storage.bucket(this.opts.bucket).file(this.key(name));
-    const resumable = expectedSize > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
+    const resumable = size > (this.opts.resumableThreshold ?? 8 * 1024 * 1024);
     await pipeline(
       open(),
       file.createWriteStream({

@@ -41,14 +41,13 @@ export class LocalTarget implements SnapshotTarget {
     return used;
   }
 
-  async put(name: string, openSource: () => Readable, expectedSize: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, openSource: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const used = await this.usedSpace();
-    // The early refusal goes by the expected size (a lower bound); the stream is held to the exact budget.
-    if (used + expectedSize > this.opts.maxSpace) {
+    if (used + size > this.opts.maxSpace) {
       // Nothing is deleted to make room: the operator frees space or raises the budget.
       throw new LocalSpaceError(
-        `snapshot of ${expectedSize} bytes would exceed local_max_space (${this.opts.maxSpace} bytes, ${used} in use)`,
+        `snapshot of ${size} bytes would exceed local_max_space (${this.opts.maxSpace} bytes, ${used} in use)`,
       );
     }
     const temp = join(this.dir, this.tempName(name));

@@ -1,17 +1,18 @@
 // The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename, but both ways of
-// writing are atomic: a PutObject makes the key appear only when the whole body has arrived, and a
-// multipart upload's parts stay invisible until CompleteMultipartUpload. The archive arrives as a
-// stream of unknown length, so @aws-sdk/lib-storage's Upload cuts it into parts (a single
-// PutObject when it fits in one) with a bounded number in flight: memory stays flat whatever the
-// archive size. A failure aborts the multipart upload, and the key gets a best-effort delete: a
-// request the store completed but whose answer was lost must not leave an object the status calls
-// failed.
+// writing are atomic: a PutObject with a known Content-Length makes the key appear only when the
+// whole body has arrived, and a multipart upload's parts stay invisible until
+// CompleteMultipartUpload. The archive's length is known before its first byte, so it streams into
+// one PutObject as it is produced; above the single-PUT limit (5 GiB) @aws-sdk/lib-storage's
+// Upload cuts it into parts with a bounded number in flight (memory stays flat). A failure aborts
+// the multipart upload, and the key gets a best-effort delete: a request the store completed but
+// whose answer was lost must not leave an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
@@ -33,10 +34,9 @@ export interface S3TargetOptions {
   enableKms?: boolean;
   kmsKey?: string;
   serverSideEncryption?: boolean;
-  /**
-   * Part size of multipart uploads (default 8 MiB, at least 5 MiB); an archive up to this size is
-   * one PutObject. At most PART_QUEUE parts are uploading while the next one fills.
-   */
+  /** Archives larger than this use a multipart upload (default and maximum: 5 GiB). */
+  multipartThreshold?: number;
+  /** Part size of multipart uploads (default 16 MiB, at least 5 MiB); PART_QUEUE are in flight. */
   partSize?: number;
   /** Socket idle timeout of a request in ms (default 30 s); connect timeout is 10 s. */
   requestTimeoutMs?: number;
@@ -46,8 +46,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** The best-effort delete after a failed put gets this long (the store may be the thing stalled). */
 const CLEANUP_TIMEOUT_MS = 5_000;
+/** When the cleanup deletes the key a second time. */
+const LATE_COMMIT_MS = 500;
 
-const DEFAULT_PART = 8 * 1024 * 1024;
+const MAX_SINGLE_PUT = 5 * 1024 ** 3;
+const DEFAULT_PART = 16 * 1024 * 1024;
 /** Parts uploading at once: overlaps the network with producing the next part. */
 const PART_QUEUE = 2;
 
@@ -103,11 +106,11 @@ export class S3Target implements SnapshotTarget {
     return {};
   }
 
-  async put(name: string, open: () => Readable, _expectedSize: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     const key = this.key(name);
     const body = open();
-    // Upload does not watch the body for errors: abort it ourselves, so a failing source ends the
-    // upload (and S3 keeps nothing) instead of hanging it.
+    // The SDK does not watch the body for errors: abort the request ourselves, so a failing
+    // source ends the upload (and S3 keeps nothing) instead of hanging it.
     const abort = new AbortController();
     let sourceError: Error | undefined;
     body.once('error', (e: Error) => {
@@ -117,16 +120,23 @@ export class S3Target implements SnapshotTarget {
     const onAbort = () => abort.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentType: 'application/gzip', ...this.encryption() },
-      partSize: this.opts.partSize ?? DEFAULT_PART,
-      queueSize: PART_QUEUE,
-      leavePartsOnError: false,
-      abortController: abort,
-    });
+    const params: PutObjectCommandInput = { Bucket: this.opts.bucket, Key: key, Body: body, ContentType: 'application/gzip', ...this.encryption() };
+    let upload: Upload | undefined;
     try {
-      await upload.done();
+      if (size > Math.min(this.opts.multipartThreshold ?? MAX_SINGLE_PUT, MAX_SINGLE_PUT)) {
+        upload = new Upload({
+          client: this.client,
+          params,
+          partSize: this.opts.partSize ?? DEFAULT_PART,
+          queueSize: PART_QUEUE,
+          leavePartsOnError: false,
+          abortController: abort,
+        });
+        await upload.done();
+      } else {
+        // A stream body is sent as it arrives (unsigned payload), never buffered.
+        await this.client.send(new PutObjectCommand({ ...params, ContentLength: size }), { abortSignal: abort.signal });
+      }
     } catch (e) {
       this.cleanupAfterFailure(key, upload);
       throw sourceError ?? (signal.aborted ? (signal.reason as Error) : e);
@@ -138,15 +148,20 @@ export class S3Target implements SnapshotTarget {
 
   /**
    * Best effort, bounded, in the background (close() waits for it): aborts the multipart upload
-   * (Upload does too, but only once its parts in flight end) and deletes the key.
+   * (Upload does too, but only once its parts in flight end) and deletes the key, twice: some
+   * S3-compatible stores (s3rver) commit what an aborted PutObject had sent, and may do so after
+   * a delete sent at once has already been served.
    */
-  private cleanupAfterFailure(key: string, upload: Upload): void {
+  private cleanupAfterFailure(key: string, upload: Upload | undefined): void {
     const bounded = { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) };
+    const del = () => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), bounded).catch(() => undefined);
     const p = (async () => {
-      if (upload.uploadId) {
+      if (upload?.uploadId) {
         await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId: upload.uploadId }), bounded).catch(() => undefined);
       }
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), bounded).catch(() => undefined);
+      await del();
+      await new Promise((r) => setTimeout(r, LATE_COMMIT_MS));
+      await del();
     })();
     this.cleanups.add(p);
     void p.finally(() => this.cleanups.delete(p));

@@ -15,12 +15,11 @@ export interface SnapshotTarget {
   /** Where the object `name` lives, as status URLs show it (file://, http(s)://). */
   url(name: string): string;
   /**
-   * Streams the bytes of `open()` (called once) and makes them visible as `name` only once
-   * complete: a failed, interrupted or aborted (`signal`) put never leaves anything under `name`.
-   * `expectedSize` is known before the first byte (a lower bound within a few bytes per 64 KiB of
-   * the real size): targets pick an upload method and budget space by it, never buffer by it.
+   * Streams the `size` bytes of `open()` (called once, produced while they are sent) and makes
+   * them visible as `name` only once complete: a failed, interrupted or aborted (`signal`) put
+   * never leaves anything under `name`.
    */
-  put(name: string, open: () => Readable, expectedSize: number, signal: AbortSignal): Promise<void>;
+  put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void>;
   /** Objects directly under the prefix (no deeper levels), any name. */
   list(): Promise<StoredObject[]>;
   get(name: string): Promise<Readable>;
