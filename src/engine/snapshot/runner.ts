@@ -73,9 +73,16 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       if (own && !signal.aborted) throw new Error(`writing the snapshot archive failed: ${own.message}`);
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
+    // After an abort (deadline, restore, shutdown, the config deleted) no store operation starts:
+    // raceAbort only stops waiting, so each one is checked before it is sent.
+    const proceed = () => !signal.aborted && ctl.stillWanted();
     const orphansLeft: string[] = [];
     for (const name of ctl.orphans ?? []) {
       if (name === plan.name) continue;
+      if (!proceed()) {
+        orphansLeft.push(name);
+        continue;
+      }
       try {
         await raceAbort(plan.target.delete(name), signal);
       } catch {
@@ -86,7 +93,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
     const sequence = new Map(ctl.sequence ?? []);
     sequence.set(plan.name, Number.MAX_SAFE_INTEGER);
     try {
-      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence), signal), orphansLeft };
+      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence, proceed), signal), orphansLeft };
     } catch (e) {
       return {
         retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`,

@@ -106,13 +106,18 @@ export class SnapshotScheduler {
     if (!this.stopped) this.arm(name, entry, entry.status.next_snapshot_start);
   }
 
-  /** A delete: the schedule stops; an attempt in progress finishes without retention or status. */
-  configDeleted(name: string): void {
+  /**
+   * A delete: the schedule stops, an attempt in progress is aborted (no retention, no status) and
+   * the promise settles once it has ended, so it starts no store operation afterwards.
+   */
+  async configDeleted(name: string): Promise<void> {
     const entry = this.entries.get(name);
     if (!entry) return;
     entry.gen++;
     entry.timer?.cancel();
     this.entries.delete(name);
+    entry.abort?.abort(new Error('the attempt was aborted: its configuration was deleted'));
+    await entry.running;
   }
 
   private arm(name: string, entry: Entry, at: number): void {
