@@ -64,9 +64,8 @@ targetConformance('cloudone-store multipart (s3rver)', () => ({
       endpoint: String(s3.fields.cloudone_endpoint),
       disableTls: true,
       forcePathStyle: true,
-      // Every archive above 64 KiB goes through CreateMultipartUpload / UploadPart / Complete
-      // (lib-storage Upload; 5 MiB is the smallest part S3 allows).
-      multipartThreshold: 64 * 1024,
+      // The smallest part S3 allows: the 9 and 12 MiB conformance archives go through
+      // CreateMultipartUpload / UploadPart / CompleteMultipartUpload.
       partSize: 5 * 1024 * 1024,
     }),
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,

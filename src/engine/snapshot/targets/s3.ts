@@ -1,18 +1,17 @@
-// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename, but both ways of
-// writing are atomic: a PutObject with a known Content-Length makes the key appear only when the
-// whole body has arrived, and a multipart upload's parts stay invisible until
-// CompleteMultipartUpload. The archive's length is known before its first byte, so it streams into
-// one PutObject as it is produced; above the single-PUT limit (5 GiB) @aws-sdk/lib-storage's
-// Upload cuts it into parts with a bounded number in flight (memory stays flat). A failure aborts
-// the multipart upload, and the key gets a best-effort delete: a request the store completed but
-// whose answer was lost must not leave an object the status calls failed.
+// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename; the archive streams
+// into @aws-sdk/lib-storage's Upload as it is produced: an archive up to one part is a single
+// PutObject (atomic: the key appears when the whole body has arrived), a larger one a multipart
+// upload whose parts stay invisible until CompleteMultipartUpload, with PART_QUEUE parts in
+// flight (memory stays flat whatever the archive size). A streamed single PutObject would be
+// atomic on S3 too, but S3-compatible stores such as s3rver write it under its final name as it
+// arrives. A failure aborts the multipart upload, and the key gets a best-effort delete: a request
+// the store completed but whose answer was lost must not leave an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
   S3Client,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
@@ -34,9 +33,10 @@ export interface S3TargetOptions {
   enableKms?: boolean;
   kmsKey?: string;
   serverSideEncryption?: boolean;
-  /** Archives larger than this use a multipart upload (default and maximum: 5 GiB). */
-  multipartThreshold?: number;
-  /** Part size of multipart uploads (default 16 MiB, at least 5 MiB); PART_QUEUE are in flight. */
+  /**
+   * Part size (default 8 MiB, at least 5 MiB): larger archives use a multipart upload, smaller
+   * ones one PutObject. At most PART_QUEUE + 1 parts are buffered.
+   */
   partSize?: number;
   /** Socket idle timeout of a request in ms (default 30 s); connect timeout is 10 s. */
   requestTimeoutMs?: number;
@@ -49,8 +49,7 @@ const CLEANUP_TIMEOUT_MS = 5_000;
 /** When the cleanup deletes the key a second time. */
 const LATE_COMMIT_MS = 500;
 
-const MAX_SINGLE_PUT = 5 * 1024 ** 3;
-const DEFAULT_PART = 16 * 1024 * 1024;
+const DEFAULT_PART = 8 * 1024 * 1024;
 /** Parts uploading at once: overlaps the network with producing the next part. */
 const PART_QUEUE = 2;
 
@@ -120,23 +119,17 @@ export class S3Target implements SnapshotTarget {
     const onAbort = () => abort.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const params: PutObjectCommandInput = { Bucket: this.opts.bucket, Key: key, Body: body, ContentType: 'application/gzip', ...this.encryption() };
-    let upload: Upload | undefined;
+    const upload = new Upload({
+      client: this.client,
+      // ContentLength: Upload checks the parts it sent add up to the archive's length.
+      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() },
+      partSize: this.opts.partSize ?? DEFAULT_PART,
+      queueSize: PART_QUEUE,
+      leavePartsOnError: false,
+      abortController: abort,
+    });
     try {
-      if (size > Math.min(this.opts.multipartThreshold ?? MAX_SINGLE_PUT, MAX_SINGLE_PUT)) {
-        upload = new Upload({
-          client: this.client,
-          params,
-          partSize: this.opts.partSize ?? DEFAULT_PART,
-          queueSize: PART_QUEUE,
-          leavePartsOnError: false,
-          abortController: abort,
-        });
-        await upload.done();
-      } else {
-        // A stream body is sent as it arrives (unsigned payload), never buffered.
-        await this.client.send(new PutObjectCommand({ ...params, ContentLength: size }), { abortSignal: abort.signal });
-      }
+      await upload.done();
     } catch (e) {
       this.cleanupAfterFailure(key, upload);
       throw sourceError ?? (signal.aborted ? (signal.reason as Error) : e);
@@ -152,11 +145,11 @@ export class S3Target implements SnapshotTarget {
    * S3-compatible stores (s3rver) commit what an aborted PutObject had sent, and may do so after
    * a delete sent at once has already been served.
    */
-  private cleanupAfterFailure(key: string, upload: Upload | undefined): void {
+  private cleanupAfterFailure(key: string, upload: Upload): void {
     const bounded = { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) };
     const del = () => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), bounded).catch(() => undefined);
     const p = (async () => {
-      if (upload?.uploadId) {
+      if (upload.uploadId) {
         await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId: upload.uploadId }), bounded).catch(() => undefined);
       }
       await del();

@@ -108,10 +108,13 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
         })(),
       );
       const put = t.put('vault-snapshot-5000.snap', () => source, size, live);
-      await new Promise((r) => setTimeout(r, 1500));
-      expect((await observer.list()).map((o) => o.name)).not.toContain('vault-snapshot-5000.snap');
-      release();
-      await put;
+      try {
+        await new Promise((r) => setTimeout(r, 1500));
+        expect((await observer.list()).map((o) => o.name)).not.toContain('vault-snapshot-5000.snap');
+      } finally {
+        release();
+        await put;
+      }
       expect(await observer.list()).toEqual([{ name: 'vault-snapshot-5000.snap', size }]);
       expect((await readAll(await observer.get('vault-snapshot-5000.snap'))).equals(body)).toBe(true);
       for (const x of [t, observer]) await x.close();
