@@ -76,10 +76,9 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
         update: write,
         delete: async (ctx) => {
           const name = nameOf(ctx);
-          // Stop the schedule first so a finishing attempt cannot write status after the delete,
-          // and wait until an aborted attempt has stopped: after the answer, nothing this config
-          // ran touches its store any more (no rotation of what the operator sees).
-          await d.scheduler.configDeleted(name);
+          // Stop the schedule first so a finishing attempt cannot write status or rotate after
+          // the delete.
+          d.scheduler.configDeleted(name);
           await d.records.deleteConfig(name);
           return reply.none();
         },

@@ -73,8 +73,8 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       if (own && !signal.aborted) throw new Error(`writing the snapshot archive failed: ${own.message}`);
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
-    // After an abort (deadline, restore, shutdown, the config deleted) no store operation starts:
-    // raceAbort only stops waiting, so each one is checked before it is sent.
+    // After an abort (deadline, restore, shutdown) or the config's deletion no store operation
+    // starts: raceAbort only stops waiting, so each one is checked before it is sent.
     const proceed = () => !signal.aborted && ctl.stillWanted();
     const orphansLeft: string[] = [];
     for (const name of ctl.orphans ?? []) {

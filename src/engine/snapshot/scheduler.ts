@@ -107,17 +107,16 @@ export class SnapshotScheduler {
   }
 
   /**
-   * A delete: the schedule stops, an attempt in progress is aborted (no retention, no status) and
-   * the promise settles once it has ended, so it starts no store operation afterwards.
+   * A delete: the schedule stops; an attempt in progress finishes its upload (aborting it could
+   * leave a partial object on stores that write as bytes arrive) but starts no further store
+   * operation (rotation, orphan deletes) and writes no status.
    */
-  async configDeleted(name: string): Promise<void> {
+  configDeleted(name: string): void {
     const entry = this.entries.get(name);
     if (!entry) return;
     entry.gen++;
     entry.timer?.cancel();
     this.entries.delete(name);
-    entry.abort?.abort(new Error('the attempt was aborted: its configuration was deleted'));
-    await entry.running;
   }
 
   private arm(name: string, entry: Entry, at: number): void {

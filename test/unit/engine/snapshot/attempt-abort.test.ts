@@ -1,6 +1,7 @@
-// An aborted attempt (deadline, restore, shutdown, its config deleted) starts no further store
-// operation: raceAbort only stops waiting, so before the fix the orphan deletes and the rotation
-// went on in the background after the abort, deleting objects the operator was reading.
+// An aborted attempt (deadline, restore, shutdown) or one whose config was deleted starts no
+// further store operation: before the fix the orphan deletes and the rotation went on (in the
+// background after an abort, or past a config delete that came mid-rotation), deleting objects
+// the operator was reading.
 
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -26,6 +27,8 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 /** A local target that records deletes and aborts the attempt during the first one. */
 class AbortingTarget extends LocalTarget {
   readonly deletes: string[] = [];
+  /** What happens during the first delete (default: the attempt is aborted). */
+  onFirstDelete = () => this.abort.abort(new Error('the attempt deadline passed'));
   constructor(
     out: string,
     private readonly abort: AbortController,
@@ -34,7 +37,7 @@ class AbortingTarget extends LocalTarget {
   }
   override async delete(name: string): Promise<void> {
     this.deletes.push(name);
-    if (this.deletes.length === 1) this.abort.abort(new Error('the configuration was deleted'));
+    if (this.deletes.length === 1) this.onFirstDelete();
     await new Promise((r) => setTimeout(r, 10));
     return super.delete(name);
   }
@@ -68,7 +71,7 @@ const settle = () => new Promise((r) => setTimeout(r, 200));
 it('stops rotating once aborted: no delete starts after the one in flight', async () => {
   const { sys, out, abort, target, config, plan } = await setup(5);
   const r = await runAttempt(sys, config, plan, T0, { signal: abort.signal, stillWanted: () => true });
-  expect(r.retentionError).toMatch(/^retention failed: .*the configuration was deleted/);
+  expect(r.retentionError).toMatch(/^retention failed: .*the attempt deadline passed/);
   await settle();
   expect(target.deletes).toHaveLength(1);
   expect((await readdir(out)).filter((n) => n.endsWith('.snap'))).toHaveLength(5); // 6 written, 1 rotated
@@ -81,4 +84,14 @@ it('stops deleting orphans once aborted, and rotates nothing', async () => {
   await settle();
   expect(target.deletes).toEqual(['vault-snapshot-7.snap']);
   expect(r.orphansLeft).toEqual(orphans); // the aborted one's delete may or may not have landed
+});
+
+it('stops rotating when its config is deleted mid-rotation', async () => {
+  const { sys, out, abort, target, config, plan } = await setup(5);
+  let wanted = true;
+  target.onFirstDelete = () => (wanted = false);
+  await runAttempt(sys, config, plan, T0, { signal: abort.signal, stillWanted: () => wanted });
+  await settle();
+  expect(target.deletes).toHaveLength(1);
+  expect((await readdir(out)).filter((n) => n.endsWith('.snap'))).toHaveLength(5);
 });
