@@ -1,10 +1,13 @@
 // Snapshot throughput and memory: a store of --entries entries (default 100,000 of ~1 KB, about
-// 100 MB) archived and published to a local directory and to each object-store emulator, printed
-// beside the raw SDK upload of an equal-sized in-memory buffer measured in the same run. The run
-// repeats at a quarter of the size: streaming means peak RSS growth does not follow store size.
+// 100 MB) archived and streamed to a local directory and to each object-store emulator (S3:
+// s3rver, GCS: our JSON-API emulator, Azure Blob: azurite), beside the raw SDK upload of an
+// equal-sized in-memory buffer to the same emulator, measured in the same run. Timing rounds
+// interleave snapshot and raw upload (--rounds, default 3) and compare medians, because the
+// machine is shared and noisy. Peak RSS growth is measured in a first pass of snapshots only, at
+// a quarter of the size and at the full size: streaming means it does not follow store size.
 // Emulators run in a child process so their memory is not counted.
 //
-//   npx tsx bench/snapshot.ts [--entries 100000] [--value-bytes 1000]
+//   node --expose-gc -r tsx/cjs bench/snapshot.ts [--entries 100000] [--value-bytes 1000] [--rounds 3]
 
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -94,6 +97,15 @@ async function fill(storage: SqliteStorage, from: number, to: number, valueBytes
   }
 }
 
+/** Deletes the entries [to, from) again: the timing rounds of the smaller store run last. */
+async function shrink(storage: SqliteStorage, to: number, from: number): Promise<void> {
+  for (let i = to; i < from; i += 1000) {
+    const ops = [];
+    for (let j = i; j < Math.min(from, i + 1000); j++) ops.push({ type: 'delete' as const, key: `bench/${String(j).padStart(8, '0')}` });
+    await storage.batch(ops);
+  }
+}
+
 async function rawUpload(type: string, f: Record<string, string | boolean>, dir: string, buf: Buffer): Promise<void> {
   const key = `raw/raw-${Date.now()}.bin`;
   if (type === 'local') {
@@ -120,9 +132,27 @@ async function rawUpload(type: string, f: Record<string, string | boolean>, dir:
   }
 }
 
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+
+const STORES: Record<string, string> = {
+  local: 'local directory',
+  'cloudone-store': 'S3 API, s3rver',
+  'cloudtwo-store': 'GCS JSON API, test/support/gcs-emulator',
+  'cloudthree-store': 'Azure Blob, azurite',
+};
+
+interface Row {
+  /** First pass: the snapshot's time and memory before any raw buffer upload ran. */
+  rss: Measured;
+  size: number;
+  snapMs: number[];
+  rawMs: number[];
+}
+
 async function main(): Promise<void> {
   const entries = arg('entries', 100_000);
   const valueBytes = arg('value-bytes', 1000);
+  const rounds = Math.max(1, arg('rounds', 3));
   const work = mkdtempSync(join(tmpdir(), 'kw-bench-snap-'));
   const emulators = await startEmulatorProcess();
   const storage = new SqliteStorage(join(work, 'store.db'));
@@ -142,38 +172,58 @@ async function main(): Promise<void> {
     ['cloudtwo-store', { path_prefix: 'bench/', ...emulators.fields['cloudtwo-store'] }],
     ['cloudthree-store', { path_prefix: 'bench/', ...emulators.fields['cloudthree-store'] }],
   ];
-  const results: Record<number, Record<string, { snap: Measured; raw: Measured; size: number }>> = {};
+  const snapshot = async (type: string, extra: Record<string, unknown>): Promise<number> => {
+    const config = validateSnapshotConfigWrite({ storage_type: type, interval: 3600, retain: 2, ...extra }).config;
+    const now = Date.now();
+    const plan = planAttempt(config, now);
+    await runAttempt(sys, config, plan, now, { signal: new AbortController().signal, stillWanted: () => true });
+    const t = planAttempt(config, now).target;
+    const size = (await t.list()).find((o) => o.name === plan.name)?.size ?? 0;
+    await t.close();
+    return size;
+  };
+  const results: Record<number, Record<string, Row>> = {};
+  const sizes = [Math.floor(entries / 4), entries];
   try {
-    // Every snapshot runs before any raw upload: RSS does not shrink after a big buffer is freed,
-    // so a raw upload first would hide the snapshots' own peak.
     let filled = 0;
-    const sizes = [Math.floor(entries / 4), entries];
     for (const size of sizes) {
       await fill(storage, filled, size, valueBytes);
       filled = size;
       results[size] = {};
+      // Every RSS measurement runs before any raw upload: RSS does not shrink after a big buffer
+      // is freed, so a raw upload first would hide the snapshots' own peak.
       for (const [type, extra] of targets) {
-        const config = validateSnapshotConfigWrite({ storage_type: type, interval: 3600, ...extra }).config;
         let archiveSize = 0;
-        const snap = await measure(async () => {
-          const now = Date.now();
-          const plan = planAttempt(config, now);
-          await runAttempt(sys, config, plan, now, { signal: new AbortController().signal, stillWanted: () => true });
-          archiveSize = (await plan.target.list()).find((o) => o.name === plan.name)?.size ?? 0;
-        });
-        results[size][type] = { snap, raw: { ms: NaN, peakRssMb: NaN, peakAbsMb: NaN }, size: archiveSize };
+        const rss = await measure(async () => void (archiveSize = await snapshot(type, extra)));
+        results[size][type] = { rss, size: archiveSize, snapMs: [], rawMs: [] };
       }
     }
-    for (const size of sizes) {
-      for (const [type] of targets) {
-        // The raw upload holds the whole archive in memory: the buffer counts toward its RSS, its
-        // allocation does not count toward its time.
-        results[size][type].raw = await measure(async () => {
-          const buf = randomBytes(results[size][type].size);
-          const t = performance.now();
-          await rawUpload(type, emulators.fields[type] ?? {}, work, buf);
-          return performance.now() - t;
-        });
+    for (const size of [...sizes].reverse()) {
+      await shrink(storage, size, filled);
+      filled = size;
+      for (const [type, extra] of targets) {
+        const row = results[size][type];
+        for (let r = 0; r < rounds; r++) {
+          // Alternating order, so a drift in the machine's load does not favour one side.
+          const raw = async () => {
+            const buf = randomBytes(row.size);
+            const t = performance.now();
+            await rawUpload(type, emulators.fields[type] ?? {}, work, buf);
+            row.rawMs.push(performance.now() - t);
+          };
+          const snap = async () => {
+            const t = performance.now();
+            await snapshot(type, extra);
+            row.snapMs.push(performance.now() - t);
+          };
+          if (r % 2 === 0) {
+            await raw();
+            await snap();
+          } else {
+            await snap();
+            await raw();
+          }
+        }
       }
     }
   } finally {
@@ -183,23 +233,30 @@ async function main(): Promise<void> {
   }
 
   const mb = (n: number) => (n / 1024 ** 2).toFixed(1);
-  console.log(`snapshot bench: ${entries} entries of ${valueBytes} B (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs)`);
-  for (const [size, rows] of Object.entries(results)) {
-    console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB`);
-    console.log('target            snapshot ms  RSS +MB  peak RSS MB | raw SDK ms  RSS +MB  peak RSS MB | time ratio');
+  console.log(`snapshot bench: ${entries} entries of ${valueBytes} B, ${rounds} interleaved timing rounds (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs)`);
+  console.log(`targets: ${Object.entries(STORES).map(([t, d]) => `${t} (${d})`).join(', ')}`);
+  for (const size of sizes) {
+    const rows = results[size];
+    console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB (times: median of ${rounds}, all in ms)`);
+    console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs');
     for (const [type, r] of Object.entries(rows)) {
-      const cols = (m: Measured, w: number) => `${m.ms.toFixed(0).padStart(w)}  ${m.peakRssMb.toFixed(1).padStart(7)}  ${m.peakAbsMb.toFixed(0).padStart(11)}`;
-      console.log(`${type.padEnd(16)}  ${cols(r.snap, 11)} | ${cols(r.raw, 10)} | ${(r.snap.ms / r.raw.ms).toFixed(2).padStart(10)}`);
+      const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ').padEnd(24);
+      const s = median(r.snapMs);
+      const w = median(r.rawMs);
+      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snapMs)} | ${runs(r.rawMs)}`);
     }
   }
-  const [small, large] = Object.keys(results).map(Number);
-  console.log(`\npeak RSS growth, ${large} vs ${small} entries (streaming keeps it flat; the raw buffer upload holds the whole archive):`);
+  const [small, large] = sizes;
+  console.log(`\npeak RSS growth of a snapshot, ${small} -> ${large} entries (first pass, before any raw upload; flat = streaming):`);
   for (const type of Object.keys(results[large])) {
-    const a = results[small][type];
-    const b = results[large][type];
-    console.log(
-      `  ${type.padEnd(16)} snapshot +${a.snap.peakRssMb.toFixed(1)} -> +${b.snap.peakRssMb.toFixed(1)} MB (peak ${a.snap.peakAbsMb.toFixed(0)} -> ${b.snap.peakAbsMb.toFixed(0)} MB); raw buffer +${a.raw.peakRssMb.toFixed(1)} -> +${b.raw.peakRssMb.toFixed(1)} MB`,
-    );
+    const a = results[small][type].rss;
+    const b = results[large][type].rss;
+    console.log(`  ${type.padEnd(16)} +${a.peakRssMb.toFixed(1)} -> +${b.peakRssMb.toFixed(1)} MB (process peak ${a.peakAbsMb.toFixed(0)} -> ${b.peakAbsMb.toFixed(0)} MB)`);
+  }
+  console.log('\nsummary (acceptance: cloud targets time ratio <= 1.5, RSS growth flat):');
+  for (const [type] of targets) {
+    const ratios = sizes.map((n) => (median(results[n][type].snapMs) / median(results[n][type].rawMs)).toFixed(2));
+    console.log(`  ${type.padEnd(16)} ratio ${ratios.join(' / ')} at ${sizes.join(' / ')} entries; RSS +${results[small][type].rss.peakRssMb.toFixed(1)} / +${results[large][type].rss.peakRssMb.toFixed(1)} MB`);
   }
 }
 

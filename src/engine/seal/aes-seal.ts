@@ -7,6 +7,8 @@ import { randomFillPooled } from '../random-pool';
 import type { Seal } from '../backend';
 
 const VERSION = 1;
+/** Bytes a sealed value has beyond its plaintext: version, nonce, tag. */
+export const SEAL_OVERHEAD = 1 + 12 + 16;
 
 export class AesSeal implements Seal {
   constructor(private readonly key: Buffer) {

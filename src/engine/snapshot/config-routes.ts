@@ -76,7 +76,8 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
         update: write,
         delete: async (ctx) => {
           const name = nameOf(ctx);
-          // Stop the schedule first so a finishing attempt cannot write status after the delete.
+          // Stop the schedule first so a finishing attempt cannot write status or rotate after
+          // the delete.
           d.scheduler.configDeleted(name);
           await d.records.deleteConfig(name);
           return reply.none();

@@ -16,6 +16,8 @@ export async function applyRetention(
   filePrefix: string,
   retain: number,
   sequence: ReadonlyMap<string, number> = new Map(),
+  /** Asked before each delete: an aborted attempt or a deleted config stops rotating at once. */
+  proceed: () => boolean = () => true,
 ): Promise<string[]> {
   const pattern = snapshotNamePattern(filePrefix);
   const ours = (await target.list())
@@ -26,7 +28,11 @@ export async function applyRetention(
       if (a.seq !== undefined || b.seq !== undefined) return (b.seq ?? -1) - (a.seq ?? -1);
       return a.ts > b.ts ? -1 : a.ts < b.ts ? 1 : 0;
     });
-  const doomed = ours.slice(Math.max(1, retain)).map((x) => x.name);
-  for (const name of doomed) await target.delete(name);
-  return doomed;
+  const deleted: string[] = [];
+  for (const x of ours.slice(Math.max(1, retain))) {
+    if (!proceed()) break;
+    await target.delete(x.name);
+    deleted.push(x.name);
+  }
+  return deleted;
 }

@@ -1,20 +1,15 @@
-// One automated snapshot attempt: archive the store into a scratch file, publish it through the
-// config's target under its final name, then apply retention (only once the new one is complete).
+// One automated snapshot attempt: stream the archive of the store straight into the config's
+// target (the target publishes it under its final name only once complete), then apply retention
+// (only once the new one is complete).
 
-import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SystemContext } from '../backend';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
-import { writeArchiveFile } from './archive-writer';
+import { openArchiveStream, type ArchiveStream } from './archive-writer';
 import { raceAbort } from './deadline';
 import { applyRetention } from './retention';
 import { createTarget } from './targets/create-target';
 import { LocalSpaceError } from './targets/local';
 import { describeStoreError, snapshotFileName, type SnapshotTarget } from './targets/target';
-
-export const SCRATCH_DIR = 'snapshot-scratch';
 
 export interface AttemptPlan {
   target: SnapshotTarget;
@@ -37,19 +32,12 @@ export interface AttemptResult {
   orphansLeft: string[];
 }
 
-/** Scratch files live in the engine's data dir; leftovers of a crash are removed at start. */
-export async function scratchFile(sys: SystemContext): Promise<string> {
-  const dir = join(sys.dataDir, SCRATCH_DIR);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  return join(dir, `${randomUUID()}.snap`);
-}
-
 export interface AttemptControl {
   /** Aborts the attempt (its deadline, a restore, shutdown): the store stages end at once. */
   signal: AbortSignal;
   /** Asked before retention: a config deleted mid-attempt rotates nothing. */
   stillWanted: () => boolean;
-  /** Told the archive size once known (the deadline grows with it). */
+  /** Told the archive's size before the upload starts (the deadline grows with it). */
   onArchiveSize?: (bytes: number) => void;
   /** This config's snapshots in write order (name -> sequence), newest ranked first by retention. */
   sequence?: ReadonlyMap<string, number>;
@@ -64,25 +52,37 @@ export interface AttemptControl {
 /** Runs the attempt; throws an Error whose message is the status text (stage + store message). */
 export async function runAttempt(sys: SystemContext, config: SnapshotConfig, plan: AttemptPlan, startMs: number, ctl: AttemptControl): Promise<AttemptResult> {
   const { signal } = ctl;
-  const file = await scratchFile(sys);
+  let archive: ArchiveStream | undefined;
   try {
-    let size: number;
     try {
-      size = (await writeArchiveFile(sys.rawStorage, sys.seal, file, startMs)).size;
+      archive = await openArchiveStream(sys.rawStorage, sys.seal, startMs);
     } catch (e) {
       throw new Error(`writing the snapshot archive failed: ${(e as Error).message}`);
     }
-    ctl.onArchiveSize?.(size);
+    const a = archive;
+    ctl.onArchiveSize?.(a.size);
     try {
-      // Raced against the signal as well: an SDK that ignores it must not hold the attempt.
-      await raceAbort(plan.target.put(plan.name, () => createReadStream(file), size, signal), signal);
+      // Raced against the signal as well: an SDK that ignores it must not hold the attempt. A
+      // failed attempt's name becomes an orphan the next attempt deletes (scheduler), whatever
+      // the store made of the upload.
+      await raceAbort(Promise.all([plan.target.put(plan.name, () => a.stream, a.size, signal), a.done]), signal);
     } catch (e) {
+      a.stream.destroy();
       if (e instanceof LocalSpaceError) throw e;
+      const own = a.producerError();
+      if (own && !signal.aborted) throw new Error(`writing the snapshot archive failed: ${own.message}`);
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
+    // After an abort (deadline, restore, shutdown) or the config's deletion no store operation
+    // starts: raceAbort only stops waiting, so each one is checked before it is sent.
+    const proceed = () => !signal.aborted && ctl.stillWanted();
     const orphansLeft: string[] = [];
     for (const name of ctl.orphans ?? []) {
       if (name === plan.name) continue;
+      if (!proceed()) {
+        orphansLeft.push(name);
+        continue;
+      }
       try {
         await raceAbort(plan.target.delete(name), signal);
       } catch {
@@ -93,7 +93,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
     const sequence = new Map(ctl.sequence ?? []);
     sequence.set(plan.name, Number.MAX_SAFE_INTEGER);
     try {
-      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence), signal), orphansLeft };
+      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence, proceed), signal), orphansLeft };
     } catch (e) {
       return {
         retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`,
@@ -102,7 +102,8 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       };
     }
   } finally {
-    await rm(file, { force: true });
+    // Releases the store's view whatever happened (a no-op once the archive has ended).
+    archive?.stream.destroy();
     // After an abort the store may be the thing stalled: close in the background.
     if (signal.aborted) void plan.target.close().catch(() => undefined);
     else await plan.target.close();

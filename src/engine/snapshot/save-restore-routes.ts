@@ -10,7 +10,7 @@ import type { RequestContext, Route, SystemContext } from '../backend';
 import { reply } from '../http/reply';
 import { ArchiveError, readVerifiedArchive } from './archive-reader';
 import { writeArchiveFile } from './archive-writer';
-import { scratchFile } from './runner';
+import { scratchFile } from './scratch';
 import { StateFormatError } from './state-codec';
 
 /** The scheduler's lifecycle as restore needs it: stopped (attempts aborted) before data is replaced. */

@@ -11,7 +11,8 @@ import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';
 import { SnapshotRecords, type StatusRecord } from './records';
-import { SCRATCH_DIR, planAttempt, runAttempt } from './runner';
+import { planAttempt, runAttempt } from './runner';
+import { SCRATCH_DIR } from './scratch';
 import { createTarget } from './targets/create-target';
 
 interface Entry {
@@ -105,7 +106,11 @@ export class SnapshotScheduler {
     if (!this.stopped) this.arm(name, entry, entry.status.next_snapshot_start);
   }
 
-  /** A delete: the schedule stops; an attempt in progress finishes without retention or status. */
+  /**
+   * A delete: the schedule stops; an attempt in progress finishes its upload (aborting it could
+   * leave a partial object on stores that write as bytes arrive) but starts no further store
+   * operation (rotation, orphan deletes) and writes no status.
+   */
   configDeleted(name: string): void {
     const entry = this.entries.get(name);
     if (!entry) return;

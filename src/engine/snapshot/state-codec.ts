@@ -1,8 +1,7 @@
 // The state.bin encoding inside a snapshot archive: every storage entry as length-prefixed key and
 // value bytes (values stay barrier-encrypted), then an end marker with the entry count.
 
-import type { Readable, Writable } from 'node:stream';
-import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import type { StorageEntry } from '../storage/storage';
 
 export const STATE_MAGIC = Buffer.from('KWSTATE1');
@@ -11,45 +10,57 @@ const FLUSH_AT = 256 * 1024;
 
 export class StateFormatError extends Error {}
 
+/** What encodeState writes into: a node Writable or a tar entry (streamx), with backpressure. */
+export interface DrainingSink {
+  write(chunk: Buffer): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** Exact length of the encoding of `count` entries whose keys (UTF-8) and values total `bytes`. */
+export function encodedStateSize(count: number, bytes: number): number {
+  return STATE_MAGIC.length + count * 8 + bytes + 8;
+}
+
 /**
  * Streams entries into `out` (backpressure respected), feeding every byte to `onChunk` as well
- * (hashing, counting). Memory stays bounded by FLUSH_AT plus the largest entry.
+ * (hashing, counting). Memory stays bounded by 2 x FLUSH_AT or the largest entry.
  */
 export async function encodeState(
   entries: AsyncIterable<StorageEntry>,
-  out: Writable,
+  out: DrainingSink,
   onChunk: (chunk: Buffer) => void,
 ): Promise<{ count: number; bytes: number }> {
-  let pending: Buffer[] = [STATE_MAGIC];
-  let pendingBytes = STATE_MAGIC.length;
+  // Entries are written straight into one chunk buffer (no per-entry allocations); a chunk is
+  // handed on whole, so each gets a fresh buffer.
+  let chunk = Buffer.allocUnsafe(FLUSH_AT * 2);
+  let at = STATE_MAGIC.copy(chunk, 0);
   let bytes = 0;
   let count = 0;
-  const flush = async () => {
-    if (pendingBytes === 0) return;
-    const chunk = Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    onChunk(chunk);
-    bytes += chunk.length;
-    if (!out.write(chunk)) await once(out, 'drain');
+  const flush = async (next: number) => {
+    if (at === 0) return;
+    const full = chunk.subarray(0, at);
+    chunk = Buffer.allocUnsafe(Math.max(FLUSH_AT * 2, next));
+    at = 0;
+    onChunk(full);
+    bytes += full.length;
+    if (!out.write(full)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   for await (const e of entries) {
-    const key = Buffer.from(e.key, 'utf8');
-    const head = Buffer.allocUnsafe(4);
-    head.writeUInt32BE(key.length);
-    const vlen = Buffer.allocUnsafe(4);
-    vlen.writeUInt32BE(e.value.length);
-    pending.push(head, key, vlen, e.value);
-    pendingBytes += 8 + key.length + e.value.length;
+    const need = 8 + Buffer.byteLength(e.key, 'utf8') + e.value.length;
+    if (at + need > chunk.length) await flush(need);
+    const klen = chunk.write(e.key, at + 4, 'utf8');
+    chunk.writeUInt32BE(klen, at);
+    at += 4 + klen;
+    chunk.writeUInt32BE(e.value.length, at);
+    at += 4 + e.value.copy(chunk, at + 4);
     count++;
-    if (pendingBytes >= FLUSH_AT) await flush();
+    if (at >= FLUSH_AT) await flush(0);
   }
-  const end = Buffer.allocUnsafe(8);
-  end.writeUInt32BE(END_MARK, 0);
-  end.writeUInt32BE(count, 4);
-  pending.push(end);
-  pendingBytes += 8;
-  await flush();
+  if (at + 8 > chunk.length) await flush(8);
+  chunk.writeUInt32BE(END_MARK, at);
+  chunk.writeUInt32BE(count, at + 4);
+  at += 8;
+  await flush(0);
   return { count, bytes };
 }
 

@@ -2,7 +2,7 @@
 // data) before it reaches the physical store, so nothing readable lands on disk.
 
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
-import type { AesSeal } from '../seal/aes-seal';
+import { SEAL_OVERHEAD, type AesSeal } from '../seal/aes-seal';
 
 export class BarrierStorage implements Storage {
   constructor(
@@ -35,6 +35,7 @@ export class BarrierStorage implements Storage {
     const seal = this.seal;
     return {
       count: inner.count,
+      bytes: inner.bytes - inner.count * SEAL_OVERHEAD,
       close: () => inner.close(),
       async *[Symbol.asyncIterator]() {
         for await (const e of inner) yield { key: e.key, value: seal.decrypt(e.value, e.key) };

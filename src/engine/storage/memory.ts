@@ -33,6 +33,7 @@ export class MemoryStorage implements Storage {
     let closed = false;
     return {
       count: entries.length,
+      bytes: entries.reduce((n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + v.length, 0),
       close: () => void (closed = true),
       async *[Symbol.asyncIterator]() {
         for (const [key, value] of entries) {

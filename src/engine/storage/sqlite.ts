@@ -148,8 +148,11 @@ export class SqliteStorage implements Storage {
     // A separate read connection inside one transaction sees a fixed WAL snapshot while writers go on.
     const reader = new Database(this.file, { readonly: true });
     reader.exec('BEGIN');
-    const count = (reader.prepare('SELECT COUNT(*) AS n FROM kv').get() as { n: number }).n;
-    const rows = reader.prepare('SELECT k, v FROM kv ORDER BY k').iterate() as IterableIterator<{ k: string; v: Buffer }>;
+    // Sizes taken in the same transaction as the rows, so they describe exactly what is iterated.
+    const totals = reader.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
+    const count = totals.n;
+    // Raw rows (arrays): no object per row on the hot path of a snapshot.
+    const rows = reader.prepare('SELECT k, v FROM kv ORDER BY k').raw().iterate() as IterableIterator<[string, Buffer]>;
     let closed = false;
     const close = () => {
       if (closed) return;
@@ -160,6 +163,7 @@ export class SqliteStorage implements Storage {
     };
     return {
       count,
+      bytes: totals.b,
       close,
       [Symbol.asyncIterator]: (): AsyncIterator<StorageEntry> => ({
         next: async () => {
@@ -169,7 +173,7 @@ export class SqliteStorage implements Storage {
             close();
             return { done: true, value: undefined };
           }
-          return { done: false, value: { key: r.value.k, value: r.value.v } };
+          return { done: false, value: { key: r.value[0], value: r.value[1] } };
         },
         return: async () => {
           close();

@@ -12,6 +12,8 @@ export interface StorageEntry {
 export interface StorageSnapshot extends AsyncIterable<StorageEntry> {
   /** Number of entries in the view. */
   readonly count: number;
+  /** UTF-8 bytes of every key plus bytes of every value in the view (sizes an archive up front). */
+  readonly bytes: number;
   /** Releases the view; iteration ends. Safe to call twice. */
   close(): void;
 }

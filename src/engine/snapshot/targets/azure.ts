@@ -1,9 +1,12 @@
-// The `cloudthree-store` target (Azure Blob, @azure/storage-blob, shared-key auth). uploadStream
-// stages blocks and commits the block list last; until that commit the blob does not exist under
-// its name, and uncommitted blocks of an interrupted upload are discarded by the service.
+// The `cloudthree-store` target (Azure Blob, @azure/storage-blob, shared-key auth). The archive's
+// length is known before its first byte, so up to SINGLE_SHOT_MAX it streams into one Put Blob,
+// which creates the blob only when the whole body has arrived. Larger archives go through
+// uploadStream, which stages blocks and commits the block list last; until that commit the blob
+// does not exist under its name, and uncommitted blocks of an interrupted upload are discarded by
+// the service.
 
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { BLOB_ENVIRONMENTS } from '../../../schema/snapshot-validate';
 import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
 
@@ -20,7 +23,9 @@ export interface AzureTargetOptions {
   tryTimeoutMs?: number;
 }
 
-const BLOCK_SIZE = 4 * 1024 * 1024;
+const BLOCK_SIZE = 8 * 1024 * 1024;
+/** The SDK's own single-shot limit for uploadData (the service allows more). */
+const SINGLE_SHOT_MAX = 256 * 1024 * 1024;
 const TRY_TIMEOUT_MS = 30_000;
 
 export class AzureTarget implements SnapshotTarget {
@@ -45,16 +50,39 @@ export class AzureTarget implements SnapshotTarget {
     return this.container.getBlockBlobClient(this.key(name)).url;
   }
 
-  async put(name: string, open: () => Readable, _size: number, signal: AbortSignal): Promise<void> {
+  async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
     const blob = this.container.getBlockBlobClient(this.key(name));
     const source = open();
-    // abortSignal cancels the SDK's requests, not its read of the source: end that too.
-    const onAbort = () => source.destroy(signal.reason as Error);
+    // The SDK neither watches a streamed body for errors nor stops reading it on abort: a failing
+    // source aborts the request, and an abort ends the source.
+    const abort = new AbortController();
+    let failure: Error | undefined;
+    const fail = (e: Error) => {
+      failure ??= e;
+      abort.abort(e);
+      source.destroy();
+    };
+    source.once('error', fail);
+    const onAbort = () => fail(signal.reason as Error);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    const options = { blobHTTPHeaders: { blobContentType: 'application/gzip' }, abortSignal: abort.signal };
     try {
-      // Memory: at most BLOCK_SIZE x 2 buffers in flight, whatever the archive size.
-      await blob.uploadStream(source, BLOCK_SIZE, 2, { blobHTTPHeaders: { blobContentType: 'application/gzip' }, abortSignal: signal });
+      if (size <= SINGLE_SHOT_MAX) {
+        let opened = false;
+        const body = () => {
+          if (!opened) return ((opened = true), source);
+          // A retry of the request cannot replay a body produced once: it fails the put instead.
+          fail(new Error('the archive stream cannot be replayed for a retry'));
+          return new Readable({ read() {} });
+        };
+        await blob.upload(body, size, options);
+      } else {
+        // Memory: at most BLOCK_SIZE x 2 buffers in flight, whatever the archive size.
+        await blob.uploadStream(source, BLOCK_SIZE, 2, options);
+      }
+    } catch (e) {
+      throw failure ?? e;
     } finally {
       signal.removeEventListener('abort', onAbort);
       source.destroy();

@@ -1,6 +1,7 @@
-// The `cloudtwo-store` target (GCS JSON API, @google-cloud/storage). An upload (multipart, or a
-// resumable session for large archives) creates the object only when the last byte is accepted;
-// an interrupted session stays invisible and expires, so the final name never holds a partial.
+// The `cloudtwo-store` target (GCS JSON API, @google-cloud/storage). The archive is streamed into
+// one upload (a multipart request, or a resumable session for large archives) as it is produced;
+// GCS creates the object only when the last byte is accepted, an interrupted request or session
+// stays invisible (sessions expire), so the final name never holds a partial.
 
 import { Storage, type GetFilesResponse, type StorageOptions } from '@google-cloud/storage';
 import type { Readable } from 'node:stream';

@@ -1,23 +1,21 @@
-// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename, but a PutObject with
-// a known Content-Length is atomic: the key appears only when the whole body has arrived, and an
-// aborted upload leaves nothing. The archive is already a complete local scratch file, so one
-// streamed PutObject from it is the "temporary name then publish" step. Above the single-PUT limit
-// (5 GiB) a multipart upload is used: its parts stay invisible until CompleteMultipartUpload, and
-// a failure aborts it. A failed put is followed by a best-effort delete of the key: a request
+// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename; the archive streams
+// into @aws-sdk/lib-storage's Upload as it is produced: an archive up to one part is a single
+// PutObject (atomic: the key appears when the whole body has arrived), a larger one a multipart
+// upload whose parts stay invisible until CompleteMultipartUpload, with PART_QUEUE parts in
+// flight (memory stays flat whatever the archive size). A streamed single PutObject would be
+// atomic on S3 too, but S3-compatible stores such as s3rver write it under its final name as it
+// arrives. A failure aborts the multipart upload, and the key gets a best-effort delete: a request
 // the store completed but whose answer was lost must not leave an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
   S3Client,
-  UploadPartCommand,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
 
@@ -35,9 +33,10 @@ export interface S3TargetOptions {
   enableKms?: boolean;
   kmsKey?: string;
   serverSideEncryption?: boolean;
-  /** Archives larger than this use a multipart upload (default and maximum: 5 GiB). */
-  multipartThreshold?: number;
-  /** Part size of multipart uploads; one part is buffered at a time (default 64 MiB). */
+  /**
+   * Part size (default 8 MiB, at least 5 MiB): larger archives use a multipart upload, smaller
+   * ones one PutObject. At most PART_QUEUE + 1 parts are buffered.
+   */
   partSize?: number;
   /** Socket idle timeout of a request in ms (default 30 s); connect timeout is 10 s. */
   requestTimeoutMs?: number;
@@ -47,9 +46,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** The best-effort delete after a failed put gets this long (the store may be the thing stalled). */
 const CLEANUP_TIMEOUT_MS = 5_000;
+/** When the cleanup deletes the key a second time. */
+const LATE_COMMIT_MS = 500;
 
-const MAX_SINGLE_PUT = 5 * 1024 ** 3;
-const DEFAULT_PART = 64 * 1024 * 1024;
+const DEFAULT_PART = 8 * 1024 * 1024;
+/** Parts uploading at once: overlaps the network with producing the next part. */
+const PART_QUEUE = 2;
 
 export class S3Target implements SnapshotTarget {
   readonly storageType = 'cloudone-store' as const;
@@ -104,6 +106,7 @@ export class S3Target implements SnapshotTarget {
   }
 
   async put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void> {
+    const key = this.key(name);
     const body = open();
     // The SDK does not watch the body for errors: abort the request ourselves, so a failing
     // source ends the upload (and S3 keeps nothing) instead of hanging it.
@@ -116,22 +119,19 @@ export class S3Target implements SnapshotTarget {
     const onAbort = () => abort.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    const upload = new Upload({
+      client: this.client,
+      // ContentLength: Upload checks the parts it sent add up to the archive's length.
+      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() },
+      partSize: this.opts.partSize ?? DEFAULT_PART,
+      queueSize: PART_QUEUE,
+      leavePartsOnError: false,
+      abortController: abort,
+    });
     try {
-      if (size > Math.min(this.opts.multipartThreshold ?? MAX_SINGLE_PUT, MAX_SINGLE_PUT)) {
-        await this.putMultipart(this.key(name), body, abort.signal);
-      } else {
-        const input: PutObjectCommandInput = {
-          Bucket: this.opts.bucket,
-          Key: this.key(name),
-          Body: body,
-          ContentLength: size,
-          ContentType: 'application/gzip',
-          ...this.encryption(),
-        };
-        await this.client.send(new PutObjectCommand(input), { abortSignal: abort.signal });
-      }
+      await upload.done();
     } catch (e) {
-      this.deleteAfterFailure(this.key(name));
+      this.cleanupAfterFailure(key, upload);
       throw sourceError ?? (signal.aborted ? (signal.reason as Error) : e);
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -139,53 +139,25 @@ export class S3Target implements SnapshotTarget {
     }
   }
 
-  /** Best effort, bounded, in the background; close() waits for it. */
-  private deleteAfterFailure(key: string): void {
-    const p = this.client
-      .send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) })
-      .then(
-        () => undefined,
-        () => undefined,
-      );
+  /**
+   * Best effort, bounded, in the background (close() waits for it): aborts the multipart upload
+   * (Upload does too, but only once its parts in flight end) and deletes the key, twice: some
+   * S3-compatible stores (s3rver) commit what an aborted PutObject had sent, and may do so after
+   * a delete sent at once has already been served.
+   */
+  private cleanupAfterFailure(key: string, upload: Upload): void {
+    const bounded = { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) };
+    const del = () => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), bounded).catch(() => undefined);
+    const p = (async () => {
+      if (upload.uploadId) {
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId: upload.uploadId }), bounded).catch(() => undefined);
+      }
+      await del();
+      await new Promise((r) => setTimeout(r, LATE_COMMIT_MS));
+      await del();
+    })();
     this.cleanups.add(p);
     void p.finally(() => this.cleanups.delete(p));
-  }
-
-  private async putMultipart(key: string, body: Readable, signal: AbortSignal): Promise<void> {
-    const partSize = this.opts.partSize ?? DEFAULT_PART;
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, ContentType: 'application/gzip', ...this.encryption() }),
-      { abortSignal: signal },
-    );
-    const UploadId = created.UploadId!;
-    const parts: { ETag?: string; PartNumber: number }[] = [];
-    const upload = async (chunk: Buffer) => {
-      const PartNumber = parts.length + 1;
-      const r = await this.client.send(new UploadPartCommand({ Bucket: this.opts.bucket, Key: key, UploadId, PartNumber, Body: chunk }), { abortSignal: signal });
-      parts.push({ ETag: r.ETag, PartNumber });
-    };
-    try {
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      for await (const c of body as AsyncIterable<Buffer>) {
-        pending.push(c);
-        pendingBytes += c.length;
-        while (pendingBytes >= partSize) {
-          const all = Buffer.concat(pending, pendingBytes);
-          await upload(all.subarray(0, partSize));
-          pending = [all.subarray(partSize)];
-          pendingBytes = all.length - partSize;
-        }
-      }
-      if (pendingBytes > 0 || parts.length === 0) await upload(Buffer.concat(pending, pendingBytes));
-      await this.client.send(
-        new CompleteMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }),
-        { abortSignal: signal },
-      );
-    } catch (e) {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId })).catch(() => undefined);
-      throw e;
-    }
   }
 
   async list(): Promise<StoredObject[]> {
@@ -211,7 +183,7 @@ export class S3Target implements SnapshotTarget {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(name) }));
   }
 
-  /** Nothing to clean: an interrupted PutObject leaves no object behind. */
+  /** Nothing to clean: an interrupted upload leaves no object behind (failed ones are aborted). */
   async cleanup(): Promise<void> {}
 
   async close(): Promise<void> {

@@ -15,8 +15,9 @@ export interface SnapshotTarget {
   /** Where the object `name` lives, as status URLs show it (file://, http(s)://). */
   url(name: string): string;
   /**
-   * Writes `size` bytes from `open()` and makes them visible as `name` only once complete: a
-   * failed, interrupted or aborted (`signal`) put never leaves anything under `name`.
+   * Streams the `size` bytes of `open()` (called once, produced while they are sent) and makes
+   * them visible as `name` only once complete: a failed, interrupted or aborted (`signal`) put
+   * never leaves anything under `name`.
    */
   put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void>;
   /** Objects directly under the prefix (no deeper levels), any name. */

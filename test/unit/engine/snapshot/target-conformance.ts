@@ -90,6 +90,36 @@ export function targetConformance(label: string, subject: () => ConformanceSubje
       await t.close();
     });
 
+    it('keeps the name invisible while the upload is still streaming, then publishes it whole', async () => {
+      const prefix = `conf-${Date.now()}-${n++}/`;
+      const t = subject().make(prefix);
+      const observer = subject().make(prefix);
+      // More than one S3 part / Azure block and a GCS resumable session: the store has received
+      // data (and could show it) long before the source ends.
+      const size = 12 * 1024 * 1024;
+      const body = randomBytes(size);
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      const source = Readable.from(
+        (async function* () {
+          for (let i = 0; i < size - 1024; i += 256 * 1024) yield body.subarray(i, Math.min(i + 256 * 1024, size - 1024));
+          await released;
+          yield body.subarray(size - 1024);
+        })(),
+      );
+      const put = t.put('vault-snapshot-5000.snap', () => source, size, live);
+      try {
+        await new Promise((r) => setTimeout(r, 1500));
+        expect((await observer.list()).map((o) => o.name)).not.toContain('vault-snapshot-5000.snap');
+      } finally {
+        release();
+        await put;
+      }
+      expect(await observer.list()).toEqual([{ name: 'vault-snapshot-5000.snap', size }]);
+      expect((await readAll(await observer.get('vault-snapshot-5000.snap'))).equals(body)).toBe(true);
+      for (const x of [t, observer]) await x.close();
+    });
+
     it('lists only direct children of its prefix, with or without the trailing slash', async () => {
       const stamp = `scope-${Date.now()}-${n++}`;
       const top = subject().make(`${stamp}/`);

@@ -73,6 +73,17 @@ export function storageConformance(name: string, open: () => Promise<{ storage: 
       snap.close();
     });
 
+    it('a snapshot knows the byte size of its keys (UTF-8) and values up front', async () => {
+      await storage.put('z/ä€', b('12345'));
+      await storage.put('z/plain', Buffer.alloc(1000));
+      const snap = await storage.snapshot();
+      let bytes = 0;
+      for await (const e of snap) bytes += Buffer.byteLength(e.key, 'utf8') + e.value.length;
+      expect(snap.bytes).toBe(bytes);
+      expect(bytes).toBe('z/ä€'.length + 3 + 5 + 'z/plain'.length + 1000);
+      snap.close();
+    });
+
     it('replaceAll swaps the whole content', async () => {
       await storage.put('old', b('1'));
       async function* entries() {

@@ -1,0 +1,75 @@
+// A gzip stream of deflate "stored" blocks (no compression) with fixed-size blocks, so the output
+// length is known from the input length before the first byte: an upload can then declare its
+// Content-Length up front (one streamed, atomic S3 PutObject or Azure Put Blob) instead of being
+// cut into buffered parts. zlib's level 0 makes blocks of whatever size its buffers hold, which
+// is not predictable. Input is passed through without copying; only headers are added. The
+// archive's payload is ciphertext, which deflate could not shrink anyway.
+
+import { Transform, type TransformCallback } from 'node:stream';
+import { crc32 } from 'node:zlib';
+
+/** Largest stored block deflate allows. */
+const BLOCK = 65_535;
+// ID1 ID2, CM=deflate, no flags, MTIME 0 (the archive's entries carry their own), XFL 0, OS unix.
+const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]);
+/** BFINAL=1, BTYPE=00, LEN 0, NLEN 0xffff: an empty last block ends the deflate stream. */
+const LAST_BLOCK = Buffer.from([0x01, 0x00, 0x00, 0xff, 0xff]);
+const TRAILER_BYTES = 8;
+
+/** Exact length of the gzip stream for `n` input bytes. */
+export function storedGzipSize(n: number): number {
+  return HEADER.length + Math.ceil(n / BLOCK) * 5 + n + LAST_BLOCK.length + TRAILER_BYTES;
+}
+
+function blockHeader(len: number): Buffer {
+  const h = Buffer.allocUnsafe(5);
+  h[0] = 0x00; // BFINAL=0, BTYPE=00 (stored)
+  h.writeUInt16LE(len, 1);
+  h.writeUInt16LE(~len & 0xffff, 3);
+  return h;
+}
+
+/**
+ * Gzips exactly `inputBytes` bytes; more or fewer is an error (the declared length of the upload
+ * would be wrong, and a store must not get a body that differs from it).
+ */
+export class StoredGzip extends Transform {
+  private crc = 0;
+  private seen = 0;
+  /** Bytes still to come in the block whose header was sent last. */
+  private blockLeft = 0;
+
+  constructor(private readonly inputBytes: number) {
+    super({ highWaterMark: 256 * 1024 });
+    this.push(HEADER);
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.inputBytes) return cb(new Error(`archive stream is longer than the ${this.inputBytes} bytes announced`));
+    this.crc = crc32(chunk, this.crc);
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.blockLeft === 0) {
+        // Blocks are BLOCK bytes, the last one the rest: the size formula depends on it.
+        this.blockLeft = Math.min(BLOCK, this.inputBytes - (this.seen - chunk.length + at));
+        this.push(blockHeader(this.blockLeft));
+      }
+      const n = Math.min(this.blockLeft, chunk.length - at);
+      this.push(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+      this.blockLeft -= n;
+      at += n;
+    }
+    cb();
+  }
+
+  override _flush(cb: TransformCallback): void {
+    if (this.seen !== this.inputBytes) return cb(new Error(`archive stream ended after ${this.seen} of the ${this.inputBytes} bytes announced`));
+    const trailer = Buffer.allocUnsafe(TRAILER_BYTES);
+    trailer.writeUInt32LE(this.crc >>> 0, 0);
+    trailer.writeUInt32LE(this.inputBytes % 2 ** 32, 4); // ISIZE is the length modulo 2^32
+    this.push(LAST_BLOCK);
+    this.push(trailer);
+    cb();
+  }
+}
