@@ -128,7 +128,8 @@ export class Core {
     if (req.headers['x-vault-wrap-ttl'] !== undefined) {
       throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
     }
-    const method = req.method.toUpperCase();
+    // Case-sensitive, as in Vault: "list" or "get" is an unknown method (405).
+    const method = req.method;
     let operation = operationOf(method, query);
     const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], pathname.slice(4));
     let path = nsPath;

@@ -10,7 +10,7 @@ import { answerClientError, refusalFor } from './client-error';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
- * usable; beyond it (or with no declared length) the answer says Connection: close instead.
+ * usable; beyond a declared length this large the answer says Connection: close instead.
  */
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -32,7 +32,9 @@ function settleUnreadBody(req: IncomingMessage): boolean {
   // No declared body (complete may still be false here: Node sets it after the request event).
   if (req.complete || ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined)) return true;
   if (req.destroyed) return false;
-  const keep = declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
+  // A chunked body (no declared length) is drained too, as Go's server does: the answer keeps the
+  // connection, and a body that runs past the limit is cut off by closing it.
+  const keep = declared === undefined ? req.headers['transfer-encoding'] !== undefined : /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
   let seen = 0;
   req.on('data', (c: Buffer) => {
     seen += c.length;
@@ -59,6 +61,9 @@ export function createHttpServer(core: Core, log: Logger): Server {
       .handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' })
       .then((r) => {
         if (!settleUnreadBody(req)) r.headers = { ...r.headers, connection: 'close' };
+        // 204 and 304 (sys/health?activecode=204) carry no body and no length: a length there would
+        // make the client read the next response as this one's body.
+        if (r.status === 204 || r.status === 304) r.body = undefined;
         if (r.body === undefined) {
           res.writeHead(r.status, r.headers);
           return void res.end();

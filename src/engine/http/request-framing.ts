@@ -3,6 +3,8 @@
 // be rewritten there and nowhere else. It decides nothing about validity: on anything it does not
 // understand it stops tracking and passes bytes through, and Node's own parser refuses the request.
 
+import { METHODS } from 'node:http';
+
 const CR = 13;
 const LF = 10;
 const SP = 32;
@@ -13,8 +15,16 @@ const MAX_LINE = 64 * 1024;
 
 type State = 'start' | 'head' | 'body' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'passthrough';
 
-/** Method tokens Node's parser does not know, rewritten to a known one and restored per request. */
-const REWRITES: Record<string, string> = { LIST: 'LINK' };
+/**
+ * Method tokens Node's parser knows; any other well-formed token (LIST, lowercase "list", FROB) is
+ * rewritten to PLACEHOLDER and restored per request, so the core answers it as Vault does (LIST
+ * served, anything else 405) on a connection that stays usable, as in Go's server. PRI stays: it
+ * is the HTTP/2 preface, which Node refuses by itself.
+ */
+const KNOWN = new Set([...METHODS, 'PRI']);
+const PLACEHOLDER = 'LINK';
+/** RFC 9110 token characters. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export class RequestFraming {
   /** The original method of each request head seen, oldest first; the adapter shifts one per request. */
@@ -25,7 +35,6 @@ export class RequestFraming {
   private firstLine = true;
   private contentLength = 0;
   private chunked = false;
-  private upgrade = false;
   private remaining = 0;
 
   /** Feeds received bytes; returns the bytes to hand to the HTTP parser (the same buffer when unchanged). */
@@ -64,7 +73,7 @@ export class RequestFraming {
           this.pending = [];
           this.pendingLength = 0;
           this.methods.push(token);
-          const rewritten = REWRITES[token];
+          const rewritten = !KNOWN.has(token) && TOKEN.test(token) ? PLACEHOLDER : undefined;
           if (rewritten !== undefined || carried) {
             if (i > from) (out ??= []).push(chunk.subarray(from, i));
             (out ??= []).push(Buffer.from(rewritten ?? token, 'latin1'));
@@ -116,7 +125,6 @@ export class RequestFraming {
     this.firstLine = true;
     this.contentLength = 0;
     this.chunked = false;
-    this.upgrade = false;
   }
 
   /** Handles one complete line (len excludes the CR); false means "stop tracking". */
@@ -158,8 +166,8 @@ export class RequestFraming {
     const colon = text.indexOf(':');
     if (colon <= 0) return false;
     const c = text.charCodeAt(0) | 0x20;
-    // Only three headers decide framing; skip the rest without lower-casing them.
-    if (c !== 0x63 /* c */ && c !== 0x74 /* t */ && c !== 0x75 /* u */) return true;
+    // Only two headers decide framing; skip the rest without lower-casing them.
+    if (c !== 0x63 /* c */ && c !== 0x74 /* t */) return true;
     const name = text.slice(0, colon).trim().toLowerCase();
     const value = text.slice(colon + 1).trim();
     if (name === 'content-length') {
@@ -168,14 +176,15 @@ export class RequestFraming {
     } else if (name === 'transfer-encoding') {
       if (!/(?:^|,)\s*chunked$/i.test(value)) return false;
       this.chunked = true;
-    } else if (name === 'upgrade') this.upgrade = true;
+    }
     return true;
   }
 
   private endHead(): boolean {
-    // After an upgrade or CONNECT the bytes are no longer HTTP messages.
+    // After CONNECT the bytes are no longer HTTP messages. An Upgrade request is served as a plain
+    // one (the server takes no upgrades), so the connection goes on with HTTP requests.
     const method = this.methods[this.methods.length - 1];
-    if (this.upgrade || method === 'CONNECT') return false;
+    if (method === 'CONNECT') return false;
     if (this.chunked) this.state = 'chunk-size';
     else if (this.contentLength > 0) {
       this.remaining = this.contentLength;

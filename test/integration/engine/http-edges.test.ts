@@ -176,3 +176,149 @@ describe("Vault's response shapes (item 14)", () => {
     expect(r.body.errors[0]).toMatch(/invalid value for/);
   });
 });
+
+describe('re-check: other members of the same classes', () => {
+  const health = head('GET', '/v1/sys/health');
+
+  it.each([
+    ['FROB', 'an unknown method'],
+    ['list', 'a lowercase list (Vault compares methods case-sensitively)'],
+    ['get', 'a lowercase get'],
+  ])('%s (%s) is a 405 in the envelope and the connection stays usable, pipelined or not', async (method) => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(health + head(method, '/v1/sys/policies/acl', [TOKEN]) + health);
+    expect((await c.response(3000)).status).toBe(200);
+    const r = await c.response(3000);
+    expect(r.status).toBe(405);
+    expect(envelope(r.body).errors).toEqual(['unsupported operation']);
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it('a malformed request pipelined after a valid one: the valid one is answered, then the refusal', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('LIST', '/v1/sys/policies/acl', [TOKEN]) + health + 'GET /a b c\r\n\r\n');
+    expect((await c.response(3000)).status).toBe(200);
+    expect((await c.response(3000)).status).toBe(200);
+    const r = await c.response(3000);
+    expect(r.status).toBe(400);
+    expect(envelope(r.body).errors?.length).toBe(1);
+    expect(await c.closedByServer()).toBe(true);
+  });
+
+  it('LIST after a request that asked for an Upgrade (h2c) on the same connection', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('GET', '/v1/sys/health', ['Connection: Upgrade, HTTP2-Settings', 'Upgrade: h2c', 'HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA']));
+    expect((await c.response(3000)).status).toBe(200);
+    await c.write(head('LIST', '/v1/sys/policies/acl?x=1', [TOKEN]));
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it('LIST split at every byte of the head, two pipelined', async () => {
+    const text = head('LIST', '/v1/sys/policies/acl', [TOKEN]) + head('LIST', '/v1/sys/policies/acl?list=true', [TOKEN]);
+    for (let k = 1; k < text.length; k += 3) {
+      const c = await RawConnection.open(engine.url);
+      await c.write(text.slice(0, k));
+      await c.write(text.slice(k));
+      expect((await c.response(3000)).status).toBe(200);
+      expect((await c.response(3000)).status).toBe(200);
+      c.close();
+    }
+  });
+
+  it('LIST after a chunked body with an extension and a trailer, and a body that looks like a LIST head', async () => {
+    const b = JSON.stringify({ policy: 'LIST /v1/x HTTP/1.1\r\n\r\n' });
+    const c = await RawConnection.open(engine.url);
+    await c.write(
+      head('POST', '/v1/sys/policy/chunky', [TOKEN, 'Transfer-Encoding: chunked']) + `${b.length.toString(16)};ext=1\r\n${b}\r\n0\r\nX-T: 1\r\n\r\n` + head('LIST', '/v1/sys/policies/acl', [TOKEN]),
+    );
+    expect((await c.response(3000)).status).toBe(400); // not HCL: but answered and framed
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it.each([
+    ['no token', 'PUT', '/v1/sys/policy/p', []],
+    ['unknown path', 'PUT', '/v1/nope/x', [TOKEN]],
+    ['wrap requested', 'PUT', '/v1/sys/policy/p', [TOKEN, 'X-Vault-Wrap-TTL: 5m']],
+    ['bad percent-encoding', 'PUT', '/v1/sys/policy/%ff', [TOKEN]],
+    ['unknown method', 'FROB', '/v1/sys/policy/p', [TOKEN]],
+  ])('a chunked body refused before it is read (%s) is drained and the connection kept', async (_l, method, path, lines) => {
+    const b = JSON.stringify({ policy: 'x'.repeat(100_000) });
+    const c = await RawConnection.open(engine.url);
+    await c.write(head(method, path, [...lines, 'Transfer-Encoding: chunked']) + `${b.length.toString(16)}\r\n${b}\r\n0\r\n\r\n` + health);
+    const a = await c.response(3000);
+    expect(a.status).toBeGreaterThanOrEqual(400);
+    expect(envelope(a.body).errors?.length).toBe(1);
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it('Expect: 100-continue with a refused body: the refusal, then the next request', async () => {
+    const b = JSON.stringify({ policy: 'x'.repeat(50_000) });
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('PUT', '/v1/sys/policy/p', ['Expect: 100-continue', `Content-Length: ${b.length}`]));
+    await c.write(b + health);
+    expect((await c.response(3000)).status).toBe(403);
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it.each(['activecode=204', 'activecode=304'])('sys/health?%s: no body and no length, so the next response is framed right', async (q) => {
+    for (const method of ['GET', 'HEAD']) {
+      const c = await RawConnection.open(engine.url);
+      await c.write(head(method, `/v1/sys/health?${q}`) + health);
+      const a = await c.response(3000, true);
+      expect(a.status).toBe(Number(q.slice(-3)));
+      expect(a.headers['content-length'] ?? '0').toBe('0');
+      const b = await c.response(3000);
+      expect(b.status).toBe(200);
+      expect(JSON.parse(b.body).initialized).toBe(true);
+      c.close();
+    }
+  });
+
+  it('HEAD sys/health with a bad code parameter: 400 without a body, connection usable', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('HEAD', '/v1/sys/health?standbycode=abc') + health);
+    expect((await c.response(3000, true)).status).toBe(400);
+    expect((await c.response(3000)).status).toBe(200);
+    c.close();
+  });
+
+  it.each(['sys/policy/a%2', 'auth/%ff/login', 'auth/token/lookup%', 'sys/mounts/%ed%a0%80', 'identity/entity/id/%ff', 'sys/namespaces/%c0%af'])(
+    'malformed percent-encoding in %s is 400 for every method',
+    async (path) => {
+      for (const method of ['GET', 'POST', 'DELETE']) {
+        const r = await api(engine, method, path, method === 'POST' ? { body: {} } : {});
+        expect(r.status).toBe(400);
+        expect(r.body.errors[0]).toMatch(/percent-encoding/);
+      }
+    },
+  );
+
+  it.each([
+    ['auth/token/create', (n: string) => `{"meta": {"a": ${n}}}`],
+    ['auth/token/create', (n: string) => `{"policies": [${n}]}`],
+    ['sys/policy/deep', (n: string) => `{"policy": ${n}}`],
+    ['sys/auth/deep', (n: string) => `{"type": "static", "config": {"default_lease_ttl": ${n}}}`],
+    ['auth/token/lookup', (n: string) => `{"token": ${n}}`],
+  ])('deep nesting in %s is a 400 naming the problem, whatever the container', async (path, wrap) => {
+    for (const n of [`${'{"a":'.repeat(2500)}1${'}'.repeat(2500)}`, `${'['.repeat(5000)}${']'.repeat(5000)}`, `${'[{"a":'.repeat(40)}1${'}]'.repeat(40)}`]) {
+      const r = await api(engine, 'POST', path, { rawBody: wrap(n) });
+      expect(r.status).toBe(400);
+      expect(r.body.errors.length).toBe(1);
+    }
+  });
+
+  it('X-Vault-Wrap-TTL is refused on every kind of route, with or without X-Vault-Wrap-Format', async () => {
+    for (const path of ['sys/health', 'auth/token/lookup-self', 'sys/policy', 'sys/storage/raft/snapshot', 'sys/auth']) {
+      for (const headers of [{ 'x-vault-wrap-ttl': '60' }, { 'x-vault-wrap-ttl': '1m', 'x-vault-wrap-format': 'jwt' }]) {
+        const r = await api(engine, 'GET', path, { headers });
+        expect(r.status).toBe(400);
+        expect(r.body.errors[0]).toMatch(/response wrapping is not supported/);
+      }
+    }
+  });
+});
