@@ -2,7 +2,7 @@
 
 import { connect } from 'node:net';
 import { ManualClock } from '../../../src/engine/clock';
-import { startTestEngine, api } from '../../support/engine';
+import { startTestEngine, api, ROOT_TOKEN as ROOT } from '../../support/engine';
 import { staticAuthMethod } from '../../support/static-auth';
 import { authMethodFactories } from '../../../src/engine/auth/methods';
 import type { Engine } from '../../../src/engine/engine';
@@ -298,5 +298,153 @@ describe('root tokens and Vault status codes', () => {
     expect(l.body.data.last_renewal).toBe(new Date(renewedAt).toISOString());
     const other = await api(engine, 'POST', 'auth/token/lookup', { body: { token: t.client_token } });
     expect(other.body.data.last_renewal_time).toBe(Math.floor(renewedAt / 1000));
+  });
+});
+
+describe('re-check: every token write races a revocation and loses', () => {
+  function held(path: string, token: string, body: string) {
+    const { port } = new URL(engine.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (answer += c));
+    const closed = new Promise<void>((resolve) => socket.on('end', resolve));
+    socket.write(
+      `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
+    );
+    return {
+      finish: async () => {
+        socket.write(body.slice(1));
+        await closed;
+        const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
+        const json = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+        return { status, body: json ? JSON.parse(json) : undefined };
+      },
+    };
+  }
+  const sync = async () => expect((await api(engine, 'GET', 'sys/health')).status).toBe(200);
+  const revokers: [string, (t: { client_token: string; accessor: string }) => Promise<number>][] = [
+    ['revoke', (t) => api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } }).then((r) => r.status)],
+    ['revoke-accessor', (t) => api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor: t.accessor } }).then((r) => r.status)],
+    ['revoke-self', (t) => api(engine, 'POST', 'auth/token/revoke-self', { token: t.client_token }).then((r) => r.status)],
+  ];
+
+  it.each(revokers)('a held renew (of another token) loses to %s', async (_name, revoke) => {
+    const t = await create({ ttl: '1h' });
+    const h = held('auth/token/renew', ROOT, JSON.stringify({ token: t.client_token, increment: '2h' }));
+    await sync();
+    expect(await revoke(t)).toBe(204);
+    expect((await h.finish()).status).toBeGreaterThanOrEqual(400);
+    expect((await lookup(t.client_token)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+  });
+
+  it.each(revokers)('a held renew-self loses to %s', async (_name, revoke) => {
+    const t = await create({ ttl: '1h' });
+    const h = held('auth/token/renew-self', t.client_token, '{"increment":"2h"}');
+    await sync();
+    expect(await revoke(t)).toBe(204);
+    expect((await h.finish()).status).toBe(403);
+    expect((await lookup(t.client_token)).status).toBe(403);
+  });
+
+  it('a child create held by its parent loses to the parent revocation; no child survives', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'] });
+    const h = held('auth/token/create', parent.client_token, JSON.stringify({ ttl: '1h', policies: ['default'] }));
+    await sync();
+    expect((await api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor: parent.accessor } })).status).toBe(204);
+    const r = await h.finish();
+    expect(r.status).toBe(403);
+    expect(r.body.auth).toBeUndefined();
+  });
+
+  it('tokens created from a child while the grandparent is revoked never outlive it', async () => {
+    const grand = await create({ ttl: '1h', policies: ['root'] });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: grand.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth.client_token as string;
+    const creations = Array.from({ length: 15 }, () => api(engine, 'POST', 'auth/token/create', { token: child, body: { ttl: '1h', policies: ['default'] } }));
+    const renewals = Array.from({ length: 5 }, () => renew(child));
+    const revoked = api(engine, 'POST', 'auth/token/revoke', { body: { token: grand.client_token } });
+    const made = (await Promise.all(creations)).filter((r) => r.status === 200).map((r) => r.body.auth.client_token as string);
+    await Promise.all(renewals);
+    expect((await revoked).status).toBe(204);
+    expect((await lookup(child)).status).toBe(403);
+    for (const t of made) expect((await lookup(t)).status).toBe(403);
+  });
+
+  it('a held login-issued token renewal via auth/token/renew loses once the auth mount is disabled', async () => {
+    await api(engine, 'POST', 'sys/auth/racing', { body: { type: 'static' } });
+    await api(engine, 'POST', 'auth/racing/role/r', { body: { token_ttl: '1h' } });
+    const t = (await api(engine, 'POST', 'auth/racing/login', { token: null, body: { role: 'r' } })).body.auth.client_token as string;
+    const h = held('auth/token/renew-self', t, '{}');
+    await sync();
+    expect((await api(engine, 'DELETE', 'sys/auth/racing')).status).toBe(204);
+    expect((await h.finish()).status).toBeGreaterThanOrEqual(400);
+    expect((await lookup(t)).status).toBe(403);
+  });
+
+  it('num_uses=2 spent concurrently across different routes: exactly two requests succeed', async () => {
+    for (let round = 0; round < 3; round++) {
+      await api(engine, 'POST', 'sys/policy/uses', { body: { policy: 'path "sys/policy/*" { capabilities = ["read", "list"] }\npath "sys/capabilities-self" { capabilities = ["update"] }' } });
+      const t = await create({ ttl: '1h', num_uses: 2, policies: ['uses'] });
+      const reqs = [
+        lookup(t.client_token),
+        api(engine, 'GET', 'sys/policy/uses', { token: t.client_token }),
+        api(engine, 'POST', 'sys/capabilities-self', { token: t.client_token, body: { path: 'x' } }),
+        api(engine, 'LIST' as 'GET', 'sys/policy', { token: t.client_token }),
+        lookup(t.client_token),
+      ];
+      const all = await Promise.all(reqs);
+      expect(all.filter((r) => r.status < 400)).toHaveLength(2);
+      expect(all.filter((r) => r.status === 403)).toHaveLength(3);
+      expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+    }
+  });
+
+  it('a refused request does not spend a use', async () => {
+    const t = await create({ ttl: '1h', num_uses: 2, policies: ['default'] });
+    expect((await api(engine, 'GET', 'sys/policy/root', { token: t.client_token })).status).toBe(403); // denied by the ACL
+    expect((await api(engine, 'GET', 'sys/nope', { token: t.client_token })).status).toBeGreaterThanOrEqual(400);
+    const l = await lookup(t.client_token);
+    expect(l.status).toBe(200);
+    expect(l.body.data.num_uses).toBe(1);
+  });
+});
+
+describe('re-check: root tokens and lookups', () => {
+  it('a child of the root token without policies is a root token without expiry, not renewable', async () => {
+    const r = await api(engine, 'POST', 'auth/token/create', { body: {} });
+    expect(r.body.auth).toMatchObject({ policies: ['root'], lease_duration: 0, renewable: false });
+    const renewed = await renew(r.body.auth.client_token);
+    expect(renewed.status).toBe(400);
+    expect((await lookup(r.body.auth.client_token)).body.data).toMatchObject({ expire_time: null, ttl: 0, renewable: false });
+  });
+
+  it.each([[['ROOT']], [[' root ']], [['default', 'Root']], ['root,default'], [' ROOT']])('a non-root creator cannot get a root token with policies %j', async (policies) => {
+    await api(engine, 'POST', 'sys/policy/creator2', { body: { policy: 'path "auth/token/create" { capabilities = ["update", "sudo"] }' } });
+    const creator = await create({ ttl: '1h', policies: ['creator2'] });
+    const r = await api(engine, 'POST', 'auth/token/create', { token: creator.client_token, body: { policies } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/root tokens may only be created by a root token/);
+  });
+
+  it('a periodic or explicit-max-TTL root token keeps its limit', async () => {
+    const periodic = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root'], period: '1h' } });
+    expect(periodic.body.auth.lease_duration).toBe(H);
+    const capped = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root'], explicit_max_ttl: '2h' } });
+    expect(capped.body.auth.lease_duration).toBe(2 * H);
+    expect((await lookup(capped.body.auth.client_token)).body.data.expire_time).not.toBeNull();
+  });
+
+  it('unknown accessors and tokens get Vault\'s answers on every route', async () => {
+    const accessor = 'A'.repeat(44);
+    for (const path of ['lookup-accessor', 'revoke-accessor']) {
+      const r = await api(engine, 'POST', `auth/token/${path}`, { body: { accessor } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/invalid accessor/);
+    }
+    expect((await api(engine, 'POST', 'auth/token/renew', { body: { token: 'hvs.unknown' } })).status).toBe(400);
+    expect((await api(engine, 'POST', 'auth/token/lookup', { body: { token: 'hvb.garbage' } })).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: 'hvs.unknown' } })).status).toBe(204);
+    expect((await api(engine, 'GET', 'auth/token/lookup-self', { token: 'hvs.unknown' })).status).toBe(403);
   });
 });
