@@ -314,7 +314,7 @@ describe('re-check: other members of the same classes', () => {
 
   it('X-Vault-Wrap-TTL is refused on every kind of route, with or without X-Vault-Wrap-Format', async () => {
     for (const path of ['sys/health', 'auth/token/lookup-self', 'sys/policy', 'sys/storage/raft/snapshot', 'sys/auth']) {
-      for (const headers of [{ 'x-vault-wrap-ttl': '60' }, { 'x-vault-wrap-ttl': '1m', 'x-vault-wrap-format': 'jwt' }]) {
+      for (const headers of [{ 'x-vault-wrap-ttl': '60' }, { 'x-vault-wrap-ttl': '1m', 'x-vault-wrap-format': 'jwt' }] as Record<string, string>[]) {
         const r = await api(engine, 'GET', path, { headers });
         expect(r.status).toBe(400);
         expect(r.body.errors[0]).toMatch(/response wrapping is not supported/);
