@@ -333,6 +333,36 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     refused(await login(engine, 'iam', appJwt('iam')), 400, /not found/);
   });
 
+  it('re-check: renewal asks the provider and the role again, for every kind of change', async () => {
+    // iam: the account deleted (not just disabled) between login and renewal.
+    const a = await token(login(engine, 'iam', appJwt('iam')));
+    emu.updateServiceAccount(SA.app.email, { deleted: true });
+    expect((await renew(a)).body.errors[0]).toMatch(/could not renew token for role iam: .*not found/);
+    emu.updateServiceAccount(SA.app.email, { deleted: false });
+    // iam: the role stops binding the account, or changes its policies.
+    const b = await token(login(engine, 'iam', appJwt('iam')));
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { bound_service_accounts: SA.other.email } });
+    expect((await renew(b)).body.errors[0]).toMatch(/not authorized for role/);
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { bound_service_accounts: SA.app.email } });
+    expect((await renew(b)).status).toBe(200);
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { token_policies: 'other' } });
+    expect((await renew(b)).body.errors[0]).toMatch(/policies on role "iam" have changed/);
+    // vm: the zone binding changes, or the instance is suspended.
+    for (const status of ['SUSPENDED', 'STOPPING'] as const) {
+      const v = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
+      emu.setInstanceStatus('web-1', status);
+      expect((await renew(v)).body.errors[0]).toMatch(new RegExp(`invalid status '${status}'`));
+      emu.setInstanceStatus('web-1', 'RUNNING');
+      expect((await renew(v)).status).toBe(200);
+    }
+    const v = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
+    await api(engine, 'POST', 'auth/cloud/role/vm', { body: { bound_zones: 'us-west1-a' } });
+    expect((await renew(v)).body.errors[0]).toMatch(/not in bound zones/);
+    // The role deleted: refused before any provider request.
+    await api(engine, 'DELETE', 'auth/cloud/role/vm');
+    expect((await renew(v)).body.errors[0]).toMatch(/role "vm" no longer exists/);
+  });
+
   it('refuses the renewal of a vm token once its instance stops', async () => {
     const t = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
     expect((await renew(t)).status).toBe(200);
