@@ -125,7 +125,8 @@ export class Core {
     const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
     if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
     if (pathname.includes('%')) decodeSegment(pathname);
-    if (req.headers['x-vault-wrap-ttl'] !== undefined) {
+    // An empty X-Vault-Wrap-TTL asks for nothing (Vault ignores it too).
+    if ((req.headers['x-vault-wrap-ttl'] ?? '').trim() !== '') {
       throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
     }
     // Case-sensitive, as in Vault: "list" or "get" is an unknown method (405).

@@ -15,11 +15,10 @@ import { answerClientError, refusalFor } from './client-error';
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  // Go's Header.Get, which Vault reads every header with: the first value of a repeated header
+  // (Node would join X-Vault-Token or X-Vault-Namespace repeats with ", ").
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  // Node joins repeated headers with ", "; Vault reads the first X-Vault-Token.
-  const token = out['x-vault-token'];
-  if (token !== undefined && token.includes(',')) out['x-vault-token'] = req.headersDistinct['x-vault-token']?.[0];
+  for (const [k, v] of Object.entries(req.headersDistinct)) out[k] = v?.[0];
   return out;
 }
 

@@ -19,7 +19,12 @@ export function refusalFor(code: string | undefined): { status: number; reason: 
   return { status: r[0], reason: r[1], message: r[2] };
 }
 
-type Outgoing = { writableFinished: boolean; once(event: 'finish' | 'close', f: () => void): unknown };
+type Outgoing = {
+  writableFinished: boolean;
+  headersSent: boolean;
+  req?: { complete: boolean };
+  once(event: 'finish' | 'close', f: () => void): unknown;
+};
 const REFUSING = Symbol('refusing');
 
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
@@ -33,20 +38,27 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & {
   socket[REFUSING] = true;
   const { status, reason, message } = refusalFor(err.code);
   const body = JSON.stringify({ errors: [message] }) + '\n';
+  const refusal =
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
   const refuse = () => {
-    // Earlier pipelined requests are answered first (as Go's server does), then the refusal.
     const inFlight = socket._httpMessage;
     if (inFlight && !inFlight.writableFinished) {
+      // The error is inside this request's own body (e.g. Transfer-Encoding: identity): the rest
+      // of it will never come, so it cannot be answered; refuse it now, as Node itself would.
+      if (inFlight.req && !inFlight.req.complete) {
+        if (!inFlight.headersSent) socket.write(refusal);
+        socket.destroy();
+        return;
+      }
+      // Earlier pipelined requests are answered first (as Go's server does), then the refusal.
       inFlight.once('finish', refuse);
       // A response that ends without finishing (its writer failed) leaves nothing to add.
       inFlight.once('close', () => void (inFlight.writableFinished || socket.destroy()));
       return;
     }
     if (!socket.writable) return void socket.destroy();
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    socket.end(refusal);
   };
   refuse();
 }

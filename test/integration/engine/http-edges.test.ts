@@ -321,4 +321,35 @@ describe('re-check: other members of the same classes', () => {
       }
     }
   });
+
+  it.each(['identity', 'gzip', 'chunked, identity'])('Transfer-Encoding: %s (no framing Node accepts) is refused at once, never a hang', async (te) => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('POST', '/v1/sys/policy/te', [TOKEN, `Transfer-Encoding: ${te}`]) + '{"policy": ""}');
+    const r = await c.response(3000);
+    expect(r.status).toBe(400);
+    expect(envelope(r.body).errors).toEqual(['malformed HTTP request']);
+    expect(await c.closedByServer()).toBe(true);
+  });
+
+  it('repeated X-Vault-Namespace (like X-Vault-Token) uses the first value, as Go\'s Header.Get', async () => {
+    await api(engine, 'POST', 'sys/namespaces/first');
+    await api(engine, 'PUT', 'sys/policy/only-in-first', { namespace: 'first', body: { policy: 'path "x" { capabilities = ["read"] }' } });
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('GET', '/v1/sys/policy/only-in-first', [TOKEN, 'X-Vault-Namespace: first', 'X-Vault-Namespace: elsewhere']));
+    const r = await c.response(3000);
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body).name).toBe('only-in-first');
+    c.close();
+  });
+
+  it('an empty X-Vault-Wrap-TTL asks for no wrapping (Vault ignores it); any value is refused', async () => {
+    const c = await RawConnection.open(engine.url);
+    await c.write(head('GET', '/v1/sys/policy/default', [TOKEN, 'X-Vault-Wrap-TTL: ']));
+    expect((await c.response(3000)).status).toBe(200);
+    await c.write(head('GET', '/v1/sys/policy/default', [TOKEN, 'X-Vault-Wrap-TTL: ', 'X-Vault-Wrap-TTL: 5m']));
+    expect((await c.response(3000)).status).toBe(200); // the first value counts, as in Vault
+    await c.write(head('GET', '/v1/sys/policy/default', [TOKEN, 'X-Vault-Wrap-TTL: 0s']));
+    expect((await c.response(3000)).status).toBe(400);
+    c.close();
+  });
 });
