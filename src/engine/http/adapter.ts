@@ -51,13 +51,21 @@ function refuseVersion(res: ServerResponse): void {
   res.end(body);
 }
 
+/** Per connection, the handling of its latest request (see createHttpServer). */
+const inOrder = new WeakMap<object, Promise<unknown>>();
+
 export function createHttpServer(core: Core, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket as Socket | ConnectionFront;
     const method = (front instanceof ConnectionFront ? front.methods.shift() : undefined) ?? req.method ?? 'GET';
     if (req.httpVersionMajor !== 1) return refuseVersion(res);
-    core
-      .handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' })
+    const run = () => core.handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' });
+    // Pipelined requests on one connection run one after another, as in Go's server: a pipelined
+    // write then read must see the write (RFC 9112 9.3.2 allows parallel work for safe methods only).
+    const previous = inOrder.get(front);
+    const handled = previous ? previous.then(run) : run();
+    inOrder.set(front, handled.catch(() => undefined));
+    handled
       .then((r) => {
         if (!settleUnreadBody(req)) r.headers = { ...r.headers, connection: 'close' };
         // 204 and 304 (sys/health?activecode=204) carry no body and no length: a length there would

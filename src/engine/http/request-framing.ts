@@ -8,6 +8,7 @@ import { METHODS } from 'node:http';
 const CR = 13;
 const LF = 10;
 const SP = 32;
+const CRLF_CR = Buffer.from('\r');
 /** Longer than any method token; a longer first word is not a request Node would accept. */
 const MAX_METHOD = 24;
 /** Longer than Node's max header size, so Node answers 431 before this gives up. */
@@ -101,6 +102,12 @@ export class RequestFraming {
           this.pendingLength = 0;
           const len = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
           if (!this.onLine(line, len)) return this.giveUp(out, chunk, from);
+          if (len === line.length) {
+            // A bare LF ends the line (RFC 9112 2.2 allows it; Go's server, so Vault, accepts it);
+            // Node's parser wants CRLF, so the CR is added here.
+            (out ??= []).push(chunk.subarray(from, nl), CRLF_CR);
+            from = nl;
+          }
           break;
         }
         case 'body':

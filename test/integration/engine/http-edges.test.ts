@@ -352,4 +352,41 @@ describe('re-check: other members of the same classes', () => {
     expect((await c.response(3000)).status).toBe(400);
     c.close();
   });
+
+  it('bare-LF line endings (RFC 9112 2.2, accepted by Go and so by Vault), LIST and chunked included, whole or byte by byte', async () => {
+    const body = JSON.stringify({ policy: 'path "lf" { capabilities = ["read"] }' });
+    const text =
+      `LIST /v1/sys/policies/acl HTTP/1.1\nHost: x\n${TOKEN}\n\n` +
+      `POST /v1/sys/policy/lf HTTP/1.1\nHost: x\n${TOKEN}\nTransfer-Encoding: chunked\n\n` +
+      `${body.length.toString(16)}\n${body}\n0\n\n` +
+      `GET /v1/sys/policy/lf HTTP/1.1\nHost: x\n${TOKEN}\n\n`;
+    for (const bytewise of [false, true]) {
+      const c = await RawConnection.open(engine.url);
+      if (bytewise) for (const ch of text) await c.write(ch);
+      else await c.write(text);
+      expect((await c.response(3000)).status).toBe(200);
+      expect((await c.response(3000)).status).toBe(204);
+      const third = await c.response(3000);
+      expect(JSON.parse(third.body).name).toBe('lf');
+      c.close();
+    }
+  });
+
+  it('pipelined requests run in order: a write then a read on one connection sees the write', async () => {
+    const body = JSON.stringify({ policy: 'path "seq" { capabilities = ["read"] }' });
+    const c = await RawConnection.open(engine.url);
+    let text = '';
+    for (let i = 0; i < 10; i++) {
+      text += head('PUT', `/v1/sys/policy/seq${i}`, [TOKEN, `Content-Length: ${body.length}`]) + body + head('GET', `/v1/sys/policy/seq${i}`, [TOKEN]);
+      text += head('DELETE', `/v1/sys/policy/seq${i}`, [TOKEN]) + head('GET', `/v1/sys/policy/seq${i}`, [TOKEN]);
+    }
+    await c.write(text);
+    for (let i = 0; i < 10; i++) {
+      expect((await c.response(3000)).status).toBe(204);
+      expect(JSON.parse((await c.response(3000)).body).name).toBe(`seq${i}`);
+      expect((await c.response(3000)).status).toBe(204);
+      expect((await c.response(3000)).status).toBe(404);
+    }
+    c.close();
+  });
 });
