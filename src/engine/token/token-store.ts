@@ -139,6 +139,9 @@ export class TokenStore {
       if (entry.type === 'service') await this.revokeEntry({ ...entry, id });
       return undefined;
     }
+    // A batch token is not in storage, so revoking its parent cannot delete it: like Vault, it is
+    // only valid while its parent is (revoked, expired or used up parents take it with them).
+    if (entry.type === 'batch' && entry.parentAccessor && !this.live(await this.store.get<Stored>(`id/${entry.parentAccessor}`))) return undefined;
     return { ...entry, id };
   }
 

@@ -448,3 +448,34 @@ describe('re-check: root tokens and lookups', () => {
     expect((await api(engine, 'GET', 'auth/token/lookup-self', { token: 'hvs.unknown' })).status).toBe(403);
   });
 });
+
+describe('re-check: batch children die with their parent', () => {
+  it('a batch token created by a service token stops working when the parent is revoked (Vault checks the parent on every use)', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'] });
+    const r = await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { type: 'batch', ttl: '30m', policies: ['default'] } });
+    const batch = r.body.auth.client_token as string;
+    expect((await lookup(batch)).status).toBe(200);
+    expect((await lookup(batch)).body.data.orphan).toBe(false);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: parent.client_token } })).status).toBe(204);
+    expect((await lookup(batch)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup', { body: { token: batch } })).status).toBe(403);
+    // An orphan batch token (no_parent, or created by the root token) lives on.
+    const p2 = await create({ ttl: '1h', policies: ['root'] });
+    const orphan = (await api(engine, 'POST', 'auth/token/create', { token: p2.client_token, body: { type: 'batch', ttl: '30m', no_parent: true } })).body.auth.client_token as string;
+    await api(engine, 'POST', 'auth/token/revoke', { body: { token: p2.client_token } });
+    expect((await lookup(orphan)).status).toBe(200);
+  });
+
+  it('a batch child outlives neither its parent\'s expiry nor its parent\'s last use', async () => {
+    const shortParent = await create({ ttl: '10m', policies: ['root'] });
+    const b1 = (await api(engine, 'POST', 'auth/token/create', { token: shortParent.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+    expect((await lookup(b1)).status).toBe(200);
+    await clock.advance(11 * 60 * 1000);
+    expect((await lookup(b1)).status).toBe(403);
+    const limited = await create({ ttl: '1h', policies: ['root'], num_uses: 2 });
+    const b2 = (await api(engine, 'POST', 'auth/token/create', { token: limited.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+    expect((await lookup(b2)).status).toBe(200);
+    expect((await lookup(limited.client_token)).status).toBe(200); // the parent's last use
+    expect((await lookup(b2)).status).toBe(403);
+  });
+});
