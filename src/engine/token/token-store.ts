@@ -139,10 +139,29 @@ export class TokenStore {
       if (entry.type === 'service') await this.revokeEntry({ ...entry, id });
       return undefined;
     }
-    // A batch token is not in storage, so revoking its parent cannot delete it: like Vault, it is
-    // only valid while its parent is (revoked, expired or used up parents take it with them).
-    if (entry.type === 'batch' && entry.parentAccessor && !this.live(await this.store.get<Stored>(`id/${entry.parentAccessor}`))) return undefined;
+    if (entry.parentAccessor && !(await this.ancestorsLive(entry.parentAccessor))) return undefined;
     return { ...entry, id };
+  }
+
+  /**
+   * Whether every ancestor of a token is still valid. A parent that expired takes its children with
+   * it (Vault's expiration manager revokes the whole tree at expiry), and is revoked here on first
+   * sight, since nothing revokes it earlier. Batch tokens are not in storage, so this check is the
+   * only way their parent's revocation reaches them (Vault checks a batch token's parent on use).
+   */
+  private async ancestorsLive(parentAccessor: string): Promise<boolean> {
+    let accessor = parentAccessor;
+    // Bounded: a corrupted record naming itself as an ancestor must not loop forever.
+    for (let depth = 0; accessor && depth < 1000; depth++) {
+      const parent = await this.store.get<Stored>(`id/${accessor}`);
+      if (!parent) return false;
+      if (!this.live(parent)) {
+        if (parent.numUses >= 0) await this.revokeStored(parent);
+        return false;
+      }
+      accessor = parent.parentAccessor;
+    }
+    return true;
   }
 
   /** A stored record that may still be used: present, not exhausted, not expired. */
@@ -154,6 +173,7 @@ export class TokenStore {
     if (!ACCESSOR.test(accessor)) return undefined;
     const entry = await this.store.get<Stored>(`id/${accessor}`);
     if (!this.live(entry)) return undefined;
+    if (entry.parentAccessor && !(await this.ancestorsLive(entry.parentAccessor))) return undefined;
     return { ...entry, id: '' };
   }
 

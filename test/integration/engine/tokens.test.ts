@@ -449,7 +449,28 @@ describe('re-check: root tokens and lookups', () => {
   });
 });
 
-describe('re-check: batch children die with their parent', () => {
+describe('re-check: children die with their parent', () => {
+  it('a service child stops working when its parent expires, even if nobody looked the parent up', async () => {
+    const parent = await create({ ttl: '10m', policies: ['root'] });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h' } })).body.auth;
+    const grandchild = (await api(engine, 'POST', 'auth/token/create', { token: child.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth;
+    expect((await lookup(grandchild.client_token)).status).toBe(200);
+    await clock.advance(11 * 60 * 1000);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: grandchild.accessor } })).status).toBe(400);
+    expect((await lookup(grandchild.client_token)).status).toBe(403);
+    expect((await lookup(child.client_token)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: child.accessor } })).status).toBe(400);
+    expect((await renew(child.client_token)).status).toBe(403);
+  });
+
+  it('a child of a parent whose last use is spent is revoked with it', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'], num_uses: 2 });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h' } })).body.auth.client_token as string;
+    expect((await lookup(child)).status).toBe(200);
+    expect((await lookup(parent.client_token)).status).toBe(200); // the last use: the parent is revoked after it
+    expect((await lookup(child)).status).toBe(403);
+  });
+
   it('a batch token created by a service token stops working when the parent is revoked (Vault checks the parent on every use)', async () => {
     const parent = await create({ ttl: '1h', policies: ['root'] });
     const r = await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { type: 'batch', ttl: '30m', policies: ['default'] } });
