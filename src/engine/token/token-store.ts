@@ -154,9 +154,9 @@ export class TokenStore {
     // Bounded: a corrupted record naming itself as an ancestor must not loop forever.
     for (let depth = 0; accessor && depth < 1000; depth++) {
       const parent = await this.store.get<Stored>(`id/${accessor}`);
-      if (!parent) return false;
-      if (!this.live(parent)) {
-        if (parent.numUses >= 0) await this.revokeStored(parent);
+      if (!parent || parent.numUses < 0) return false; // revoked, or used up (its revocation follows)
+      if (parent.expireTime > 0 && this.clock.now() >= parent.expireTime) {
+        await this.revokeStored(parent);
         return false;
       }
       accessor = parent.parentAccessor;
