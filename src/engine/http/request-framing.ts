@@ -19,10 +19,11 @@ type State = 'start' | 'head' | 'body' | 'chunk-size' | 'chunk-data' | 'chunk-en
 /**
  * Method tokens Node's parser knows; any other well-formed token (LIST, lowercase "list", FROB) is
  * rewritten to PLACEHOLDER and restored per request, so the core answers it as Vault does (LIST
- * served, anything else 405) on a connection that stays usable, as in Go's server. PRI stays: it
- * is the HTTP/2 preface, which Node refuses by itself.
+ * served, anything else 405) on a connection that stays usable, as in Go's server. CONNECT is
+ * rewritten too: Node would hand its socket to a tunnel handler, and this server has none (Node
+ * then drops the connection unanswered). PRI stays: it is the HTTP/2 preface, which Node refuses.
  */
-const KNOWN = new Set([...METHODS, 'PRI']);
+const KNOWN = new Set([...METHODS.filter((m) => m !== 'CONNECT'), 'PRI']);
 const PLACEHOLDER = 'LINK';
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -188,10 +189,8 @@ export class RequestFraming {
   }
 
   private endHead(): boolean {
-    // After CONNECT the bytes are no longer HTTP messages. An Upgrade request is served as a plain
-    // one (the server takes no upgrades), so the connection goes on with HTTP requests.
-    const method = this.methods[this.methods.length - 1];
-    if (method === 'CONNECT') return false;
+    // An Upgrade request is served as a plain one (the server takes no upgrades, and CONNECT is
+    // rewritten), so the connection always goes on with HTTP requests.
     if (this.chunked) this.state = 'chunk-size';
     else if (this.contentLength > 0) {
       this.remaining = this.contentLength;

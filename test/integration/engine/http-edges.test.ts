@@ -184,6 +184,7 @@ describe('re-check: other members of the same classes', () => {
     ['FROB', 'an unknown method'],
     ['list', 'a lowercase list (Vault compares methods case-sensitively)'],
     ['get', 'a lowercase get'],
+    ['CONNECT', 'CONNECT (no tunnels here: Node alone would drop the connection unanswered)'],
   ])('%s (%s) is a 405 in the envelope and the connection stays usable, pipelined or not', async (method) => {
     const c = await RawConnection.open(engine.url);
     await c.write(health + head(method, '/v1/sys/policies/acl', [TOKEN]) + health);
