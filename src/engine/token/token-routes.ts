@@ -114,7 +114,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   };
 
   const renew = async (ctx: RequestContext, t: TokenEntry) => {
-    const increment = (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0;
+    const increment = (requestFields(ctx, { increment: field.duration(), token: field.secretString() }).values.increment as number | undefined) ?? 0;
     if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
     if (t.expireTime === 0) throw Errors.badRequest('lease is not renewable: the token has no TTL (root tokens never expire)');
     if (!t.renewable) throw Errors.badRequest('lease is not renewable');
@@ -141,7 +141,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
 
   /** The token named in the body; undefined when unknown (each route answers that as Vault does). */
   const target = async (ctx: RequestContext): Promise<TokenEntry | undefined> => {
-    const id = requestFields(ctx, { token: field.string(), increment: field.duration() }).values.token;
+    const id = requestFields(ctx, { token: field.secretString(), increment: field.duration() }).values.token;
     if (!id) throw Errors.badRequest('the "token" field is required');
     return d.tokens.lookup(id);
   };

@@ -411,6 +411,20 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     for (const part of jwt.split('.')) expect(line).not.toContain(part);
   });
 
+  it('re-check: a JWT sent with the wrong JSON type is neither echoed nor logged', async () => {
+    const jwt = appJwt('iam');
+    for (const wrapped of [[jwt], { jwt }, [[jwt]]]) {
+      const before = logs.length;
+      const r = await api(engine, 'POST', 'auth/cloud/login', { token: null, body: { role: 'iam', jwt: wrapped } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/field "jwt"/);
+      for (const part of jwt.split('.')) {
+        expect(r.text).not.toContain(part);
+        for (const line of logs.slice(before)) expect(line).not.toContain(part);
+      }
+    }
+  });
+
   it('never echoes credentials sent as a JSON object', async () => {
     const r = await api(engine, 'POST', 'auth/cloud/config', { body: { credentials: { type: 'service_account', private_key: 'PRIVATE-KEY-MATERIAL' } } });
     expect(r.status).toBe(400);

@@ -500,3 +500,16 @@ describe('re-check: children die with their parent', () => {
     expect((await lookup(b2)).status).toBe(403);
   });
 });
+
+it('re-check: a token id sent with the wrong JSON type is never echoed (lookup, renew, revoke)', async () => {
+  const t = await create({ ttl: '1h' });
+  for (const path of ['lookup', 'renew', 'revoke']) {
+    for (const token of [[t.client_token], { id: t.client_token }]) {
+      const r = await api(engine, 'POST', `auth/token/${path}`, { body: { token } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/\(sensitive value\) for field "token"/);
+      expect(r.text).not.toContain(t.client_token);
+    }
+  }
+  expect((await lookup(t.client_token)).status).toBe(200);
+});
