@@ -390,4 +390,19 @@ describe('re-check: other members of the same classes', () => {
     }
     c.close();
   });
+
+  it('a 413 (body over the limit, declared or chunked) keeps the connection when the rest can be drained', async () => {
+    const big = JSON.stringify({ policy: 'x'.repeat(2 * 1024 * 1024) });
+    for (const framing of ['length', 'chunked']) {
+      const c = await RawConnection.open(engine.url);
+      const lines = framing === 'length' ? [TOKEN, `Content-Length: ${big.length}`] : [TOKEN, 'Transfer-Encoding: chunked'];
+      const payload = framing === 'length' ? big : `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
+      await c.write(head('PUT', '/v1/sys/policy/huge', lines) + payload + health);
+      const r = await c.response(5000);
+      expect(r.status).toBe(413);
+      expect(envelope(r.body).errors?.[0]).toMatch(/request body too large/);
+      expect((await c.response(5000)).status).toBe(200);
+      c.close();
+    }
+  });
 });
