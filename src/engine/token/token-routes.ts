@@ -69,7 +69,8 @@ export function lookupData(t: TokenEntry, now: number, nsPath: string, withId: b
 export function tokenRoutes(d: TokenRouteDeps): Route[] {
   const nsPath = (t: TokenEntry) => d.namespacePath(t.namespaceId)?.path ?? '';
 
-  const create = async (ctx: RequestContext) => {
+  /** auth/token/create; `forceOrphan` for create-orphan (Vault's no_parent without asking). */
+  const create = async (ctx: RequestContext, forceOrphan = false) => {
     const caller = ctx.token!;
     const { values: v } = requestFields(ctx, createShape);
     const type = v.type === undefined || v.type === '' || v.type === 'service' ? 'service' : v.type;
@@ -92,11 +93,11 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     const isRoot = policies.length === 1 && policies[0] === 'root';
     const lifetime = { ttl: v.ttl ?? 0, maxTtl: 0, explicitMaxTtl: v.explicit_max_ttl ?? 0, period: v.period ?? 0 };
     const ttl = isRoot && !v.ttl && !v.period && !v.explicit_max_ttl ? 0 : issueTtl(lifetime).ttl;
-    const orphan = !!v.no_parent;
+    const orphan = forceOrphan || !!v.no_parent;
     const token = await d.tokens.create({
       type,
       policies,
-      path: 'auth/token/create',
+      path: forceOrphan ? 'auth/token/create-orphan' : 'auth/token/create',
       meta: v.meta,
       displayName: `token${v.display_name ? `-${v.display_name}` : ''}`,
       namespaceId: ctx.namespace.id,
@@ -154,7 +155,9 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   };
 
   return [
-    { pattern: 'create', sudo: true, operations: { update: create } },
+    { pattern: 'create', sudo: true, operations: { update: (ctx) => create(ctx) } },
+    // Vault needs no sudo here but then limits the policies to the caller's; sudo keeps one rule.
+    { pattern: 'create-orphan', sudo: true, operations: { update: (ctx) => create(ctx, true) } },
     { pattern: 'lookup-self', operations: { read: (ctx) => reply.data(lookupData(ctx.token!, d.clock.now(), nsPath(ctx.token!), true)) } },
     { pattern: 'renew-self', operations: { update: (ctx) => renew(ctx, ctx.token!) } },
     { pattern: 'revoke-self', operations: { update: async (ctx) => void (await d.tokens.revoke(ctx.token!)) } },

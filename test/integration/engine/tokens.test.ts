@@ -513,3 +513,19 @@ it('re-check: a token id sent with the wrong JSON type is never echoed (lookup, 
   }
   expect((await lookup(t.client_token)).status).toBe(200);
 });
+
+it('re-check: auth/token/create-orphan follows the same root-token rules and makes orphans', async () => {
+  const r = await api(engine, 'POST', 'auth/token/create-orphan', { body: { policies: ['root', 'default'] } });
+  expect(r.status).toBe(200);
+  expect(r.body.auth).toMatchObject({ policies: ['root'], lease_duration: 0, renewable: false, orphan: true });
+  expect((await lookup(r.body.auth.client_token)).body.data).toMatchObject({ expire_time: null, path: 'auth/token/create-orphan', orphan: true });
+  await api(engine, 'POST', 'sys/policy/orphan-maker', { body: { policy: 'path "auth/token/create-orphan" { capabilities = ["update", "sudo"] }' } });
+  const maker = await create({ ttl: '1h', policies: ['orphan-maker'] });
+  const refused = await api(engine, 'POST', 'auth/token/create-orphan', { token: maker.client_token, body: { policies: 'ROOT' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0]).toMatch(/root tokens may only be created by a root token/);
+  const orphan = await api(engine, 'POST', 'auth/token/create-orphan', { token: maker.client_token, body: { ttl: '1h', policies: ['default'] } });
+  expect(orphan.body.auth.orphan).toBe(true);
+  await api(engine, 'POST', 'auth/token/revoke', { body: { token: maker.client_token } });
+  expect((await lookup(orphan.body.auth.client_token)).status).toBe(200);
+});
