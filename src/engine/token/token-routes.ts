@@ -193,6 +193,18 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
       },
     },
     {
+      pattern: 'revoke-orphan',
+      sudo: true,
+      operations: {
+        update: async (ctx) => {
+          const t = await target(ctx);
+          if (!t) return; // as revoke: nothing to do
+          if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be revoked; they expire at the end of their TTL');
+          await d.tokens.revokeOrphan(t);
+        },
+      },
+    },
+    {
       pattern: 'lookup-accessor',
       operations: {
         update: async (ctx) => {

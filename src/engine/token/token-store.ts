@@ -224,6 +224,29 @@ export class TokenStore {
     await this.revokeEntry(entry);
   }
 
+  /**
+   * Revokes one service token and keeps its children, which become orphans (Vault's revoke-orphan).
+   * Under the token's lock, so no child is attached meanwhile; each child rewritten under its own.
+   */
+  async revokeOrphan(entry: TokenEntry): Promise<void> {
+    if (entry.type === 'batch') return;
+    await this.locks.run(entry.accessor, async () => {
+      const children = await this.store.list(`parent/${entry.accessor}/`);
+      for (const child of children) {
+        await this.locks.run(child, async () => {
+          const c = await this.store.get<Stored>(`id/${child}`);
+          if (c) await this.store.put(`id/${child}`, { ...c, parentAccessor: '', orphan: true });
+        });
+      }
+      const ops: { type: 'delete'; key: string }[] = [
+        { type: 'delete', key: `id/${entry.accessor}` },
+        ...children.map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
+      ];
+      if (entry.parentAccessor) ops.push({ type: 'delete', key: `parent/${entry.parentAccessor}/${entry.accessor}` });
+      await this.store.batch(ops);
+    });
+  }
+
   async revokeByAccessor(accessor: string): Promise<boolean> {
     if (!ACCESSOR.test(accessor)) return false;
     const entry = await this.store.get<Stored>(`id/${accessor}`);

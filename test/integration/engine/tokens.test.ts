@@ -529,3 +529,24 @@ it('re-check: auth/token/create-orphan follows the same root-token rules and mak
   await api(engine, 'POST', 'auth/token/revoke', { body: { token: maker.client_token } });
   expect((await lookup(orphan.body.auth.client_token)).status).toBe(200);
 });
+
+it('re-check: auth/token/revoke-orphan revokes the token and keeps its children as orphans; sudo only', async () => {
+  const parent = await create({ ttl: '1h', policies: ['root'] });
+  const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth;
+  const grandchild = (await api(engine, 'POST', 'auth/token/create', { token: child.client_token, body: { ttl: '1h' } })).body.auth;
+  const batch = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+  const plain = await create({ ttl: '1h', policies: ['default'] });
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { token: plain.client_token, body: { token: parent.client_token } })).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { body: { token: parent.client_token } })).status).toBe(204);
+  expect((await lookup(parent.client_token)).status).toBe(403);
+  const c = await lookup(child.client_token);
+  expect(c.status).toBe(200);
+  expect(c.body.data.orphan).toBe(true);
+  expect((await lookup(grandchild.client_token)).status).toBe(200);
+  expect((await lookup(batch)).status).toBe(403); // a batch token lives only while its parent does
+  expect((await renew(child.client_token)).status).toBe(200);
+  // The new orphan still heads its own tree.
+  expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: child.client_token } })).status).toBe(204);
+  expect((await lookup(grandchild.client_token)).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { body: { token: 'hvs.unknown' } })).status).toBe(204);
+});
