@@ -115,7 +115,8 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   };
 
   const renew = async (ctx: RequestContext, t: TokenEntry) => {
-    const increment = (requestFields(ctx, { increment: field.duration(), token: field.secretString() }).values.increment as number | undefined) ?? 0;
+    const increment =
+      (requestFields(ctx, { increment: field.duration(), token: field.secretString(), accessor: field.string() }).values.increment as number | undefined) ?? 0;
     if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
     if (t.expireTime === 0) throw Errors.badRequest('lease is not renewable: the token has no TTL (root tokens never expire)');
     if (!t.renewable) throw Errors.badRequest('lease is not renewable');
@@ -147,7 +148,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     return d.tokens.lookup(id);
   };
   const accessorTarget = async (ctx: RequestContext): Promise<TokenEntry> => {
-    const accessor = requestFields(ctx, { accessor: field.string() }).values.accessor;
+    const accessor = requestFields(ctx, { accessor: field.string(), increment: field.duration() }).values.accessor;
     if (!accessor) throw Errors.badRequest('the "accessor" field is required');
     const t = await d.tokens.lookupAccessor(accessor);
     if (!t) throw Errors.badRequest('invalid accessor');
@@ -213,6 +214,8 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
         },
       },
     },
+    // The renewal goes through the same re-checks and the same lock as renew and renew-self.
+    { pattern: 'renew-accessor', operations: { update: async (ctx) => renew(ctx, await accessorTarget(ctx)) } },
     { pattern: 'revoke-accessor', operations: { update: async (ctx) => void (await d.tokens.revoke(await accessorTarget(ctx))) } },
   ];
 }

@@ -550,3 +550,24 @@ it('re-check: auth/token/revoke-orphan revokes the token and keeps its children 
   expect((await lookup(grandchild.client_token)).status).toBe(403);
   expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { body: { token: 'hvs.unknown' } })).status).toBe(204);
 });
+
+it('re-check: auth/token/renew-accessor renews with the same re-checks, and loses to a revocation', async () => {
+  const token = await login('by-accessor', { token_ttl: '1h', token_max_ttl: '3h' });
+  const accessor = (await lookup(token)).body.data.accessor as string;
+  await clock.advance(30 * 60 * 1000);
+  const r = await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor, increment: '2h' } });
+  expect(r.status).toBe(200);
+  expect(r.body.auth.client_token).toBe('');
+  expect(r.body.auth.lease_duration).toBe(2 * H); // the increment, within the role's max TTL
+  expect(r.body.warnings).toBeNull();
+  expect((await lookup(token)).body.data.last_renewal_time).toBe(Math.floor(clock.now() / 1000));
+  const rootAccessor = (await api(engine, 'GET', 'auth/token/lookup-self')).body.data.accessor as string;
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: rootAccessor } })).body.errors[0]).toMatch(/not renewable/);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: 'B'.repeat(44) } })).body.errors[0]).toMatch(/invalid accessor/);
+  // Racing a revocation: it never brings the token back.
+  const racers = Array.from({ length: 10 }, () => api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor } }));
+  expect((await api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor } })).status).toBe(204);
+  for (const x of await Promise.all(racers)) expect([200, 400, 403]).toContain(x.status);
+  expect((await lookup(token)).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor } })).status).toBe(400);
+});
