@@ -125,10 +125,12 @@ export class Core {
     const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
     if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
     if (pathname.includes('%')) decodeSegment(pathname);
-    if (req.headers['x-vault-wrap-ttl'] !== undefined) {
+    // An empty X-Vault-Wrap-TTL asks for nothing (Vault ignores it too).
+    if ((req.headers['x-vault-wrap-ttl'] ?? '').trim() !== '') {
       throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
     }
-    const method = req.method.toUpperCase();
+    // Case-sensitive, as in Vault: "list" or "get" is an unknown method (405).
+    const method = req.method;
     let operation = operationOf(method, query);
     const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], pathname.slice(4));
     let path = nsPath;

@@ -136,8 +136,12 @@ export function keyDocLifetimeMs(headers: Record<string, string | string[] | und
   const cc = header(headers, 'cache-control').toLowerCase();
   if (/(^|[\s,])(no-store|no-cache)\b/.test(cc)) return 0;
   const age = Number(/^\s*(\d+)\s*$/.exec(header(headers, 'age'))?.[1] ?? 0);
-  const m = /(^|[\s,])max-age\s*=\s*"?(\d+)/.exec(cc);
-  if (m) return Math.max(0, Number(m[2]) - age) * 1000;
+  const m = /(?:^|[\s,])max-age\b\s*(?:=\s*"?([^",\s]*))?/.exec(cc);
+  if (m) {
+    // RFC 9111 4.2.1: a max-age that is not a non-negative integer makes the response stale.
+    if (!/^\d+$/.test(m[1] ?? '')) return 0;
+    return Math.max(0, Number(m[1]) - age) * 1000;
+  }
   const expires = header(headers, 'expires');
   if (expires) {
     const at = Date.parse(expires);

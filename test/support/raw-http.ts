@@ -44,11 +44,15 @@ export class RawConnection {
     return this.closed;
   }
 
-  /** The next response; rejects after timeoutMs (a hang) or when the connection closes first. */
-  async response(timeoutMs = 5000): Promise<RawResponse> {
+  /**
+   * The next final response (interim 1xx ones skipped); rejects after timeoutMs (a hang) or when
+   * the connection closes first. `toHead`: the answer to a HEAD request, which has no body.
+   */
+  async response(timeoutMs = 5000, toHead = false): Promise<RawResponse> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const parsed = this.take();
+      const parsed = this.take(toHead);
+      if (parsed && parsed.status >= 100 && parsed.status < 200) continue;
       if (parsed) return parsed;
       if (this.closed) throw new Error(`connection closed before a complete response (had ${JSON.stringify(this.buf.toString('latin1').slice(0, 200))})`);
       const left = deadline - Date.now();
@@ -75,7 +79,7 @@ export class RawConnection {
     this.socket.destroy();
   }
 
-  private take(): RawResponse | undefined {
+  private take(toHead: boolean): RawResponse | undefined {
     const end = this.buf.indexOf('\r\n\r\n');
     if (end === -1) return undefined;
     const lines = this.buf.subarray(0, end).toString('latin1').split('\r\n');
@@ -87,8 +91,8 @@ export class RawConnection {
     }
     const len = headers['content-length'];
     let total: number;
-    if (len !== undefined) total = end + 4 + Number(len);
-    else if (status === 204 || status === 304) total = end + 4;
+    if (toHead || status === 204 || status === 304 || (status >= 100 && status < 200)) total = end + 4;
+    else if (len !== undefined) total = end + 4 + Number(len);
     else if (this.closed) total = this.buf.length;
     else return undefined;
     if (this.buf.length < total) return undefined;

@@ -10,16 +10,15 @@ import { answerClientError, refusalFor } from './client-error';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
- * usable; beyond it (or with no declared length) the answer says Connection: close instead.
+ * usable; beyond a declared length this large the answer says Connection: close instead.
  */
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  // Go's Header.Get, which Vault reads every header with: the first value of a repeated header
+  // (Node would join X-Vault-Token or X-Vault-Namespace repeats with ", ").
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  // Node joins repeated headers with ", "; Vault reads the first X-Vault-Token.
-  const token = out['x-vault-token'];
-  if (token !== undefined && token.includes(',')) out['x-vault-token'] = req.headersDistinct['x-vault-token']?.[0];
+  for (const [k, v] of Object.entries(req.headersDistinct)) out[k] = v?.[0];
   return out;
 }
 
@@ -32,7 +31,9 @@ function settleUnreadBody(req: IncomingMessage): boolean {
   // No declared body (complete may still be false here: Node sets it after the request event).
   if (req.complete || ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined)) return true;
   if (req.destroyed) return false;
-  const keep = declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
+  // A chunked body (no declared length) is drained too, as Go's server does: the answer keeps the
+  // connection, and a body that runs past the limit is cut off by closing it.
+  const keep = declared === undefined ? req.headers['transfer-encoding'] !== undefined : /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
   let seen = 0;
   req.on('data', (c: Buffer) => {
     seen += c.length;
@@ -50,15 +51,26 @@ function refuseVersion(res: ServerResponse): void {
   res.end(body);
 }
 
+/** Per connection, the handling of its latest request (see createHttpServer). */
+const inOrder = new WeakMap<object, Promise<unknown>>();
+
 export function createHttpServer(core: Core, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket as Socket | ConnectionFront;
     const method = (front instanceof ConnectionFront ? front.methods.shift() : undefined) ?? req.method ?? 'GET';
     if (req.httpVersionMajor !== 1) return refuseVersion(res);
-    core
-      .handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' })
+    const run = () => core.handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' });
+    // Pipelined requests on one connection run one after another, as in Go's server: a pipelined
+    // write then read must see the write (RFC 9112 9.3.2 allows parallel work for safe methods only).
+    const previous = inOrder.get(front);
+    const handled = previous ? previous.then(run) : run();
+    inOrder.set(front, handled.catch(() => undefined));
+    handled
       .then((r) => {
         if (!settleUnreadBody(req)) r.headers = { ...r.headers, connection: 'close' };
+        // 204 and 304 (sys/health?activecode=204) carry no body and no length: a length there would
+        // make the client read the next response as this one's body.
+        if (r.status === 204 || r.status === 304) r.body = undefined;
         if (r.body === undefined) {
           res.writeHead(r.status, r.headers);
           return void res.end();

@@ -19,16 +19,46 @@ export function refusalFor(code: string | undefined): { status: number; reason: 
   return { status: r[0], reason: r[1], message: r[2] };
 }
 
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: unknown }): void {
-  // A reset or a half-written response: there is no one (or no clean place) to answer.
-  if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage) {
+type Outgoing = {
+  writableFinished: boolean;
+  headersSent: boolean;
+  req?: { complete: boolean };
+  once(event: 'finish' | 'close', f: () => void): unknown;
+};
+const REFUSING = Symbol('refusing');
+
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
+  // A reset: there is no one to answer.
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  // Node reports the same parser error again for every later read; one refusal is enough.
+  if (socket[REFUSING]) return;
+  socket[REFUSING] = true;
   const { status, reason, message } = refusalFor(err.code);
   const body = JSON.stringify({ errors: [message] }) + '\n';
-  socket.end(
+  const refusal =
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  const refuse = () => {
+    const inFlight = socket._httpMessage;
+    if (inFlight && !inFlight.writableFinished) {
+      // The error is inside this request's own body (e.g. Transfer-Encoding: identity): the rest
+      // of it will never come, so it cannot be answered; refuse it now, as Node itself would.
+      if (inFlight.req && !inFlight.req.complete) {
+        if (!inFlight.headersSent) socket.write(refusal);
+        socket.destroy();
+        return;
+      }
+      // Earlier pipelined requests are answered first (as Go's server does), then the refusal.
+      inFlight.once('finish', refuse);
+      // A response that ends without finishing (its writer failed) leaves nothing to add.
+      inFlight.once('close', () => void (inFlight.writableFinished || socket.destroy()));
+      return;
+    }
+    if (!socket.writable) return void socket.destroy();
+    socket.end(refusal);
+  };
+  refuse();
 }

@@ -3,9 +3,12 @@
 // be rewritten there and nowhere else. It decides nothing about validity: on anything it does not
 // understand it stops tracking and passes bytes through, and Node's own parser refuses the request.
 
+import { METHODS } from 'node:http';
+
 const CR = 13;
 const LF = 10;
 const SP = 32;
+const CRLF_CR = Buffer.from('\r');
 /** Longer than any method token; a longer first word is not a request Node would accept. */
 const MAX_METHOD = 24;
 /** Longer than Node's max header size, so Node answers 431 before this gives up. */
@@ -13,8 +16,17 @@ const MAX_LINE = 64 * 1024;
 
 type State = 'start' | 'head' | 'body' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'passthrough';
 
-/** Method tokens Node's parser does not know, rewritten to a known one and restored per request. */
-const REWRITES: Record<string, string> = { LIST: 'LINK' };
+/**
+ * Method tokens Node's parser knows; any other well-formed token (LIST, lowercase "list", FROB) is
+ * rewritten to PLACEHOLDER and restored per request, so the core answers it as Vault does (LIST
+ * served, anything else 405) on a connection that stays usable, as in Go's server. CONNECT is
+ * rewritten too: Node would hand its socket to a tunnel handler, and this server has none (Node
+ * then drops the connection unanswered). PRI stays: it is the HTTP/2 preface, which Node refuses.
+ */
+const KNOWN = new Set([...METHODS.filter((m) => m !== 'CONNECT'), 'PRI']);
+const PLACEHOLDER = 'LINK';
+/** RFC 9110 token characters. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export class RequestFraming {
   /** The original method of each request head seen, oldest first; the adapter shifts one per request. */
@@ -25,7 +37,6 @@ export class RequestFraming {
   private firstLine = true;
   private contentLength = 0;
   private chunked = false;
-  private upgrade = false;
   private remaining = 0;
 
   /** Feeds received bytes; returns the bytes to hand to the HTTP parser (the same buffer when unchanged). */
@@ -64,7 +75,7 @@ export class RequestFraming {
           this.pending = [];
           this.pendingLength = 0;
           this.methods.push(token);
-          const rewritten = REWRITES[token];
+          const rewritten = !KNOWN.has(token) && TOKEN.test(token) ? PLACEHOLDER : undefined;
           if (rewritten !== undefined || carried) {
             if (i > from) (out ??= []).push(chunk.subarray(from, i));
             (out ??= []).push(Buffer.from(rewritten ?? token, 'latin1'));
@@ -92,6 +103,12 @@ export class RequestFraming {
           this.pendingLength = 0;
           const len = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
           if (!this.onLine(line, len)) return this.giveUp(out, chunk, from);
+          if (len === line.length) {
+            // A bare LF ends the line (RFC 9112 2.2 allows it; Go's server, so Vault, accepts it);
+            // Node's parser wants CRLF, so the CR is added here.
+            (out ??= []).push(chunk.subarray(from, nl), CRLF_CR);
+            from = nl;
+          }
           break;
         }
         case 'body':
@@ -116,7 +133,6 @@ export class RequestFraming {
     this.firstLine = true;
     this.contentLength = 0;
     this.chunked = false;
-    this.upgrade = false;
   }
 
   /** Handles one complete line (len excludes the CR); false means "stop tracking". */
@@ -158,8 +174,8 @@ export class RequestFraming {
     const colon = text.indexOf(':');
     if (colon <= 0) return false;
     const c = text.charCodeAt(0) | 0x20;
-    // Only three headers decide framing; skip the rest without lower-casing them.
-    if (c !== 0x63 /* c */ && c !== 0x74 /* t */ && c !== 0x75 /* u */) return true;
+    // Only two headers decide framing; skip the rest without lower-casing them.
+    if (c !== 0x63 /* c */ && c !== 0x74 /* t */) return true;
     const name = text.slice(0, colon).trim().toLowerCase();
     const value = text.slice(colon + 1).trim();
     if (name === 'content-length') {
@@ -168,14 +184,13 @@ export class RequestFraming {
     } else if (name === 'transfer-encoding') {
       if (!/(?:^|,)\s*chunked$/i.test(value)) return false;
       this.chunked = true;
-    } else if (name === 'upgrade') this.upgrade = true;
+    }
     return true;
   }
 
   private endHead(): boolean {
-    // After an upgrade or CONNECT the bytes are no longer HTTP messages.
-    const method = this.methods[this.methods.length - 1];
-    if (this.upgrade || method === 'CONNECT') return false;
+    // An Upgrade request is served as a plain one (the server takes no upgrades, and CONNECT is
+    // rewritten), so the connection always goes on with HTTP requests.
     if (this.chunked) this.state = 'chunk-size';
     else if (this.contentLength > 0) {
       this.remaining = this.contentLength;

@@ -69,7 +69,8 @@ export function lookupData(t: TokenEntry, now: number, nsPath: string, withId: b
 export function tokenRoutes(d: TokenRouteDeps): Route[] {
   const nsPath = (t: TokenEntry) => d.namespacePath(t.namespaceId)?.path ?? '';
 
-  const create = async (ctx: RequestContext) => {
+  /** auth/token/create; `forceOrphan` for create-orphan (Vault's no_parent without asking). */
+  const create = async (ctx: RequestContext, forceOrphan = false) => {
     const caller = ctx.token!;
     const { values: v } = requestFields(ctx, createShape);
     const type = v.type === undefined || v.type === '' || v.type === 'service' ? 'service' : v.type;
@@ -92,11 +93,11 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     const isRoot = policies.length === 1 && policies[0] === 'root';
     const lifetime = { ttl: v.ttl ?? 0, maxTtl: 0, explicitMaxTtl: v.explicit_max_ttl ?? 0, period: v.period ?? 0 };
     const ttl = isRoot && !v.ttl && !v.period && !v.explicit_max_ttl ? 0 : issueTtl(lifetime).ttl;
-    const orphan = !!v.no_parent;
+    const orphan = forceOrphan || !!v.no_parent;
     const token = await d.tokens.create({
       type,
       policies,
-      path: 'auth/token/create',
+      path: forceOrphan ? 'auth/token/create-orphan' : 'auth/token/create',
       meta: v.meta,
       displayName: `token${v.display_name ? `-${v.display_name}` : ''}`,
       namespaceId: ctx.namespace.id,
@@ -114,7 +115,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   };
 
   const renew = async (ctx: RequestContext, t: TokenEntry) =>
-    renewBy(ctx, t, (requestFields(ctx, { increment: field.duration(), token: field.string() }).values.increment as number | undefined) ?? 0);
+    renewBy(ctx, t, (requestFields(ctx, { increment: field.duration(), token: field.secretString() }).values.increment as number | undefined) ?? 0);
 
   const renewBy = async (ctx: RequestContext, t: TokenEntry, increment: number) => {
     if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be renewed');
@@ -143,7 +144,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
 
   /** The token named in the body; undefined when unknown (each route answers that as Vault does). */
   const target = async (ctx: RequestContext): Promise<TokenEntry | undefined> => {
-    const id = requestFields(ctx, { token: field.string(), increment: field.duration() }).values.token;
+    const id = requestFields(ctx, { token: field.secretString(), increment: field.duration() }).values.token;
     if (!id) throw Errors.badRequest('the "token" field is required');
     return d.tokens.lookup(id);
   };
@@ -156,7 +157,9 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
   };
 
   return [
-    { pattern: 'create', sudo: true, operations: { update: create } },
+    { pattern: 'create', sudo: true, operations: { update: (ctx) => create(ctx) } },
+    // Vault needs no sudo here but then limits the policies to the caller's; sudo keeps one rule.
+    { pattern: 'create-orphan', sudo: true, operations: { update: (ctx) => create(ctx, true) } },
     { pattern: 'lookup-self', operations: { read: (ctx) => reply.data(lookupData(ctx.token!, d.clock.now(), nsPath(ctx.token!), true)) } },
     { pattern: 'renew-self', operations: { update: (ctx) => renew(ctx, ctx.token!) } },
     { pattern: 'revoke-self', operations: { update: async (ctx) => void (await d.tokens.revoke(ctx.token!)) } },
@@ -188,6 +191,18 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
           if (!t) return; // Unknown or already revoked: nothing to do (Vault answers 204).
           if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be revoked; they expire at the end of their TTL');
           await d.tokens.revoke(t);
+        },
+      },
+    },
+    {
+      pattern: 'revoke-orphan',
+      sudo: true,
+      operations: {
+        update: async (ctx) => {
+          const t = await target(ctx);
+          if (!t) return; // as revoke: nothing to do
+          if (t.type === 'batch') throw Errors.badRequest('batch tokens cannot be revoked; they expire at the end of their TTL');
+          await d.tokens.revokeOrphan(t);
         },
       },
     },

@@ -139,7 +139,29 @@ export class TokenStore {
       if (entry.type === 'service') await this.revokeEntry({ ...entry, id });
       return undefined;
     }
+    if (entry.parentAccessor && !(await this.ancestorsLive(entry.parentAccessor))) return undefined;
     return { ...entry, id };
+  }
+
+  /**
+   * Whether every ancestor of a token is still valid. A parent that expired takes its children with
+   * it (Vault's expiration manager revokes the whole tree at expiry), and is revoked here on first
+   * sight, since nothing revokes it earlier. Batch tokens are not in storage, so this check is the
+   * only way their parent's revocation reaches them (Vault checks a batch token's parent on use).
+   */
+  private async ancestorsLive(parentAccessor: string): Promise<boolean> {
+    let accessor = parentAccessor;
+    // Bounded: a corrupted record naming itself as an ancestor must not loop forever.
+    for (let depth = 0; accessor && depth < 1000; depth++) {
+      const parent = await this.store.get<Stored>(`id/${accessor}`);
+      if (!parent || parent.numUses < 0) return false; // revoked, or used up (its revocation follows)
+      if (parent.expireTime > 0 && this.clock.now() >= parent.expireTime) {
+        await this.revokeStored(parent);
+        return false;
+      }
+      accessor = parent.parentAccessor;
+    }
+    return true;
   }
 
   /** A stored record that may still be used: present, not exhausted, not expired. */
@@ -161,6 +183,7 @@ export class TokenStore {
     if (!ACCESSOR.test(accessor)) return undefined;
     const entry = await this.store.get<Stored>(`id/${accessor}`);
     if (!this.live(entry)) return undefined;
+    if (entry.parentAccessor && !(await this.ancestorsLive(entry.parentAccessor))) return undefined;
     return { ...entry, id: '' };
   }
 
@@ -209,6 +232,29 @@ export class TokenStore {
   /** Revokes a service token and, recursively, its children. */
   async revoke(entry: TokenEntry): Promise<void> {
     await this.revokeEntry(entry);
+  }
+
+  /**
+   * Revokes one service token and keeps its children, which become orphans (Vault's revoke-orphan).
+   * Under the token's lock, so no child is attached meanwhile; each child rewritten under its own.
+   */
+  async revokeOrphan(entry: TokenEntry): Promise<void> {
+    if (entry.type === 'batch') return;
+    await this.locks.run(entry.accessor, async () => {
+      const children = await this.store.list(`parent/${entry.accessor}/`);
+      for (const child of children) {
+        await this.locks.run(child, async () => {
+          const c = await this.store.get<Stored>(`id/${child}`);
+          if (c) await this.store.put(`id/${child}`, { ...c, parentAccessor: '', orphan: true });
+        });
+      }
+      const ops: { type: 'delete'; key: string }[] = [
+        { type: 'delete', key: `id/${entry.accessor}` },
+        ...children.map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
+      ];
+      if (entry.parentAccessor) ops.push({ type: 'delete', key: `parent/${entry.parentAccessor}/${entry.accessor}` });
+      await this.store.batch(ops);
+    });
   }
 
   async revokeByAccessor(accessor: string): Promise<boolean> {

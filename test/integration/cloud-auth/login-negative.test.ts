@@ -201,6 +201,80 @@ describe('cloud auth login refusals', () => {
     await api(engine, 'POST', 'auth/cloud-down/role/iam', { body: { type: 'iam', bound_service_accounts: '*' } });
     refused(await login(engine, 'iam', saJwt(), 'cloud-down'), 500, /cannot fetch the provider OAuth2 certificates/);
   });
+  describe('re-check: JWT malleability and claim types (item 8, other members)', () => {
+    /** Signs arbitrary header and payload text with the account's own key (a validly signed hostile JWT). */
+    const signed = (header: string | Record<string, unknown>, payload: string | Record<string, unknown>) => {
+      const key = emu.keys.accounts.get(SA.app.email)!.user[0];
+      const h = Buffer.from(typeof header === 'string' ? header : JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: key.kid, ...header })).toString('base64url');
+      const p = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)).toString('base64url');
+      return `${h}.${p}.${sign('RSA-SHA256', Buffer.from(`${h}.${p}`), key.privateKey).toString('base64url')}`;
+    };
+    const claims = (extra: Record<string, unknown> = {}) => ({ iss: SA.app.email, sub: SA.app.email, aud: audience('iam'), iat: now(), exp: now() + 300, ...extra });
+
+    it('the hand-signed baseline is accepted (so each refusal below is about its one change)', async () => {
+      expect((await login(engine, 'iam', signed({}, claims()))).status).toBe(200);
+      expect((await login(engine, 'iam', signed({}, claims({ exp: now() + 300.5, iat: now() - 0.25 })))).status).toBe(200);
+    });
+
+    it.each([
+      ['crit (empty)', { crit: [] }, /"crit" header parameters are not supported/],
+      ['crit b64', { crit: ['b64'], b64: false }, /"crit"|unable to parse signed JWT/],
+      ['alg lowercase', { alg: 'rs256' }, /not allowed/],
+      ['alg PS256', { alg: 'PS256' }, /not allowed/],
+      ['alg with a space', { alg: 'RS256 ' }, /not allowed/],
+      ['alg as a list', { alg: ['RS256'] }, /not allowed/],
+      ['kid as a number', { kid: 12345 }, /no "kid"/],
+      ['kid of another account', { kid: 'other' }, /unknown key id/],
+    ])('a validly signed JWT whose header has %s is refused', async (_label, header, pattern) => {
+      const h = { ...header } as Record<string, unknown>;
+      if (h.kid === 'other') h.kid = emu.keys.accounts.get(SA.other.email)!.user[0].kid;
+      refused(await login(engine, 'iam', signed(h, claims())), 400, pattern);
+    });
+
+    it.each([
+      ['exp negative', { exp: -1 }, /expired/],
+      ['exp as a boolean', { exp: true }, /expired or does not have proper 'exp'/],
+      ['exp as null', { exp: null }, /expired or does not have proper 'exp'/],
+      ['exp huge', { exp: 1e300 }, /must expire in 60 minutes|expire within/],
+      ['nbf as an object', { nbf: {} }, /invalid 'nbf' claim/],
+      ['nbf as an array', { nbf: [1] }, /invalid 'nbf' claim/],
+      ['iat as a boolean', { iat: false }, /invalid 'iat' claim/],
+      ['iat in the future (go-jose: issued in the future)', { iat: 'future' }, /'iat' claim \(issued at\) is in the future/],
+      ['sub URL-encoded', { sub: 'app%40proj-a.iam.gserviceaccount.com' }, /'sub' claim with service account id or email/],
+      ['sub %2e%2e', { sub: '%2e%2e' }, /'sub' claim with service account id or email/],
+      ['sub with a slash', { sub: 'a/b@proj-a.iam.gserviceaccount.com' }, /'sub' claim with service account id or email/],
+      ['sub very long', { sub: `${'a'.repeat(5000)}@proj-a.iam.gserviceaccount.com` }, /'sub' claim with service account id or email/],
+      ['sub unicode', { sub: 'äpp@proj-a.iam.gserviceaccount.com' }, /'sub' claim with service account id or email/],
+      ['sub as a number', { sub: 123 }, /expected 'sub' claim/],
+      ['aud with a non-string', { aud: [audience('iam'), 5] }, /'aud' must end in/],
+    ])('%s is refused', async (_label, extra, pattern) => {
+      const e = { ...extra } as Record<string, unknown>;
+      if (e.iat === 'future') e.iat = now() + 3600;
+      refused(await login(engine, 'iam', signed({}, claims(e))), 400, pattern);
+    });
+
+    it('time claims beyond the range of a number (1e309) are refused, as Vault cannot parse them', async () => {
+      const text = (field: string, value: string) => JSON.stringify(claims()).replace(/}$/, `,"${field}":${value}}`).replace(new RegExp(`"${field}":[^,]*,`), '');
+      for (const [field, value] of [['nbf', '-1e309'], ['iat', '1e309'], ['iat', '-1e309'], ['exp', '1e309']]) {
+        refused(await login(engine, 'iam', signed({}, text(field, value))), 400, new RegExp(`'${field}'`));
+      }
+    });
+
+    it('duplicate claims take the last value everywhere (the key lookup and the checks agree)', async () => {
+      const text = JSON.stringify(claims()).replace(/^{/, `{"sub":"${SA.other.email}",`);
+      expect((await login(engine, 'iam', signed({}, text))).status).toBe(200);
+      const hostile = JSON.stringify(claims()).replace(/}$/, `,"sub":"${SA.other.email}"}`);
+      refused(await login(engine, 'iam', signed({}, hostile)), 400, /unknown key id/);
+    });
+
+    it('extra segments, empty segments and whitespace inside are refused (the field itself is trimmed)', async () => {
+      const jwt = signed({}, claims());
+      for (const v of [`${jwt}.`, `${jwt}.${parts(jwt)[2]}`, `.${jwt}`, jwt.replace('.', ' .'), jwt.replace('.', '.\n'), jwt.replace('.', '..')]) {
+        refused(await login(engine, 'iam', v), 400, /unable to parse signed JWT/);
+      }
+    });
+  });
+
 });
 
 describe('cloud auth: identity changes at the provider between logins and renewals', () => {
@@ -259,6 +333,36 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     refused(await login(engine, 'iam', appJwt('iam')), 400, /not found/);
   });
 
+  it('re-check: renewal asks the provider and the role again, for every kind of change', async () => {
+    // iam: the account deleted (not just disabled) between login and renewal.
+    const a = await token(login(engine, 'iam', appJwt('iam')));
+    emu.updateServiceAccount(SA.app.email, { deleted: true });
+    expect((await renew(a)).body.errors[0]).toMatch(/could not renew token for role iam: .*not found/);
+    emu.updateServiceAccount(SA.app.email, { deleted: false });
+    // iam: the role stops binding the account, or changes its policies.
+    const b = await token(login(engine, 'iam', appJwt('iam')));
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { bound_service_accounts: SA.other.email } });
+    expect((await renew(b)).body.errors[0]).toMatch(/not authorized for role/);
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { bound_service_accounts: SA.app.email } });
+    expect((await renew(b)).status).toBe(200);
+    await api(engine, 'POST', 'auth/cloud/role/iam', { body: { token_policies: 'other' } });
+    expect((await renew(b)).body.errors[0]).toMatch(/policies on role "iam" have changed/);
+    // vm: the zone binding changes, or the instance is suspended.
+    for (const status of ['SUSPENDED', 'STOPPING'] as const) {
+      const v = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
+      emu.setInstanceStatus('web-1', status);
+      expect((await renew(v)).body.errors[0]).toMatch(new RegExp(`invalid status '${status}'`));
+      emu.setInstanceStatus('web-1', 'RUNNING');
+      expect((await renew(v)).status).toBe(200);
+    }
+    const v = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
+    await api(engine, 'POST', 'auth/cloud/role/vm', { body: { bound_zones: 'us-west1-a' } });
+    expect((await renew(v)).body.errors[0]).toMatch(/not in bound zones/);
+    // The role deleted: refused before any provider request.
+    await api(engine, 'DELETE', 'auth/cloud/role/vm');
+    expect((await renew(v)).body.errors[0]).toMatch(/role "vm" no longer exists/);
+  });
+
   it('refuses the renewal of a vm token once its instance stops', async () => {
     const t = await token(login(engine, 'vm', emu.mintInstanceToken({ instance: 'web-1', audience: audience('vm') })));
     expect((await renew(t)).status).toBe(200);
@@ -307,10 +411,25 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     for (const part of jwt.split('.')) expect(line).not.toContain(part);
   });
 
+  it('re-check: a JWT sent with the wrong JSON type is neither echoed nor logged', async () => {
+    const jwt = appJwt('iam');
+    for (const wrapped of [[jwt], { jwt }, [[jwt]]]) {
+      const before = logs.length;
+      const r = await api(engine, 'POST', 'auth/cloud/login', { token: null, body: { role: 'iam', jwt: wrapped } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/field "jwt"/);
+      for (const part of jwt.split('.')) {
+        expect(r.text).not.toContain(part);
+        for (const line of logs.slice(before)) expect(line).not.toContain(part);
+      }
+    }
+  });
+
   it('never echoes credentials sent as a JSON object', async () => {
     const r = await api(engine, 'POST', 'auth/cloud/config', { body: { credentials: { type: 'service_account', private_key: 'PRIVATE-KEY-MATERIAL' } } });
     expect(r.status).toBe(400);
     expect(r.body.errors[0]).toMatch(/field "credentials": expected a string/);
     expect(r.text).not.toContain('PRIVATE-KEY-MATERIAL');
   });
+
 });

@@ -197,3 +197,48 @@ it('600 raw-socket cases: every answer comes (no hang), none is a 5xx, every err
   expect(failures).toEqual([]);
   expect(answered).toBeGreaterThanOrEqual(600);
 }, 120_000);
+
+describe('re-check: a rejected secret is never echoed (item 9, every secret field)', () => {
+  const MARK = 'SECRET-MARKER-7f3a';
+  const shapes = (): unknown[] => [
+    { private_key: MARK },
+    [MARK],
+    [[{ k: MARK }]],
+    `{"type": "service_account", "private_key": "${MARK}"`, // a JSON document cut short
+    `${MARK}\u0000${'x'.repeat(5000)}`,
+    `not base64 ${MARK} !!!`,
+  ];
+  const SNAPSHOT = 'sys/storage/raft/snapshot-auto/config/echo';
+  const secretFields: [string, Record<string, unknown>][] = [
+    ['cloudone_secret_access_key', { storage_type: 'cloudone-store', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA' }],
+    ['cloudone_session_token', { storage_type: 'cloudone-store', cloudone_bucket: 'b', cloudone_region: 'r' }],
+    ['cloudtwo_service_account_key', { storage_type: 'cloudtwo-store', cloudtwo_bucket: 'b' }],
+    ['cloudthree_account_key', { storage_type: 'cloudthree-store', cloudthree_container_name: 'c', cloudthree_account_name: 'a' }],
+    ['cloudthree_account_key', { storage_type: 'local', local_max_space: 1 }], // a field of another storage type
+  ];
+
+  it.each(secretFields)('snapshot-auto %s', async (name, rest) => {
+    for (const v of shapes()) {
+      const r = await api(engine, 'POST', SNAPSHOT, { body: { interval: '1h', path_prefix: 'p/', ...rest, [name]: v } });
+      expect(r.status).toBeLessThan(500);
+      expect(r.text).not.toContain(MARK);
+      if (r.status === 200 || r.status === 204) {
+        const read = await api(engine, 'GET', SNAPSHOT);
+        expect(read.text).not.toContain(MARK);
+        await api(engine, 'DELETE', SNAPSHOT);
+      }
+    }
+  });
+
+  it('cloud auth config credentials, in every shape', async () => {
+    if (!authMethodFactories.some((f) => f.type === 'cloud')) return;
+    for (const v of shapes()) {
+      for (const body of [{ credentials: v }, { credentials: v, custom_endpoint: { api: 'not a url' } }, { credentials: v, unknown_field: 1 }]) {
+        const r = await api(engine, 'POST', 'auth/cloud/config', { body });
+        expect(r.status).toBeLessThan(500);
+        expect(r.text).not.toContain(MARK);
+      }
+    }
+    expect((await api(engine, 'GET', 'auth/cloud/config')).text).not.toContain(MARK);
+  });
+});

@@ -2,7 +2,7 @@
 
 import { connect } from 'node:net';
 import { ManualClock } from '../../../src/engine/clock';
-import { startTestEngine, api } from '../../support/engine';
+import { startTestEngine, api, ROOT_TOKEN as ROOT } from '../../support/engine';
 import { staticAuthMethod } from '../../support/static-auth';
 import { authMethodFactories } from '../../../src/engine/auth/methods';
 import type { Engine } from '../../../src/engine/engine';
@@ -326,4 +326,275 @@ describe('root tokens and Vault status codes', () => {
     const other = await api(engine, 'POST', 'auth/token/lookup', { body: { token: t.client_token } });
     expect(other.body.data.last_renewal_time).toBe(Math.floor(renewedAt / 1000));
   });
+});
+
+describe('re-check: every token write races a revocation and loses', () => {
+  function held(path: string, token: string, body: string) {
+    const { port } = new URL(engine.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (answer += c));
+    const closed = new Promise<void>((resolve) => socket.on('end', resolve));
+    socket.write(
+      `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
+    );
+    return {
+      finish: async () => {
+        socket.write(body.slice(1));
+        await closed;
+        const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
+        const json = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+        return { status, body: json ? JSON.parse(json) : undefined };
+      },
+    };
+  }
+  const sync = async () => expect((await api(engine, 'GET', 'sys/health')).status).toBe(200);
+  const revokers: [string, (t: { client_token: string; accessor: string }) => Promise<number>][] = [
+    ['revoke', (t) => api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } }).then((r) => r.status)],
+    ['revoke-accessor', (t) => api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor: t.accessor } }).then((r) => r.status)],
+    ['revoke-self', (t) => api(engine, 'POST', 'auth/token/revoke-self', { token: t.client_token }).then((r) => r.status)],
+  ];
+
+  it.each(revokers)('a held renew (of another token) loses to %s', async (_name, revoke) => {
+    const t = await create({ ttl: '1h' });
+    const h = held('auth/token/renew', ROOT, JSON.stringify({ token: t.client_token, increment: '2h' }));
+    await sync();
+    expect(await revoke(t)).toBe(204);
+    expect((await h.finish()).status).toBeGreaterThanOrEqual(400);
+    expect((await lookup(t.client_token)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+  });
+
+  it.each(revokers)('a held renew-self loses to %s', async (_name, revoke) => {
+    const t = await create({ ttl: '1h' });
+    const h = held('auth/token/renew-self', t.client_token, '{"increment":"2h"}');
+    await sync();
+    expect(await revoke(t)).toBe(204);
+    expect((await h.finish()).status).toBe(403);
+    expect((await lookup(t.client_token)).status).toBe(403);
+  });
+
+  it('a child create held by its parent loses to the parent revocation; no child survives', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'] });
+    const h = held('auth/token/create', parent.client_token, JSON.stringify({ ttl: '1h', policies: ['default'] }));
+    await sync();
+    expect((await api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor: parent.accessor } })).status).toBe(204);
+    const r = await h.finish();
+    expect(r.status).toBe(403);
+    expect(r.body.auth).toBeUndefined();
+  });
+
+  it('tokens created from a child while the grandparent is revoked never outlive it', async () => {
+    const grand = await create({ ttl: '1h', policies: ['root'] });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: grand.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth.client_token as string;
+    const creations = Array.from({ length: 15 }, () => api(engine, 'POST', 'auth/token/create', { token: child, body: { ttl: '1h', policies: ['default'] } }));
+    const renewals = Array.from({ length: 5 }, () => renew(child));
+    const revoked = api(engine, 'POST', 'auth/token/revoke', { body: { token: grand.client_token } });
+    const made = (await Promise.all(creations)).filter((r) => r.status === 200).map((r) => r.body.auth.client_token as string);
+    await Promise.all(renewals);
+    expect((await revoked).status).toBe(204);
+    expect((await lookup(child)).status).toBe(403);
+    for (const t of made) expect((await lookup(t)).status).toBe(403);
+  });
+
+  it('a held login-issued token renewal via auth/token/renew loses once the auth mount is disabled', async () => {
+    await api(engine, 'POST', 'sys/auth/racing', { body: { type: 'static' } });
+    await api(engine, 'POST', 'auth/racing/role/r', { body: { token_ttl: '1h' } });
+    const t = (await api(engine, 'POST', 'auth/racing/login', { token: null, body: { role: 'r' } })).body.auth.client_token as string;
+    const h = held('auth/token/renew-self', t, '{}');
+    await sync();
+    expect((await api(engine, 'DELETE', 'sys/auth/racing')).status).toBe(204);
+    expect((await h.finish()).status).toBeGreaterThanOrEqual(400);
+    expect((await lookup(t)).status).toBe(403);
+  });
+
+  it('num_uses=2 spent concurrently across different routes: exactly two requests succeed', async () => {
+    for (let round = 0; round < 3; round++) {
+      await api(engine, 'POST', 'sys/policy/uses', { body: { policy: 'path "sys/policy/*" { capabilities = ["read", "list"] }\npath "sys/capabilities-self" { capabilities = ["update"] }' } });
+      const t = await create({ ttl: '1h', num_uses: 2, policies: ['uses'] });
+      const reqs = [
+        lookup(t.client_token),
+        api(engine, 'GET', 'sys/policy/uses', { token: t.client_token }),
+        api(engine, 'POST', 'sys/capabilities-self', { token: t.client_token, body: { path: 'x' } }),
+        api(engine, 'LIST' as 'GET', 'sys/policy', { token: t.client_token }),
+        lookup(t.client_token),
+      ];
+      const all = await Promise.all(reqs);
+      expect(all.filter((r) => r.status < 400)).toHaveLength(2);
+      expect(all.filter((r) => r.status === 403)).toHaveLength(3);
+      expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: t.accessor } })).status).toBe(400);
+    }
+  });
+
+  it('a refused request does not spend a use', async () => {
+    const t = await create({ ttl: '1h', num_uses: 2, policies: ['default'] });
+    expect((await api(engine, 'GET', 'sys/policy/root', { token: t.client_token })).status).toBe(403); // denied by the ACL
+    expect((await api(engine, 'GET', 'sys/nope', { token: t.client_token })).status).toBeGreaterThanOrEqual(400);
+    const l = await lookup(t.client_token);
+    expect(l.status).toBe(200);
+    expect(l.body.data.num_uses).toBe(1);
+  });
+});
+
+describe('re-check: root tokens and lookups', () => {
+  it('a child of the root token without policies is a root token without expiry, not renewable', async () => {
+    const r = await api(engine, 'POST', 'auth/token/create', { body: {} });
+    expect(r.body.auth).toMatchObject({ policies: ['root'], lease_duration: 0, renewable: false });
+    const renewed = await renew(r.body.auth.client_token);
+    expect(renewed.status).toBe(400);
+    expect((await lookup(r.body.auth.client_token)).body.data).toMatchObject({ expire_time: null, ttl: 0, renewable: false });
+  });
+
+  it.each([[['ROOT']], [[' root ']], [['default', 'Root']], ['root,default'], [' ROOT']])('a non-root creator cannot get a root token with policies %j', async (policies) => {
+    await api(engine, 'POST', 'sys/policy/creator2', { body: { policy: 'path "auth/token/create" { capabilities = ["update", "sudo"] }' } });
+    const creator = await create({ ttl: '1h', policies: ['creator2'] });
+    const r = await api(engine, 'POST', 'auth/token/create', { token: creator.client_token, body: { policies } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/root tokens may only be created by a root token/);
+  });
+
+  it('a periodic or explicit-max-TTL root token keeps its limit', async () => {
+    const periodic = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root'], period: '1h' } });
+    expect(periodic.body.auth.lease_duration).toBe(H);
+    const capped = await api(engine, 'POST', 'auth/token/create', { body: { policies: ['root'], explicit_max_ttl: '2h' } });
+    expect(capped.body.auth.lease_duration).toBe(2 * H);
+    expect((await lookup(capped.body.auth.client_token)).body.data.expire_time).not.toBeNull();
+  });
+
+  it('unknown accessors and tokens get Vault\'s answers on every route', async () => {
+    const accessor = 'A'.repeat(44);
+    for (const path of ['lookup-accessor', 'revoke-accessor']) {
+      const r = await api(engine, 'POST', `auth/token/${path}`, { body: { accessor } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/invalid accessor/);
+    }
+    expect((await api(engine, 'POST', 'auth/token/renew', { body: { token: 'hvs.unknown' } })).status).toBe(400);
+    expect((await api(engine, 'POST', 'auth/token/lookup', { body: { token: 'hvb.garbage' } })).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: 'hvs.unknown' } })).status).toBe(204);
+    expect((await api(engine, 'GET', 'auth/token/lookup-self', { token: 'hvs.unknown' })).status).toBe(403);
+  });
+});
+
+describe('re-check: children die with their parent', () => {
+  it('a service child stops working when its parent expires, even if nobody looked the parent up', async () => {
+    const parent = await create({ ttl: '10m', policies: ['root'] });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h' } })).body.auth;
+    const grandchild = (await api(engine, 'POST', 'auth/token/create', { token: child.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth;
+    expect((await lookup(grandchild.client_token)).status).toBe(200);
+    await clock.advance(11 * 60 * 1000);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: grandchild.accessor } })).status).toBe(400);
+    expect((await lookup(grandchild.client_token)).status).toBe(403);
+    expect((await lookup(child.client_token)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup-accessor', { body: { accessor: child.accessor } })).status).toBe(400);
+    expect((await renew(child.client_token)).status).toBe(403);
+  });
+
+  it('a child of a parent whose last use is spent is revoked with it', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'], num_uses: 2 });
+    const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h' } })).body.auth.client_token as string;
+    expect((await lookup(child)).status).toBe(200);
+    expect((await lookup(parent.client_token)).status).toBe(200); // the last use: the parent is revoked after it
+    expect((await lookup(child)).status).toBe(403);
+  });
+
+  it('a batch token created by a service token stops working when the parent is revoked (Vault checks the parent on every use)', async () => {
+    const parent = await create({ ttl: '1h', policies: ['root'] });
+    const r = await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { type: 'batch', ttl: '30m', policies: ['default'] } });
+    const batch = r.body.auth.client_token as string;
+    expect((await lookup(batch)).status).toBe(200);
+    expect((await lookup(batch)).body.data.orphan).toBe(false);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: parent.client_token } })).status).toBe(204);
+    expect((await lookup(batch)).status).toBe(403);
+    expect((await api(engine, 'POST', 'auth/token/lookup', { body: { token: batch } })).status).toBe(403);
+    // An orphan batch token (no_parent, or created by the root token) lives on.
+    const p2 = await create({ ttl: '1h', policies: ['root'] });
+    const orphan = (await api(engine, 'POST', 'auth/token/create', { token: p2.client_token, body: { type: 'batch', ttl: '30m', no_parent: true } })).body.auth.client_token as string;
+    await api(engine, 'POST', 'auth/token/revoke', { body: { token: p2.client_token } });
+    expect((await lookup(orphan)).status).toBe(200);
+  });
+
+  it('a batch child outlives neither its parent\'s expiry nor its parent\'s last use', async () => {
+    const shortParent = await create({ ttl: '10m', policies: ['root'] });
+    const b1 = (await api(engine, 'POST', 'auth/token/create', { token: shortParent.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+    expect((await lookup(b1)).status).toBe(200);
+    await clock.advance(11 * 60 * 1000);
+    expect((await lookup(b1)).status).toBe(403);
+    const limited = await create({ ttl: '1h', policies: ['root'], num_uses: 2 });
+    const b2 = (await api(engine, 'POST', 'auth/token/create', { token: limited.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+    expect((await lookup(b2)).status).toBe(200);
+    expect((await lookup(limited.client_token)).status).toBe(200); // the parent's last use
+    expect((await lookup(b2)).status).toBe(403);
+  });
+});
+
+it('re-check: a token id sent with the wrong JSON type is never echoed (lookup, renew, revoke)', async () => {
+  const t = await create({ ttl: '1h' });
+  for (const path of ['lookup', 'renew', 'revoke']) {
+    for (const token of [[t.client_token], { id: t.client_token }]) {
+      const r = await api(engine, 'POST', `auth/token/${path}`, { body: { token } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0]).toMatch(/\(sensitive value\) for field "token"/);
+      expect(r.text).not.toContain(t.client_token);
+    }
+  }
+  expect((await lookup(t.client_token)).status).toBe(200);
+});
+
+it('re-check: auth/token/create-orphan follows the same root-token rules and makes orphans', async () => {
+  const r = await api(engine, 'POST', 'auth/token/create-orphan', { body: { policies: ['root', 'default'] } });
+  expect(r.status).toBe(200);
+  expect(r.body.auth).toMatchObject({ policies: ['root'], lease_duration: 0, renewable: false, orphan: true });
+  expect((await lookup(r.body.auth.client_token)).body.data).toMatchObject({ expire_time: null, path: 'auth/token/create-orphan', orphan: true });
+  await api(engine, 'POST', 'sys/policy/orphan-maker', { body: { policy: 'path "auth/token/create-orphan" { capabilities = ["update", "sudo"] }' } });
+  const maker = await create({ ttl: '1h', policies: ['orphan-maker'] });
+  const refused = await api(engine, 'POST', 'auth/token/create-orphan', { token: maker.client_token, body: { policies: 'ROOT' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0]).toMatch(/root tokens may only be created by a root token/);
+  const orphan = await api(engine, 'POST', 'auth/token/create-orphan', { token: maker.client_token, body: { ttl: '1h', policies: ['default'] } });
+  expect(orphan.body.auth.orphan).toBe(true);
+  await api(engine, 'POST', 'auth/token/revoke', { body: { token: maker.client_token } });
+  expect((await lookup(orphan.body.auth.client_token)).status).toBe(200);
+});
+
+it('re-check: auth/token/revoke-orphan revokes the token and keeps its children as orphans; sudo only', async () => {
+  const parent = await create({ ttl: '1h', policies: ['root'] });
+  const child = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { ttl: '1h', policies: ['root'] } })).body.auth;
+  const grandchild = (await api(engine, 'POST', 'auth/token/create', { token: child.client_token, body: { ttl: '1h' } })).body.auth;
+  const batch = (await api(engine, 'POST', 'auth/token/create', { token: parent.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
+  const plain = await create({ ttl: '1h', policies: ['default'] });
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { token: plain.client_token, body: { token: parent.client_token } })).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { body: { token: parent.client_token } })).status).toBe(204);
+  expect((await lookup(parent.client_token)).status).toBe(403);
+  const c = await lookup(child.client_token);
+  expect(c.status).toBe(200);
+  expect(c.body.data.orphan).toBe(true);
+  expect((await lookup(grandchild.client_token)).status).toBe(200);
+  expect((await lookup(batch)).status).toBe(403); // a batch token lives only while its parent does
+  expect((await renew(child.client_token)).status).toBe(200);
+  // The new orphan still heads its own tree.
+  expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: child.client_token } })).status).toBe(204);
+  expect((await lookup(grandchild.client_token)).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/revoke-orphan', { body: { token: 'hvs.unknown' } })).status).toBe(204);
+});
+
+it('re-check: auth/token/renew-accessor renews with the same re-checks, and loses to a revocation', async () => {
+  const token = await login('by-accessor', { token_ttl: '1h', token_max_ttl: '3h' });
+  const accessor = (await lookup(token)).body.data.accessor as string;
+  await clock.advance(30 * 60 * 1000);
+  const r = await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor, increment: '2h' } });
+  expect(r.status).toBe(200);
+  expect(r.body.auth.client_token).toBe('');
+  expect(r.body.auth.lease_duration).toBe(2 * H); // the increment, within the role's max TTL
+  expect(r.body.warnings).toBeNull();
+  expect((await lookup(token)).body.data.last_renewal_time).toBe(Math.floor(clock.now() / 1000));
+  const rootAccessor = (await api(engine, 'GET', 'auth/token/lookup-self')).body.data.accessor as string;
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: rootAccessor } })).body.errors[0]).toMatch(/not renewable/);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor: 'B'.repeat(44) } })).body.errors[0]).toMatch(/invalid accessor/);
+  // Racing a revocation: it never brings the token back.
+  const racers = Array.from({ length: 10 }, () => api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor } }));
+  expect((await api(engine, 'POST', 'auth/token/revoke-accessor', { body: { accessor } })).status).toBe(204);
+  for (const x of await Promise.all(racers)) expect([200, 400, 403]).toContain(x.status);
+  expect((await lookup(token)).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/renew-accessor', { body: { accessor } })).status).toBe(400);
 });

@@ -250,4 +250,82 @@ describe('IdpClient', () => {
       silent.close();
     }
   });
+
+  describe('re-check: hostile provider answers (item 9, other members)', () => {
+    async function provider(handler: (res: import('node:http').ServerResponse) => void, run: (url: string) => Promise<void>) {
+      const srv: Server = createServer((_req, res) => handler(res));
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      try {
+        await run(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`);
+      } finally {
+        srv.closeAllConnections();
+        srv.close();
+      }
+    }
+    const refusedWith = async (url: string, pattern: RegExp, timeoutMs = 2000) => {
+      const c = new IdpClient({ endpoints: { api: url, iam: url }, clock, env: {}, timeoutMs });
+      const err = await c.oauth2Key('x').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IdpError);
+      expect((err as Error).message).toMatch(pattern);
+    };
+
+    it('a head flood (oversized headers) is an IdpError, not a hang or a crash', async () => {
+      await provider(
+        (res) => {
+          res.writeHead(200, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`x-h${i}`, 'a'.repeat(500)])));
+          res.end('{}');
+        },
+        (url) => refusedWith(url, /failed/),
+      );
+    });
+
+    it('a declared Content-Length beyond the limit is refused before reading', async () => {
+      await provider(
+        (res) => {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 ** 40) });
+          res.write('{"');
+        },
+        (url) => refusedWith(url, /larger than 1048576 bytes/),
+      );
+    });
+
+    it('an endless error body (non-2xx) is bounded too', async () => {
+      await provider(
+        (res) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          const chunk = Buffer.alloc(64 * 1024, 0x20);
+          const pump = () => {
+            while (!res.destroyed && res.write(chunk));
+            if (!res.destroyed) res.once('drain', pump);
+          };
+          pump();
+        },
+        (url) => refusedWith(url, /larger than 1048576 bytes/),
+      );
+    });
+
+    it('a body dripped one byte at a time is cut off by the overall timeout', async () => {
+      await provider(
+        (res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 20);
+          res.on('close', () => clearInterval(t));
+        },
+        async (url) => {
+          const started = Date.now();
+          await refusedWith(url, /failed|aborted|timeout|did not finish/i, 300);
+          expect(Date.now() - started).toBeLessThan(3000);
+        },
+      );
+    });
+
+    it('a malformed max-age counts as already stale (RFC 9111), not as "no header"', () => {
+      const now = Date.UTC(2026, 0, 1);
+      expect(keyDocLifetimeMs({ 'cache-control': 'max-age=abc' }, now)).toBe(0);
+      expect(keyDocLifetimeMs({ 'cache-control': 'max-age=-1' }, now)).toBe(0);
+      expect(keyDocLifetimeMs({ 'cache-control': 'max-age=' }, now)).toBe(0);
+      expect(keyDocLifetimeMs({ 'cache-control': 'MAX-AGE=120' }, now)).toBe(120_000);
+      expect(keyDocLifetimeMs({ 'cache-control': 'public', expires: 'garbage' }, now)).toBe(0);
+    });
+  });
 });

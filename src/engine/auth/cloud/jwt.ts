@@ -1,7 +1,8 @@
 // Login JWT verification for the cloud method. jose does the JWS/JWT work (structure, base64url,
 // the RS256 allow-list, the signature, exp/nbf/iat types and times on the injected clock); keyward
 // adds its own rules around it: canonical base64url segments, no `crit`, a `kid`, a `sub` shaped
-// like a service account before it reaches a provider URL, the global 60-minute cap and `aud`.
+// like a service account before it reaches a provider URL, finite time claims, no `iat` in the
+// future, the global 60-minute cap and `aud`.
 
 import { decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify, type JWTPayload } from 'jose';
 import type { KeyObject } from 'node:crypto';
@@ -183,8 +184,14 @@ export async function verifyLoginJwt(jwt: string, roleType: RoleType, roleName: 
     throw joseFailure(e);
   }
 
-  // 4. keyward's rules: the global cap, sub, aud (required, every value ends in vault/<role>).
+  // 4. keyward's rules. Time claims are finite (JSON's 1e309 parses to Infinity, which Vault's
+  // decoder refuses) and not issued in the future (go-jose's ErrIssuedInTheFuture, which jose only
+  // checks with maxTokenAge); then the global cap, sub, aud (required, every value ends in vault/<role>).
   const now = nowMs / 1000;
+  for (const c of ['exp', 'nbf', 'iat'] as const) {
+    if (payload[c] !== undefined && !Number.isFinite(payload[c])) throw bad(`JWT has an invalid '${c}' claim: it must be a finite number of seconds`);
+  }
+  if (payload.iat !== undefined && payload.iat > now + EXP_LEEWAY) throw bad(`JWT is not valid yet: its 'iat' claim (issued at) is in the future`);
   const exp = payload.exp!;
   if (exp > now + GLOBAL_MAX_EXP + EXP_LEEWAY) {
     throw bad(`JWT must expire in 60 minutes, expires in ${Math.round(exp - now)} seconds: mint a JWT with a shorter 'exp'`);

@@ -13,7 +13,8 @@ import { verifyLoginJwt } from './jwt';
 import { loginIam } from './login-iam';
 import { loginVm } from './login-vm';
 
-const loginShape = { role: field.string(), jwt: field.string() };
+// The JWT is a bearer credential: a wrongly typed one must not be quoted in the error or the log.
+const loginShape = { role: field.string(), jwt: field.secretString() };
 
 export function loginRoutes(state: CloudState): Route[] {
   return [
