@@ -24,7 +24,7 @@ function useCompiled() {
   if (!fs.existsSync(source)) return true;
   try {
     return !changedSince(path.join(root, 'src'), fs.statSync(compiled).mtimeMs);
-  } catch (e) {
+  } catch {
     return false; // no build
   }
 }
