@@ -1,14 +1,37 @@
 #!/usr/bin/env node
 // The keyward Terraform provider (plugin protocol 6). Terraform starts it; run by hand it only says
-// so. In a source checkout it runs the TypeScript sources through tsx; an installed package (which
-// ships only bin/ and dist/) runs the compiled output.
+// so. An installed package (bin/ and dist/ only) runs the compiled output. Terraform starts the
+// provider several times per command, so a source checkout also runs dist/ when `npm run build`
+// is newer than every source file (loading through tsx costs seconds per start); otherwise it runs
+// the TypeScript sources through tsx, so the provider always matches the code.
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
-const source = path.join(__dirname, '..', 'src', 'terraform', 'plugin', 'main.ts');
-if (fs.existsSync(source)) {
+const root = path.join(__dirname, '..');
+const source = path.join(root, 'src', 'terraform', 'plugin', 'main.ts');
+const compiled = path.join(root, 'dist', 'src', 'terraform', 'plugin', 'main.js');
+
+/** True when some file under dir changed after `since` (ms). */
+function changedSince(dir, since) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory() ? changedSince(p, since) : fs.statSync(p).mtimeMs > since) return true;
+  }
+  return false;
+}
+
+function useCompiled() {
+  if (!fs.existsSync(source)) return true;
+  try {
+    return !changedSince(path.join(root, 'src'), fs.statSync(compiled).mtimeMs);
+  } catch {
+    return false; // no build
+  }
+}
+
+if (useCompiled()) {
+  require(compiled).main();
+} else {
   require('tsx/cjs');
   require(source).main();
-} else {
-  require(path.join(__dirname, '..', 'dist', 'src', 'terraform', 'plugin', 'main.js')).main();
 }

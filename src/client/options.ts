@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
+import { SERVER_DIALECTS, type ServerDialect } from './dialects';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first one included. */
@@ -31,9 +32,7 @@ export interface ClientSettings {
   dialect?: ServerDialect;
 }
 
-/** keyward: the seed's names (the embedded engine); vault: Vault Enterprise / OpenBao names. */
-export type ServerDialect = 'keyward' | 'vault';
-export const SERVER_DIALECTS: readonly ServerDialect[] = ['keyward', 'vault'];
+export { SERVER_DIALECTS, type ServerDialect } from './dialects';
 
 export interface SettingsOverrides {
   address?: string;

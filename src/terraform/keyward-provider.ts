@@ -2,8 +2,8 @@
 // environment conventions; VAULT_ADDR, VAULT_NAMESPACE and KEYWARD_DIALECT override the block, the
 // token comes only from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
 
-import { settingsFromEnv, SERVER_DIALECTS, type ServerDialect } from '../client/options';
-import { VaultClient } from '../client/vault-client';
+import { SERVER_DIALECTS, type ServerDialect } from '../client/dialects';
+import type { VaultClient } from '../client/vault-client';
 import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition } from './plugin/contract';
 import { cloudAuthBackend } from './resources/cloud-auth-backend';
 import type { KeywardProviderContext } from './resources/context';
@@ -50,6 +50,11 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       const fingerprintSalt = hasUnknown(salt) ? null : (str(salt) ?? '');
       // Terraform may configure with values known only after apply: plan works without a client.
       if (hasUnknown(config)) return { ...base, fingerprintSalt };
+      // Loaded here, not at start: Terraform starts the provider several times per command and
+      // the schema and validate starts never reach the server (the HTTP stack is much of the start-up).
+      // require, not import(): a dynamic import() would leave CommonJS (and tsx's loader) behind.
+      const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
+      const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
       const client = new VaultClient(
         settingsFromEnv(
           {

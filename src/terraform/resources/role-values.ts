@@ -65,14 +65,61 @@ export function roleManifest(name: string, role: ObjectValue): Record<string, un
   return { name, type: role.type, ...pick(role, NAMES) };
 }
 
-/** Canonical fields of a known role (server defaults filled); throws ManifestValueError. */
-export function roleCanonical(name: string, role: ObjectValue): Record<string, Json> {
-  return desiredRoleFields(`roles["${name}"]`, roleManifest(name, role));
+/**
+ * Canonical fields of a known role (server defaults filled); throws ManifestValueError. Memoized by
+ * name and values: one Terraform command asks for the same roles several times (validate, refresh,
+ * plan, apply; config and prior usually spelled alike), and at 10,000 roles the schema parse is
+ * most of the provider's work. Results are frozen, since callers share them; failures are not kept.
+ */
+export function roleCanonical(name: string, role: ObjectValue): Readonly<Record<string, Json>> {
+  const manifest = roleManifest(name, role);
+  if (!plainJson(role)) return desiredRoleFields(`roles["${name}"]`, manifest);
+  const key = JSON.stringify(manifest);
+  const hit = canonicalCache.get(key);
+  if (hit) return hit;
+  const fields = deepFreeze(desiredRoleFields(`roles["${name}"]`, manifest));
+  if (canonicalCache.size >= CANONICAL_CACHE_MAX) canonicalCache.clear();
+  canonicalCache.set(key, fields);
+  return fields;
+}
+
+const CANONICAL_CACHE_MAX = 100_000;
+const canonicalCache = new Map<string, Readonly<Record<string, Json>>>();
+
+/** True when JSON.stringify says all there is to say about v (no unknowns, no NaN or Infinity). */
+function plainJson(v: Value | undefined): boolean {
+  if (v === UNKNOWN) return false;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(plainJson);
+  if (v && typeof v === 'object') return Object.values(v).every(plainJson);
+  return true;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /** Validation with the manifest's schema and the server's coercions, as attribute-path diagnostics. */
 export function validateRole(base: AttributePath, name: string, role: ObjectValue): Diagnostic[] {
   if (hasUnknown(role)) return [];
+  // Validate and plan both check every role; a role found valid once is valid (same name, same values).
+  const key = plainJson(role) ? JSON.stringify(roleManifest(name, role)) : undefined;
+  if (key !== undefined && validRoles.has(key)) return [];
+  const diagnostics = checkRole(base, name, role);
+  if (key !== undefined && diagnostics.length === 0) {
+    if (validRoles.size >= CANONICAL_CACHE_MAX) validRoles.clear();
+    validRoles.add(key);
+  }
+  return diagnostics;
+}
+
+const validRoles = new Set<string>();
+
+function checkRole(base: AttributePath, name: string, role: ObjectValue): Diagnostic[] {
   const r = roleSchema.safeParse(roleManifest(name, role));
   if (!r.success) {
     return r.error.issues.flatMap((i) => {

@@ -1,0 +1,251 @@
+// `cdktf deploy` at scale through real terraform and keyward's provider, installed as a user gets it
+// (compiled dist/, found through node_modules/keyward; the launcher in the stack's terraform.d/plugins):
+// first deploy, no-op redeploy and a deploy with 10% of the roles changed, N roles on one
+// CloudAuthBackend. Printed beside the same-run baseline of plain `terraform apply` on N
+// `terraform_data` resources (one Terraform resource per role: the upstream provider's model).
+// keyward and the baseline run interleaved, in alternating order; figures are medians of the rounds.
+// The engine runs in its own process. Offline: nothing is fetched from a registry.
+//
+//   npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N]
+//
+// --rounds: rounds per size (default 3 up to 1,000 roles, 1 above: a 10,000-resource baseline
+// round takes many minutes on 2 cores).
+//
+// Targets on the reference machine (2 cores): 1,000 roles first deploy <= 15 s, no-op redeploy <= 8 s;
+// 10,000 roles first deploy <= 60 s; each at least 3x faster than the baseline of the same size.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startEngineProcess } from '../test/support/engine-process';
+
+const REPO = resolve(__dirname, '..');
+const CDKTF = join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf');
+const TOKEN = 'bench-root';
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? def : process.argv[i + 1]!;
+};
+const SIZES = arg('sizes', '1000,10000').split(',').map(Number);
+const ROUNDS_ARG = arg('rounds', '');
+const roundsFor = (n: number) => (ROUNDS_ARG === '' ? (n <= 1000 ? 3 : 1) : Number(ROUNDS_ARG));
+if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || !Number.isInteger(roundsFor(n)) || roundsFor(n) < 1)) {
+  process.stderr.write('usage: npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N]  (sizes >= 10, N >= 1)\n');
+  process.exit(2);
+}
+
+type Phase = 'first' | 'noop' | 'update';
+const PHASES: Phase[] = ['first', 'noop', 'update'];
+const LABEL: Record<Phase, string> = { first: 'first deploy', noop: 'no-op redeploy', update: 'deploy, 10% changed' };
+/** Seconds per size and phase; undefined = no time target (the ratio is still printed). */
+const TARGET: Record<number, Partial<Record<Phase, number>>> = { 1000: { first: 15, noop: 8 }, 10000: { first: 60 } };
+const MIN_RATIO = 3;
+
+const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', FORCE_COLOR: '0', TF_IN_AUTOMATION: '1', DISABLE_VERSION_CHECK: '1' };
+delete BASE_ENV.TF_PLUGIN_CACHE_DIR;
+
+interface Run {
+  code: number | null;
+  out: string;
+  seconds: number;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((ok, fail) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.on('error', fail);
+    child.on('close', (code) => ok({ code, out, seconds: Number(process.hrtime.bigint() - t0) / 1e9 }));
+  });
+}
+
+async function must(what: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  const r = await run(cmd, args, cwd, env);
+  if (r.code !== 0) throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.code}:\n${r.out.slice(-4000)}`);
+  return r;
+}
+
+/** Newest modification time under dir (files only). */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** The compiled package is what users run: build it when dist/ is missing or older than the sources. */
+function ensureBuild(): void {
+  const built = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'main.js');
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newest(join(REPO, 'src')), newest(join(REPO, 'constructs')))) return;
+  process.stdout.write('dist/ is missing or older than the sources: npm run build\n');
+  const r = spawnSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build failed');
+}
+
+/**
+ * node_modules/keyward as `npm install keyward` lays it out: package.json, bin/ and dist/ only (no
+ * sources, so the provider runs the compiled output); its dependencies resolve from this checkout.
+ */
+function stagePackage(root: string): string {
+  const pkg = join(root, 'keyward');
+  mkdirSync(join(pkg, 'bin'), { recursive: true });
+  copyFileSync(join(REPO, 'package.json'), join(pkg, 'package.json'));
+  for (const f of readdirSync(join(REPO, 'bin'))) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+  symlinkSync(join(REPO, 'dist'), join(pkg, 'dist'), 'dir');
+  symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+  return pkg;
+}
+
+// A plain JavaScript app (no TypeScript loader in the timing): one backend, N iam roles.
+const APP_JS = `'use strict';
+const { App, TerraformStack } = require('cdktf');
+const { CloudAuthBackend, CloudAuthRole, KeywardServer } = require('keyward/constructs');
+const s = JSON.parse(require('fs').readFileSync(process.env.KW_BENCH_SCENARIO, 'utf8'));
+const app = new App();
+const stack = new TerraformStack(app, 'bench');
+const server = new KeywardServer(stack, 'server', { address: s.address });
+const backend = new CloudAuthBackend(stack, 'cloud', { server, path: s.mount, description: 'bench' });
+for (let i = 0; i < s.roles; i++) {
+  CloudAuthRole.iam(stack, 'role-' + i, {
+    backend,
+    boundServiceAccounts: ['sa-' + i + '@bench.iam.gserviceaccount.com'],
+    tokenPolicies: ['default', 'p' + (i % 7)],
+    tokenTtl: i % 10 === 0 && s.changed ? '2h' : '1h',
+  });
+}
+app.synth();
+`;
+
+/** The app directory: cdktf.json, the app, node_modules with keyward (staged), cdktf and constructs. */
+function makeApp(dir: string, pkg: string): void {
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(pkg, join(dir, 'node_modules', 'keyward'), 'dir');
+  for (const m of ['cdktf', 'constructs']) symlinkSync(join(REPO, 'node_modules', m), join(dir, 'node_modules', m), 'dir');
+  writeFileSync(join(dir, 'main.js'), APP_JS);
+  writeFileSync(
+    join(dir, 'cdktf.json'),
+    JSON.stringify({ language: 'typescript', app: `"${process.execPath}" main.js`, projectId: 'keyward-bench', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+  );
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'keyward-bench-app', private: true, dependencies: { cdktf: '0.21.0', keyward: '*' } }));
+}
+
+async function vault(url: string, method: string, path: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${url}/v1/${path}`, { method, headers: { 'x-vault-token': TOKEN } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** keyward: three `cdktf deploy`s of N roles on a fresh mount; checks the server after each. */
+async function keywardRound(n: number, round: number, work: string, pkg: string, url: string): Promise<Record<Phase, number>> {
+  const dir = join(work, `app-${n}-${round}`);
+  const mount = `bench-${n}-${round}`;
+  makeApp(dir, pkg);
+  const scenario = join(dir, 'scenario.json');
+  const env = { ...BASE_ENV, VAULT_ADDR: url, VAULT_TOKEN: TOKEN, KW_BENCH_SCENARIO: scenario };
+  const deploy = async (changed: boolean, what: string) => {
+    writeFileSync(scenario, JSON.stringify({ address: url, mount, roles: n, changed }));
+    return must(`keyward ${what} (${n} roles)`, process.execPath, [CDKTF, 'deploy', '--auto-approve'], dir, env);
+  };
+  const ttl = async (i: number) => (await vault(url, 'GET', `auth/${mount}/role/role-${i}`)).body?.data?.token_ttl;
+
+  const first = await deploy(false, 'first deploy');
+  const listed = await vault(url, 'LIST', `auth/${mount}/role`);
+  if ((listed.body?.data?.keys?.length ?? 0) !== n) throw new Error(`first deploy left ${listed.body?.data?.keys?.length} roles on ${mount}, not ${n}`);
+  const noop = await deploy(false, 'no-op redeploy');
+  if (!/No changes/.test(noop.out)) throw new Error(`the no-op redeploy planned changes:\n${noop.out.slice(-3000)}`);
+  const update = await deploy(true, '10% changed');
+  if ((await ttl(0)) !== 7200 || (await ttl(n - 1)) !== 3600) throw new Error(`the 10% change did not land: ${await ttl(0)} / ${await ttl(n - 1)}`);
+  rmSync(dir, { recursive: true, force: true });
+  return { first: first.seconds, noop: noop.seconds, update: update.seconds };
+}
+
+/** The baseline: terraform init + apply, apply again, apply with 10% changed, on N terraform_data. */
+async function baselineRound(n: number, round: number, work: string): Promise<Record<Phase, number>> {
+  const dir = join(work, `tf-${n}-${round}`);
+  mkdirSync(dir);
+  const write = (changed: boolean) => {
+    const resources: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) {
+      resources[`role-${i}`] = {
+        input: { type: 'iam', bound_service_accounts: [`sa-${i}@bench.iam.gserviceaccount.com`], token_policies: ['default', `p${i % 7}`], token_ttl: i % 10 === 0 && changed ? '2h' : '1h' },
+      };
+    }
+    writeFileSync(join(dir, 'main.tf.json'), JSON.stringify({ resource: { terraform_data: resources } }));
+  };
+  const tf = (what: string, ...a: string[]) => must(`baseline ${what} (${n})`, 'terraform', a, dir, BASE_ENV);
+  const apply = (what: string) => tf(what, 'apply', '-auto-approve', '-input=false', '-no-color');
+  write(false);
+  const init = await tf('init', 'init', '-input=false', '-no-color');
+  const first = await apply('first apply');
+  const noop = await apply('no-op apply');
+  if (!/No changes/.test(noop.out)) throw new Error(`baseline no-op apply planned changes:\n${noop.out.slice(-2000)}`);
+  write(true);
+  const update = await apply('10% changed');
+  if (!new RegExp(`0 added, ${n / 10} changed, 0 destroyed`).test(update.out)) throw new Error(`baseline update:\n${update.out.slice(-2000)}`);
+  rmSync(dir, { recursive: true, force: true });
+  return { first: init.seconds + first.seconds, noop: noop.seconds, update: update.seconds };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const secs = (s: number) => `${s.toFixed(1)} s`;
+
+async function main(): Promise<void> {
+  ensureBuild();
+  const tfVersion = spawnSync('terraform', ['version'], { env: BASE_ENV, encoding: 'utf8' }).stdout.split('\n')[0];
+  const work = mkdtempSync(join(tmpdir(), 'keyward-bench-terraform-'));
+  const pkg = stagePackage(join(work, 'pkg'));
+  const engine = await startEngineProcess({ dataDir: join(work, 'data'), rootToken: TOKEN });
+  process.stdout.write(`${tfVersion}, cdktf-cli 0.21, keyward from dist/; keyward and baseline interleaved, medians of the rounds\n`);
+  const verdicts: string[] = [];
+  try {
+    for (const n of SIZES) {
+      const ours: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const base: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const rounds = roundsFor(n);
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 === 0 ? ['keyward', 'baseline'] : ['baseline', 'keyward'];
+        for (const who of order) {
+          const t = who === 'keyward' ? await keywardRound(n, r, work, pkg, engine.url) : await baselineRound(n, r, work);
+          for (const p of PHASES) (who === 'keyward' ? ours : base)[p].push(t[p]);
+          process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(8)}: ${PHASES.map((p) => `${p} ${secs(t[p])}`).join(', ')}\n`);
+        }
+      }
+      process.stdout.write(`\n${n} roles (median of ${rounds})     keyward (cdktf deploy)   terraform_data baseline   ratio\n`);
+      for (const p of PHASES) {
+        const o = median(ours[p]);
+        const b = median(base[p]);
+        const ratio = b / o;
+        const target = TARGET[n]?.[p];
+        let verdict = '';
+        if (target !== undefined) {
+          const time = o <= target ? 'PASS' : 'MISS';
+          const fast = ratio >= MIN_RATIO ? 'PASS' : 'MISS';
+          verdict = `<= ${target} s ${time}; >= ${MIN_RATIO}x ${fast}`;
+          verdicts.push(`${n} roles ${LABEL[p]}: ${secs(o)} (${verdict.replace(/;/, ',')}, ${ratio.toFixed(1)}x)`);
+        }
+        process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}              ${secs(b).padStart(10)}          ${ratio.toFixed(1)}x faster   ${verdict}\n`);
+      }
+      process.stdout.write('\n');
+    }
+  } finally {
+    engine.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (verdicts.length) process.stdout.write(`Targets:\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
