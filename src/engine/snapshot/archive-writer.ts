@@ -96,6 +96,9 @@ export async function openArchiveStream(storage: Storage, seal: Seal, now: numbe
     const ended = new Promise<void>((ok, fail) => {
       sink = pack.entry({ name, size: bodySize, mtime, mode: 0o600 }, (e) => (e ? fail(e) : ok()));
     });
+    // A consumer giving up destroys the pack, which destroys the entry being written with the
+    // same error: it reaches us through the callback above, not as an unhandled error event.
+    sink.on('error', () => undefined);
     ended.catch(() => undefined);
     return { sink, ended };
   };

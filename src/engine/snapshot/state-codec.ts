@@ -2,7 +2,8 @@
 // value bytes (values stay barrier-encrypted), then an end marker with the entry count.
 
 import type { Readable } from 'node:stream';
-import type { StorageEntry } from '../storage/storage';
+import { RECORD_OVERHEAD, writeRecord } from '../storage/entry-record';
+import type { StorageEntry, StorageSnapshot } from '../storage/storage';
 
 export const STATE_MAGIC = Buffer.from('KWSTATE1');
 const END_MARK = 0xffffffff;
@@ -18,7 +19,7 @@ export interface DrainingSink {
 
 /** Exact length of the encoding of `count` entries whose keys (UTF-8) and values total `bytes`. */
 export function encodedStateSize(count: number, bytes: number): number {
-  return STATE_MAGIC.length + count * 8 + bytes + 8;
+  return STATE_MAGIC.length + count * RECORD_OVERHEAD + bytes + 8;
 }
 
 /**
@@ -26,10 +27,11 @@ export function encodedStateSize(count: number, bytes: number): number {
  * (hashing, counting). Memory stays bounded by 2 x FLUSH_AT or the largest entry.
  */
 export async function encodeState(
-  entries: AsyncIterable<StorageEntry>,
+  entries: AsyncIterable<StorageEntry> | StorageSnapshot,
   out: DrainingSink,
   onChunk: (chunk: Buffer) => void,
 ): Promise<{ count: number; bytes: number }> {
+  if ('chunks' in entries && entries.chunks) return passRecords(entries.count, entries.chunks(), out, onChunk);
   // Entries are written straight into one chunk buffer (no per-entry allocations); a chunk is
   // handed on whole, so each gets a fresh buffer.
   let chunk = Buffer.allocUnsafe(FLUSH_AT * 2);
@@ -46,13 +48,9 @@ export async function encodeState(
     if (!out.write(full)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   for await (const e of entries) {
-    const need = 8 + Buffer.byteLength(e.key, 'utf8') + e.value.length;
+    const need = RECORD_OVERHEAD + Buffer.byteLength(e.key, 'utf8') + e.value.length;
     if (at + need > chunk.length) await flush(need);
-    const klen = chunk.write(e.key, at + 4, 'utf8');
-    chunk.writeUInt32BE(klen, at);
-    at += 4 + klen;
-    chunk.writeUInt32BE(e.value.length, at);
-    at += 4 + e.value.copy(chunk, at + 4);
+    at = writeRecord(chunk, at, e.key, e.value);
     count++;
     if (at >= FLUSH_AT) await flush(0);
   }
@@ -61,6 +59,28 @@ export async function encodeState(
   chunk.writeUInt32BE(count, at + 4);
   at += 8;
   await flush(0);
+  return { count, bytes };
+}
+
+/** Records the store already encoded (SQLite's worker) pass through as they are: no copy. */
+async function passRecords(
+  count: number,
+  records: AsyncIterable<Buffer>,
+  out: DrainingSink,
+  onChunk: (chunk: Buffer) => void,
+): Promise<{ count: number; bytes: number }> {
+  let bytes = 0;
+  const send = async (c: Buffer) => {
+    onChunk(c);
+    bytes += c.length;
+    if (!out.write(c)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  await send(STATE_MAGIC);
+  for await (const c of records) await send(c);
+  const end = Buffer.allocUnsafe(8);
+  end.writeUInt32BE(END_MARK, 0);
+  end.writeUInt32BE(count, 4);
+  await send(end);
   return { count, bytes };
 }
 

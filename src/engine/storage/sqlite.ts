@@ -8,6 +8,7 @@
 // commit it moved off the event loop. Only the fsync leaves the event loop.)
 
 import Database from 'better-sqlite3';
+import { openSqliteSnapshot } from './sqlite-snapshot';
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
 import { WalSync, type WalSyncOptions } from './wal-sync';
 
@@ -145,42 +146,9 @@ export class SqliteStorage implements Storage {
 
   async snapshot(): Promise<StorageSnapshot> {
     this.flush();
-    // A separate read connection inside one transaction sees a fixed WAL snapshot while writers go on.
-    const reader = new Database(this.file, { readonly: true });
-    reader.exec('BEGIN');
-    // Sizes taken in the same transaction as the rows, so they describe exactly what is iterated.
-    const totals = reader.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
-    const count = totals.n;
-    // Raw rows (arrays): no object per row on the hot path of a snapshot.
-    const rows = reader.prepare('SELECT k, v FROM kv ORDER BY k').raw().iterate() as IterableIterator<[string, Buffer]>;
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      rows.return?.();
-      reader.exec('COMMIT');
-      reader.close();
-    };
-    return {
-      count,
-      bytes: totals.b,
-      close,
-      [Symbol.asyncIterator]: (): AsyncIterator<StorageEntry> => ({
-        next: async () => {
-          if (closed) return { done: true, value: undefined };
-          const r = rows.next();
-          if (r.done) {
-            close();
-            return { done: true, value: undefined };
-          }
-          return { done: false, value: { key: r.value[0], value: r.value[1] } };
-        },
-        return: async () => {
-          close();
-          return { done: true, value: undefined };
-        },
-      }),
-    };
+    // Read in a worker thread on its own connection: a read transaction there sees a fixed WAL
+    // snapshot while writers go on, and the event loop does not pay for reading every row.
+    return openSqliteSnapshot(this.file);
   }
 
   async replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void> {

@@ -16,6 +16,11 @@ export interface StorageSnapshot extends AsyncIterable<StorageEntry> {
   readonly bytes: number;
   /** Releases the view; iteration ends. Safe to call twice. */
   close(): void;
+  /**
+   * The same entries, already in entry-record.ts's layout (whole records per chunk), where the
+   * store can produce them off the event loop (SQLite). Use this or the iterator, not both.
+   */
+  chunks?(): AsyncIterable<Buffer>;
 }
 
 export interface Storage {

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
 import { ArchiveError, readVerifiedArchive } from '../../../../src/engine/snapshot/archive-reader';
-import { writeArchiveFile } from '../../../../src/engine/snapshot/archive-writer';
+import { openArchiveStream, writeArchiveFile } from '../../../../src/engine/snapshot/archive-writer';
 import { AesSeal } from '../../../../src/engine/seal/aes-seal';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
 
@@ -71,6 +71,24 @@ async function rebuild(archive: Buffer, edit: (name: string, body: Buffer) => Bu
 }
 
 describe('snapshot archive', () => {
+  it('a consumer giving up while state.bin is being written fails the archive cleanly (no stray error event)', async () => {
+    const store = new MemoryStorage();
+    for (let i = 0; i < 3000; i++) await store.put(`k/${String(i).padStart(5, '0')}`, randomBytes(1000));
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const a = await openArchiveStream(store, seal, 1);
+      await new Promise<void>((r) => a.stream.once('data', () => r()));
+      a.stream.destroy();
+      await expect(a.done).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('writes the four entries in order and restores every entry exactly', async () => {
     const store = await filled(2000);
     const file = join(dir, 'a.snap');

@@ -1,0 +1,36 @@
+// The byte layout of one entry in a snapshot's state.bin: key length (u32 BE), key (UTF-8), value
+// length (u32 BE), value. SQLite's snapshot worker writes entries in it directly, so an archive
+// takes its bytes as they come, without decoding and re-encoding them on the event loop.
+
+import type { StorageEntry } from './storage';
+
+/** Bytes of one record beyond its key and value. */
+export const RECORD_OVERHEAD = 8;
+
+export function recordSize(key: string, value: Buffer): number {
+  return RECORD_OVERHEAD + Buffer.byteLength(key, 'utf8') + value.length;
+}
+
+/** Writes the record at `at` (the caller made room: recordSize); returns the offset after it. */
+export function writeRecord(buf: Buffer, at: number, key: string, value: Buffer): number {
+  const klen = buf.write(key, at + 4, 'utf8');
+  buf.writeUInt32BE(klen, at);
+  at += 4 + klen;
+  buf.writeUInt32BE(value.length, at);
+  return at + 4 + value.copy(buf, at + 4);
+}
+
+/** The entries of a buffer of whole records; values are views into it, not copies. */
+export function readRecords(buf: Buffer): StorageEntry[] {
+  const out: StorageEntry[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const klen = buf.readUInt32BE(at);
+    const key = buf.toString('utf8', at + 4, at + 4 + klen);
+    at += 4 + klen;
+    const vlen = buf.readUInt32BE(at);
+    out.push({ key, value: buf.subarray(at + 4, at + 4 + vlen) });
+    at += 4 + vlen;
+  }
+  return out;
+}
