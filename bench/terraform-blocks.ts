@@ -5,10 +5,13 @@
 // The two run interleaved, alternating which goes first; figures are medians. Offline: the
 // provider is found through dev_overrides, so no init and no server (plan needs none).
 //
-//   npx tsx bench/terraform-blocks.ts [--roles 3000] [--rounds 3]
+//   npx tsx bench/terraform-blocks.ts [--roles 3000] [--rounds 3] [--dist]
+//
+// --dist: the provider runs from the compiled dist/ (`npm run build` first) rather than from the
+// sources through tsx, which costs seconds per provider start.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderDefinition } from '../src/terraform/plugin/contract';
@@ -31,9 +34,10 @@ function asAttribute(def: ProviderDefinition): ProviderDefinition {
   return { ...def, resources, configure: (c) => def.configure(c), stop: def.stop && (() => def.stop!()) };
 }
 
-async function serveShape(shape: Shape): Promise<void> {
-  const { keywardProvider } = await import('../src/terraform/keyward-provider');
-  const { serve } = await import('../src/terraform/plugin/serve');
+async function serveShape(shape: Shape, dist: boolean): Promise<void> {
+  const root = dist ? '../dist/src' : '../src';
+  const { keywardProvider } = (await import(`${root}/terraform/keyward-provider`)) as typeof import('../src/terraform/keyward-provider');
+  const { serve } = (await import(`${root}/terraform/plugin/serve`)) as typeof import('../src/terraform/plugin/serve');
   const def = keywardProvider() as ProviderDefinition;
   await serve(shape === 'block' ? def : asAttribute(def));
 }
@@ -56,6 +60,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const n = Number(arg('roles', '3000'));
   const rounds = Number(arg('rounds', '3'));
+  const dist = process.argv.includes('--dist');
+  if (dist && !existsSync(resolve(__dirname, '..', 'dist', 'src', 'terraform', 'keyward-provider.js'))) throw new Error('--dist: run npm run build first');
   const work = mkdtempSync(join(tmpdir(), 'kw-blocks-'));
   try {
     const tfrc: Record<Shape, string> = { block: '', attribute: '' };
@@ -63,7 +69,7 @@ async function main(): Promise<void> {
       const dir = join(work, shape);
       mkdirSync(dir);
       const launcher = join(dir, 'terraform-provider-keyward');
-      writeFileSync(launcher, `#!/bin/sh\nexec "${resolve(__dirname, '..', 'node_modules', '.bin', 'tsx')}" "${__filename}" --serve ${shape}\n`);
+      writeFileSync(launcher, `#!/bin/sh\nexec "${resolve(__dirname, '..', 'node_modules', '.bin', 'tsx')}" "${__filename}" --serve ${shape}${dist ? ' --dist' : ''}\n`);
       chmodSync(launcher, 0o755);
       tfrc[shape] = join(work, `${shape}.tfrc`);
       writeFileSync(tfrc[shape], `provider_installation {\n  dev_overrides {\n    "keyward/keyward" = "${dir}"\n  }\n  direct {}\n}\n`);
@@ -89,7 +95,7 @@ async function main(): Promise<void> {
       }
       process.stdout.write(`round ${round + 1}/${rounds} done\n`);
     }
-    process.stdout.write(`\n${n} roles, ${rounds} round(s), medians:\n`);
+    process.stdout.write(`\n${n} roles, ${rounds} round(s), provider from ${dist ? 'dist/' : 'the sources (tsx)'}, medians:\n`);
     for (const [label, t] of Object.entries(times)) {
       const a = median(t.attribute);
       const b = median(t.block);
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
 
 const serveArg = process.argv.indexOf('--serve');
 if (serveArg !== -1) {
-  serveShape(process.argv[serveArg + 1] as Shape).catch((e: unknown) => {
+  serveShape(process.argv[serveArg + 1] as Shape, process.argv.includes('--dist')).catch((e: unknown) => {
     process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });
