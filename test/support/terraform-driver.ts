@@ -4,17 +4,28 @@
 // one), refresh → plan → apply, and the list of changed attribute paths a plan would print.
 
 import { isDeepStrictEqual } from 'node:util';
-import { DiagnosticsError, UNKNOWN, type AttributeSchema, type Diagnostic, type ObjectValue, type PathStep, type ProviderDefinition, type ResourceHandler, type Value } from '../../src/terraform/plugin/contract';
+import { blockMembers } from '../../src/terraform/plugin/block-members';
+import { DiagnosticsError, UNKNOWN, type AttributeSchema, type Diagnostic, type ObjectValue, type PathStep, type BlockSchema, type ProviderDefinition, type ResourceHandler, type Value } from '../../src/terraform/plugin/contract';
 
 type Attrs = Record<string, AttributeSchema>;
 const isObj = (v: Value | undefined): v is ObjectValue => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A config as Terraform sends it: every attribute present, null when not written. */
-export function padConfig(attrs: Attrs, partial: Record<string, unknown>): ObjectValue {
+/** Names of the list, set and map blocks of a schema: Terraform never sends or accepts them null. */
+const collectionBlocks = (schema: Pick<BlockSchema, 'blocks'>): Set<string> => new Set(Object.entries(schema.blocks ?? {}).filter(([, b]) => b.nesting !== 'single').map(([n]) => n));
+
+/** Attributes and blocks (as nested attributes) of a whole resource or provider schema. */
+export const schemaMembers = (schema: Pick<BlockSchema, 'attributes' | 'blocks'>): Attrs => blockMembers(schema.attributes, schema.blocks);
+
+/**
+ * A config as Terraform sends it: every attribute present, null when not written; a list, set or
+ * map block not written is empty (`blocks`: their names).
+ */
+export function padConfig(attrs: Attrs, partial: Record<string, unknown>, blocks: Set<string> = new Set()): ObjectValue {
   const out: ObjectValue = {};
   for (const [name, a] of Object.entries(attrs)) {
     const v = partial[name] as Value | undefined;
-    if (v === undefined || v === null) out[name] = null;
+    if ((v === undefined || v === null) && blocks.has(name)) out[name] = a.nested?.nesting === 'map' ? {} : [];
+    else if (v === undefined || v === null) out[name] = null;
     else if (a.nested?.nesting === 'single') out[name] = padConfig(a.nested.attributes, v as Record<string, unknown>);
     else if (a.nested?.nesting === 'map') out[name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, padConfig(a.nested!.attributes, x as Record<string, unknown>)]));
     else out[name] = v;
@@ -39,12 +50,13 @@ export function proposedNew(attrs: Attrs, prior: ObjectValue | null, config: Obj
 }
 
 /** Terraform core's check of a planned value (objchange.AssertPlanValid, the parts keyward can break). */
-export function assertPlanValid(attrs: Attrs, prior: ObjectValue | null, config: ObjectValue, planned: ObjectValue, path: PathStep[] = []): void {
+export function assertPlanValid(attrs: Attrs, prior: ObjectValue | null, config: ObjectValue, planned: ObjectValue, path: PathStep[] = [], blocks: Set<string> = new Set()): void {
   for (const [name, a] of Object.entries(attrs)) {
     const c = config[name];
     const p = prior ? prior[name] : null;
     const v = planned[name];
     const at = [...path, name].map((s) => (typeof s === 'string' ? s : JSON.stringify(s))).join('.');
+    if (blocks.has(name) && (v === null || v === undefined)) throw new Error(`${at}: a list, set or map block must not plan null`);
     if (a.writeOnly) {
       if (v !== null) throw new Error(`${at}: a write-only attribute must plan null`);
       continue;
@@ -90,14 +102,14 @@ export class TerraformDriver<P> {
   ) {}
 
   static async configure<P>(provider: ProviderDefinition<P>, typeName: string, config: Record<string, unknown>): Promise<TerraformDriver<P>> {
-    const ctx = await provider.configure(padConfig(provider.schema.attributes, config));
+    const ctx = await provider.configure(padConfig(schemaMembers(provider.schema), config, collectionBlocks(provider.schema)));
     const handler = provider.resources.find((r) => r.typeName === typeName);
     if (!handler) throw new Error(`no resource ${typeName}`);
     return new TerraformDriver(ctx, handler);
   }
 
   config(partial: Record<string, unknown>): ObjectValue {
-    return padConfig(this.handler.schema.attributes, partial);
+    return padConfig(schemaMembers(this.handler.schema), partial, collectionBlocks(this.handler.schema));
   }
 
   async read(state: ObjectValue): Promise<ObjectValue | null> {
@@ -106,12 +118,12 @@ export class TerraformDriver<P> {
 
   /** ValidateResourceConfig then PlanResourceChange; diagnostics instead of throws. */
   async plan(prior: ObjectValue | null, config: ObjectValue | null): Promise<PlanOutcome> {
-    const attrs = this.handler.schema.attributes;
+    const attrs = schemaMembers(this.handler.schema);
     try {
       const invalid = config ? (this.handler.validate?.(config) ?? []) : [];
       if (invalid.some((d) => d.severity === 'error')) return { planned: null, changes: [], requiresReplace: [], diagnostics: invalid };
       const r = await this.handler.plan(this.ctx, { prior, config, proposed: config ? proposedNew(attrs, prior, config) : null });
-      if (r.planned && config) assertPlanValid(attrs, prior, config, r.planned);
+      if (r.planned && config) assertPlanValid(attrs, prior, config, r.planned, [], collectionBlocks(this.handler.schema));
       return {
         planned: r.planned,
         changes: changedPaths(prior, r.planned),

@@ -1,5 +1,6 @@
 // cty types on the wire: the JSON form Terraform reads in schemas and in dynamic values, and the
 // object type a schema implies (nested attributes become objects, lists, sets or maps of objects).
+import { blockMembers } from './block-members';
 import type { AttributeSchema, BlockSchema, ValueType } from './contract';
 
 /** A cty type JSON value: "string", ["list","string"], ["object",{…}], ["tuple",[…]]. */
@@ -64,5 +65,5 @@ function attributesType(attributes: Record<string, AttributeSchema>): Record<str
 
 /** The object type of a whole resource or provider block. */
 export function blockType(schema: BlockSchema): ValueType & { kind: 'object' } {
-  return { kind: 'object', attributes: attributesType(schema.attributes) };
+  return { kind: 'object', attributes: attributesType(blockMembers(schema.attributes, schema.blocks)) };
 }

@@ -4,6 +4,7 @@
 // forgets an object because a call went wrong.
 import type * as grpc from '@grpc/grpc-js';
 import type { Diagnostic, ObjectValue, ProviderDefinition, ResourceHandler, Value } from './contract';
+import { withEmptyBlocks } from './block-members';
 import { blockType } from './cty-type';
 import { diagnosticToWire, errorDiagnostics, hasError, pathToWire } from './diagnostics-wire';
 import { decodeJsonState } from './json-state';
@@ -110,7 +111,7 @@ export function providerService(definition: ProviderDefinition, options: Provide
         const value = handler.upgrade
           ? handler.upgrade(Number(req.version), JSON.parse(raw.toString('utf8')))
           : (decodeJsonState(raw, blockType(handler.schema)) as ObjectValue);
-        return { upgraded_state: encode(withoutWriteOnly(value, handler.schema), handler), diagnostics: [] };
+        return { upgraded_state: encode(withoutWriteOnly(withEmptyBlocks(value, handler.schema), handler.schema), handler), diagnostics: [] };
       } catch (err) {
         return { diagnostics: failed(err) };
       }

@@ -1,6 +1,7 @@
 // BlockSchema → tfplugin6.Schema. Attribute types travel as cty type JSON bytes; nested attributes
-// travel as nested_type objects (protocol 6 only), which Terraform turns into the implied object types.
-import type { AttributeSchema, BlockSchema } from './contract';
+// travel as nested_type objects (protocol 6 only), which Terraform turns into the implied object
+// types; nested blocks travel as block_types (NestedBlock), each with its own Block.
+import type { AttributeSchema, BlockSchema, NestedBlockSchema } from './contract';
 import { typeToJson } from './cty-type';
 
 const NESTING = { single: 1, list: 2, set: 3, map: 4 } as const;
@@ -18,21 +19,51 @@ export interface WireAttribute {
   write_only: boolean;
 }
 
+export interface WireBlock {
+  version: number;
+  attributes: WireAttribute[];
+  block_types: WireNestedBlock[];
+  description: string;
+  deprecated: boolean;
+}
+
+export interface WireNestedBlock {
+  type_name: string;
+  block: WireBlock;
+  nesting: number;
+  min_items: number;
+  max_items: number;
+}
+
 export interface WireSchema {
   version: number;
-  block: { version: number; attributes: WireAttribute[]; block_types: never[]; description: string; deprecated: boolean };
+  block: WireBlock;
 }
 
 export function schemaToWire(schema: BlockSchema): WireSchema {
+  return { version: schema.version, block: blockToWire(schema.version, schema.attributes, schema.blocks, schema.description) };
+}
+
+function blockToWire(version: number, attributes: Record<string, AttributeSchema>, blocks: Record<string, NestedBlockSchema> | undefined, description: string | undefined): WireBlock {
+  for (const name of Object.keys(blocks ?? {})) if (name in attributes) throw new Error(`block ${name}: an attribute has the same name`);
   return {
-    version: schema.version,
-    block: {
-      version: schema.version,
-      attributes: attributesToWire(schema.attributes),
-      block_types: [],
-      description: schema.description ?? '',
-      deprecated: false,
-    },
+    version,
+    attributes: attributesToWire(attributes),
+    block_types: Object.keys(blocks ?? {})
+      .sort()
+      .map((name) => nestedBlockToWire(name, blocks![name]!)),
+    description: description ?? '',
+    deprecated: false,
+  };
+}
+
+function nestedBlockToWire(name: string, block: NestedBlockSchema): WireNestedBlock {
+  return {
+    type_name: name,
+    block: blockToWire(0, block.attributes, block.blocks, block.description),
+    nesting: NESTING[block.nesting],
+    min_items: block.minItems ?? 0,
+    max_items: block.maxItems ?? 0,
   };
 }
 

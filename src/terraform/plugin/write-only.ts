@@ -1,18 +1,20 @@
 // Write-only attributes (Terraform >= 1.11) exist only in configuration: the provider must return
 // them as null in every planned and new state, and refuse them when the client cannot handle them.
+import { blockMembers } from './block-members';
 import type { AttributePath, AttributeSchema, BlockSchema, ObjectValue, Value } from './contract';
 import { UNKNOWN } from './contract';
 
 /** A copy of `value` with every write-only attribute (nested ones too) set to null. */
 export function withoutWriteOnly(value: ObjectValue | null, schema: BlockSchema): ObjectValue | null {
-  if (value === null || !hasWriteOnly(schema.attributes)) return value;
-  return stripObject(value, schema.attributes);
+  const members = blockMembers(schema.attributes, schema.blocks);
+  if (value === null || !hasWriteOnly(members)) return value;
+  return stripObject(value, members);
 }
 
 /** Paths of write-only attributes that the configuration sets (non-null). */
 export function writeOnlyPathsSet(config: ObjectValue, schema: BlockSchema): AttributePath[] {
   const found: AttributePath[] = [];
-  collect(config, schema.attributes, [], found);
+  collect(config, blockMembers(schema.attributes, schema.blocks), [], found);
   return found;
 }
 

@@ -52,7 +52,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.
       const ds = (e as { diagnostics?: Diagnostic[] }).diagnostics;
-      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? null }, diagnostics: ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))] };
+      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? {} }, diagnostics: ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))] };
     }
   }
 
@@ -99,7 +99,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     roles[key] = appliedRole(role as ObjectValue, roleIds.get(key) ?? null);
   }
   for (const key of failed) if (!(key in plannedRoles)) roles[key] = priorRoles[key];
-  state.roles = planned.roles === null && Object.keys(roles).length === 0 ? null : roles;
+  state.roles = roles;
   return { state, diagnostics };
 }
 

@@ -40,6 +40,6 @@ export async function readBackend(ctx: KeywardProviderContext, state: ObjectValu
     const prior = priorRoles[key];
     roles[key] = refreshRole(key, isObject(prior) ? prior : undefined, data);
   }
-  out.roles = state.roles === null && Object.keys(roles).length === 0 ? null : roles;
+  out.roles = roles;
   return { state: out };
 }

@@ -138,6 +138,24 @@ test('destroy keeps a mount holding an undeclared role (its config reset); witho
   await close();
 });
 
+test('no roles: plan, apply, refresh and import all hold the empty map, never null (roles is a map block)', async () => {
+  const { d, close } = await driver();
+  const config = d.config({ path: 'tf-noroles' });
+  expect(config.roles).toEqual({});
+  const created = await d.deploy(null, config);
+  expect(created.plan.planned!.roles).toEqual({});
+  expect(created.state!.roles).toEqual({});
+  const refreshed = (await d.read(created.state!))!;
+  expect(refreshed.roles).toEqual({});
+  expect((await d.plan(refreshed, config)).changes).toEqual([]);
+  const imported = (await d.read(await d.handler.import(d.ctx, 'tf-noroles')))!;
+  expect(imported.roles).toEqual({});
+  // State written while roles was a nested attribute holds null: it plans no change either.
+  expect((await d.plan((await d.read({ ...refreshed, roles: null }))!, config)).changes).toEqual([]);
+  await d.apply(refreshed, null, null);
+  await close();
+});
+
 test('import by mount path brings config and roles; the same declaration then plans nothing', async () => {
   await api(engine, 'POST', 'sys/auth/tf-imp', { body: { type: 'cloud', description: 'by hand' } });
   await api(engine, 'POST', 'auth/tf-imp/config', { body: { iam_alias: 'unique_id' } });

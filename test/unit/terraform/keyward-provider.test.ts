@@ -3,9 +3,9 @@
 
 import { keywardProvider } from '../../../src/terraform/keyward-provider';
 import { UNKNOWN } from '../../../src/terraform/plugin/contract';
-import { padConfig, TerraformDriver } from '../../support/terraform-driver';
+import { padConfig, schemaMembers, TerraformDriver } from '../../support/terraform-driver';
 
-const cfg = (o: Record<string, unknown>) => padConfig(keywardProvider().schema.attributes, o);
+const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
 
 test('the environment overrides address and namespace; the block is used when it is unset', async () => {
   const p = keywardProvider({ env: { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' } });
