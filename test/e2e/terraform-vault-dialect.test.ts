@@ -167,7 +167,7 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(drift.out).toMatch(/~ allow_vm_inference\s+= true -> false/);
     expect(drift.out).toMatch(/~ token_ttl\s+= "7200" -> "1h"/);
     expect(drift.out).toMatch(/~ cloudone_region\s+= "us-east-2" -> "eu-west-1"/);
-    expect(drift.out).toMatch(/- "backdoor" = \{/);
+    expect(drift.out).toMatch(/- roles "backdoor" \{/);
     expect(drift.out).not.toMatch(/gce|aws_s3|google_|azure_/);
     expect(await ok('apply', '-input=false', 'tfplan')).toContain('0 added, 2 changed, 0 destroyed');
     expect(gcp.roles.get('web')).toMatchObject({ token_ttl: 3600, allow_gce_inference: false });
