@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
-import { SERVER_DIALECTS, type ServerDialect } from './dialects';
+import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first one included. */
@@ -32,7 +32,7 @@ export interface ClientSettings {
   dialect?: ServerDialect;
 }
 
-export { SERVER_DIALECTS, type ServerDialect } from './dialects';
+export { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 
 export interface SettingsOverrides {
   address?: string;

@@ -2,7 +2,7 @@
 // environment conventions; VAULT_ADDR, VAULT_NAMESPACE and KEYWARD_DIALECT override the block, the
 // token comes only from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
 
-import { SERVER_DIALECTS, type ServerDialect } from '../client/dialects';
+import { SERVER_DIALECTS, type ServerDialect } from '../client/dialect/server-dialect';
 import type { VaultClient } from '../client/vault-client';
 import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition } from './plugin/contract';
 import { cloudAuthBackend } from './resources/cloud-auth-backend';

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { blockMembers } from '../../src/terraform/plugin/block-members';
 import { DiagnosticsError, UNKNOWN, type AttributeSchema, type Diagnostic, type ObjectValue, type PathStep, type BlockSchema, type ProviderDefinition, type ResourceHandler, type Value } from '../../src/terraform/plugin/contract';
+import type { HttpClient } from '../../src/client/http';
 
 type Attrs = Record<string, AttributeSchema>;
 const isObj = (v: Value | undefined): v is ObjectValue => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -172,4 +173,15 @@ function assertKnownEqual(planned: Value, state: Value, at: string): void {
     return;
   }
   if (!isDeepStrictEqual(planned, state)) throw new Error(`${at}: applied ${JSON.stringify(state)}, planned ${JSON.stringify(planned)}`);
+}
+
+/** Records `METHOD path` of every request the client sends from now on (the list is live). */
+export function recordRequests(client: Pick<HttpClient, 'request'>): string[] {
+  const sent: string[] = [];
+  const original = client.request.bind(client);
+  client.request = (method, path, body, opts) => {
+    sent.push(`${method} ${path}`);
+    return original(method, path, body, opts);
+  };
+  return sent;
 }

@@ -199,26 +199,33 @@ it('tokens issued by an auth mount stop working when the mount is disabled', asy
   expect((await lookup(t)).status).toBe(403);
 });
 
+/** Sends a request head and the first body byte over a raw socket; finish() sends the rest and parses the answer. */
+function heldRequest(path: string, token: string, body: string) {
+  const { port } = new URL(engine.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let answer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (c: string) => (answer += c));
+  const closed = new Promise<void>((resolve) => socket.on('end', resolve));
+  socket.write(
+    `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
+  );
+  return {
+    finish: async () => {
+      socket.write(body.slice(1));
+      await closed;
+      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
+      const json = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+      return { status, body: json ? JSON.parse(json) : undefined };
+    },
+  };
+}
+
 describe('no request outlives a revocation', () => {
-  /** Sends a request head and the first body byte over a raw socket; finish() sends the rest. */
-  function slowRequest(path: string, token: string, body: string) {
-    const { port } = new URL(engine.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (c: string) => (answer += c));
-    const closed = new Promise<void>((resolve) => socket.on('end', resolve));
-    socket.write(
-      `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
-    );
-    return {
-      finish: async () => {
-        socket.write(body.slice(1));
-        await closed;
-        return Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
-      },
-    };
-  }
+  const slowRequest = (path: string, token: string, body: string) => {
+    const h = heldRequest(path, token, body);
+    return { finish: async () => (await h.finish()).status };
+  };
 
   it('a renew-self whose body arrives after a revocation fails and the token stays revoked', async () => {
     const t = await create({ ttl: '1h' });
@@ -329,26 +336,7 @@ describe('root tokens and Vault status codes', () => {
 });
 
 describe('re-check: every token write races a revocation and loses', () => {
-  function held(path: string, token: string, body: string) {
-    const { port } = new URL(engine.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (c: string) => (answer += c));
-    const closed = new Promise<void>((resolve) => socket.on('end', resolve));
-    socket.write(
-      `POST /v1/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body[0]}`,
-    );
-    return {
-      finish: async () => {
-        socket.write(body.slice(1));
-        await closed;
-        const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]);
-        const json = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-        return { status, body: json ? JSON.parse(json) : undefined };
-      },
-    };
-  }
+  const held = heldRequest;
   const sync = async () => expect((await api(engine, 'GET', 'sys/health')).status).toBe(200);
   const revokers: [string, (t: { client_token: string; accessor: string }) => Promise<number>][] = [
     ['revoke', (t) => api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } }).then((r) => r.status)],

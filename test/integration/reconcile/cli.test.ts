@@ -4,7 +4,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildProgram } from '../../../src/cli/main';
+import { runKeyward } from '../../support/keyward-in-process';
 import { planJsonSchema } from '../../../src/reconcile/render-json';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import type { Engine } from '../../../src/engine/engine';
@@ -25,28 +25,7 @@ afterAll(async () => {
   await engine.close();
 });
 
-/** Runs `keyward <args>` in-process; returns exit code and everything written to stdout/stderr. */
-async function keyward(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => ((err += String(s)), true)) as typeof process.stderr.write;
-  process.exitCode = 0;
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'keyward', ...args]);
-  } catch (x) {
-    err += `Error: ${(x as Error).message}\n`;
-    process.exitCode = 1;
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, out, err };
-}
+const keyward = runKeyward;
 
 test('exit codes, saved plans, and no secret anywhere', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'keyward-cli-'));

@@ -5,7 +5,7 @@ import type { Engine } from '../../../src/engine/engine';
 import { UNKNOWN, type ObjectValue } from '../../../src/terraform/plugin/contract';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
-import { TerraformDriver } from '../../support/terraform-driver';
+import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
 import { serviceAccountKey } from '../reconcile/helpers';
 
 let engine: Engine;
@@ -23,12 +23,7 @@ async function driver(env: Record<string, string> = {}) {
   const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env } });
   const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_backend', { fingerprint_salt: SALT });
   const client = d.ctx.client!;
-  const sent: string[] = [];
-  const original = client.request.bind(client);
-  client.request = (method, path, body, opts) => {
-    sent.push(`${method} ${path}`);
-    return original(method, path, body, opts);
-  };
+  const sent = recordRequests(client);
   const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true'));
   return { d, sent, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
 }

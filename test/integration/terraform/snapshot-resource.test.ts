@@ -6,7 +6,7 @@ import type { Engine } from '../../../src/engine/engine';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
-import { TerraformDriver } from '../../support/terraform-driver';
+import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
 
 const CONFIG = 'sys/storage/raft/snapshot-auto/config';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY-0001';
@@ -23,12 +23,7 @@ async function driver(typeName: string, env: Record<string, string> = {}) {
   const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env } });
   const d = await TerraformDriver.configure<KeywardProviderContext>(provider, typeName, { fingerprint_salt: 'tf-snap-salt-0123456789' });
   const client = d.ctx.client!;
-  const sent: string[] = [];
-  const original = client.request.bind(client);
-  client.request = (method, path, body, opts) => {
-    sent.push(`${method} ${path}`);
-    return original(method, path, body, opts);
-  };
+  const sent = recordRequests(client);
   const writes = () => sent.filter((s) => !s.startsWith('GET '));
   return { d, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
 }

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildProgram } from '../../../src/cli/main';
+import { runKeyward } from '../../support/keyward-in-process';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 import { leakedSecrets, SECRETS, stack } from './stack';
 
@@ -27,25 +27,9 @@ afterAll(async () => {
 });
 
 async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stderr.write;
-  process.exitCode = 0;
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'keyward', ...args]);
-  } catch (x) {
-    out += `Error: ${(x as Error).message}\n`;
-    process.exitCode = 1;
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  printed += out;
-  return { code, out };
+  const r = await runKeyward(...args);
+  printed += r.all;
+  return { code: r.code, out: r.all };
 }
 
 test('plan, apply, status, import and destroy against Vault, in keyward names unless asked', async () => {

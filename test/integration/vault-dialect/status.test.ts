@@ -4,7 +4,7 @@
 // blank strings where the engine leaves the fields out), no secret printed although the config reads
 // return them, and a clear edition error on a community Vault.
 
-import { buildProgram } from '../../../src/cli/main';
+import { runKeyward } from '../../support/keyward-in-process';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 import { leakedSecrets, SECRETS } from './stack';
 
@@ -21,24 +21,8 @@ afterAll(async () => {
 });
 
 async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => ((out += String(s)), true)) as typeof process.stderr.write;
-  process.exitCode = 0;
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'keyward', ...args]);
-  } catch (x) {
-    out += `Error: ${(x as Error).message}\n`;
-    process.exitCode = 1;
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, out };
+  const r = await runKeyward(...args);
+  return { code: r.code, out: r.all };
 }
 
 const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });

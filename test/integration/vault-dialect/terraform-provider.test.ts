@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import type { ObjectValue, ResourceHandler } from '../../../src/terraform/plugin/contract';
-import { TerraformDriver } from '../../support/terraform-driver';
+import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 import { leakedSecrets, SECRETS } from './stack';
 
@@ -54,12 +54,7 @@ async function driver(typeName: string, dialect: 'vault' | null = 'vault') {
   const d0 = await TerraformDriver.configure<KeywardProviderContext>(provider, typeName, { fingerprint_salt: 'vault-tf-salt-0123456789', ...(dialect ? { dialect } : {}) });
   const d = new TerraformDriver(d0.ctx, recorded(d0.handler));
   const client = d.ctx.client!;
-  const sent: string[] = [];
-  const original = client.request.bind(client);
-  client.request = (method, path, body, opts) => {
-    sent.push(`${method} ${path}`);
-    return original(method, path, body, opts);
-  };
+  const sent = recordRequests(client);
   const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true') && !s.startsWith('LIST '));
   const track = <T>(v: T): T => (outputs.push(v), v);
   return { d, writes, track, reset: () => sent.splice(0), close: () => provider.stop!() };
