@@ -1,7 +1,7 @@
 // JSON over HTTP for the provider client: undici with connect/header/body timeouts, provider error
 // bodies turned into IdpError (status + the provider's message; never request credentials).
 
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 export class IdpError extends Error {
   constructor(
@@ -24,40 +24,6 @@ export interface HttpOptions {
 /** Provider answers are small JSON documents; a larger body is refused, not buffered. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/**
- * Reads the body up to `limit` bytes and until `deadline` (ms since epoch). undici's bodyTimeout
- * only bounds the gap between chunks, so the deadline is checked per chunk: a provider trickling
- * its answer is cut off at most one idle timeout after the deadline, without a timer per request.
- */
-async function boundedText(res: Dispatcher.ResponseData, limit: number, deadline: number, timeout: number, req: JsonRequest): Promise<string> {
-  const body = res.body;
-  const declared = Number(res.headers['content-length']);
-  if (res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > limit) {
-    body.destroy();
-    throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        body.destroy();
-        throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer is larger than ${limit} bytes`);
-      }
-      if (Date.now() > deadline) {
-        body.destroy();
-        throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: answer did not finish within ${timeout} ms`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (e) {
-    if (e instanceof IdpError) throw e;
-    throw new IdpError(0, `${req.method} ${redactUrl(req.url)}: reading the answer failed: ${(e as Error).message}`);
-  }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-}
-
 let shared: Agent | undefined;
 /** One keep-alive agent per process with bounded timeouts, unless a dispatcher is injected. */
 export function defaultDispatcher(timeoutMs = 10_000): Agent {
@@ -72,34 +38,90 @@ export interface JsonRequest {
   body?: string;
 }
 
-/** Sends a request and parses the JSON answer; non-2xx becomes IdpError. */
-export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): Promise<{ body: T; headers: Record<string, string | string[] | undefined> }> {
-  const timeout = opts.timeoutMs ?? 10_000;
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * Sends a request and collects the answer's body, through undici's dispatch handler API: the
+ * `request()` wrapper adds a body stream, an async iterator and an async resource per call, which
+ * cost about as much CPU again as the HTTP exchange itself, and every login makes such a call.
+ * The body is read up to `limit` bytes and until `deadline` (ms since epoch). undici's bodyTimeout
+ * only bounds the gap between chunks, so the deadline is checked per chunk: a provider trickling
+ * its answer is cut off at most one idle timeout after the deadline, without a timer per request.
+ */
+function exchange(req: JsonRequest, dispatcher: Dispatcher, timeout: number, limit: number): Promise<{ status: number; headers: Headers; text: string }> {
   const deadline = Date.now() + timeout;
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      dispatcher: opts.dispatcher ?? defaultDispatcher(timeout),
-      // undici's connect/headers/body timeouts bound each phase and boundedText checks the overall
-      // deadline per chunk; an AbortSignal.timeout per request would add a timer, a finalizer and
-      // an abort listener to every provider call.
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    });
-  } catch (e) {
-    throw new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`);
+  const where = `${req.method} ${redactUrl(req.url)}`;
+  return new Promise((resolve, reject) => {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch (e) {
+      return reject(new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`));
+    }
+    let settled = false;
+    let status = 0;
+    let headers: Headers = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const refuse = (controller: Dispatcher.DispatchController, e: IdpError) => {
+      settled = true;
+      reject(e);
+      controller.abort(e);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      // Its presence is what makes undici treat the handler as one of this (non-legacy) API.
+      onRequestStart() {},
+      onResponseStart(controller, statusCode, h) {
+        if (settled || statusCode < 200) return; // 1xx: the final answer follows
+        status = statusCode;
+        headers = h;
+        const declared = Number(h['content-length']);
+        if (h['content-length'] !== undefined && Number.isFinite(declared) && declared > limit) refuse(controller, new IdpError(0, `${where}: answer is larger than ${limit} bytes`));
+      },
+      onResponseData(controller, chunk) {
+        if (settled) return;
+        size += chunk.length;
+        if (size > limit) return refuse(controller, new IdpError(0, `${where}: answer is larger than ${limit} bytes`));
+        if (Date.now() > deadline) return refuse(controller, new IdpError(0, `${where}: answer did not finish within ${timeout} ms`));
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (settled) return;
+        settled = true;
+        resolve({ status, headers, text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8') });
+      },
+      onResponseError(_controller, e) {
+        if (settled) return;
+        settled = true;
+        reject(status === 0 ? new IdpError(0, `request to ${redactUrl(req.url)} failed: ${e.message}`) : new IdpError(0, `${where}: reading the answer failed: ${e.message}`));
+      },
+    };
+    // undici's connect/headers/body timeouts bound each phase and onResponseData checks the overall
+    // deadline per chunk; an AbortSignal.timeout per request would add a timer, a finalizer and
+    // an abort listener to every provider call.
+    try {
+      dispatcher.dispatch(
+        { origin: url.origin, path: `${url.pathname}${url.search}`, method: req.method, headers: req.headers, body: req.body, headersTimeout: timeout, bodyTimeout: timeout },
+        handler,
+      );
+    } catch (e) {
+      if (!settled) reject(new IdpError(0, `request to ${redactUrl(req.url)} failed: ${(e as Error).message}`));
+      settled = true;
+    }
+  });
+}
+
+/** Sends a request and parses the JSON answer; non-2xx becomes IdpError. */
+export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): Promise<{ body: T; headers: Headers }> {
+  const timeout = opts.timeoutMs ?? 10_000;
+  const res = await exchange(req, opts.dispatcher ?? defaultDispatcher(timeout), timeout, opts.maxBodyBytes ?? MAX_BODY_BYTES);
+  if (res.status < 200 || res.status >= 300) {
+    throw new IdpError(res.status, `${req.method} ${redactUrl(req.url)}: ${res.status} ${providerMessage(res.text)}`);
   }
-  const text = await boundedText(res, opts.maxBodyBytes ?? MAX_BODY_BYTES, deadline, timeout, req);
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: ${res.statusCode} ${providerMessage(text)}`);
-  }
   try {
-    return { body: JSON.parse(text) as T, headers: res.headers };
+    return { body: JSON.parse(res.text) as T, headers: res.headers };
   } catch {
-    throw new IdpError(res.statusCode, `${req.method} ${redactUrl(req.url)}: answer is not JSON`);
+    throw new IdpError(res.status, `${req.method} ${redactUrl(req.url)}: answer is not JSON`);
   }
 }
 

@@ -1,11 +1,11 @@
-// The thin node:http adapter: socket in (through the ConnectionFront, for LIST), EngineRequest to
+// The thin node:http adapter: socket in (through the connection front, for LIST), EngineRequest to
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Core } from '../core';
 import type { Logger } from '../log';
-import { ConnectionFront } from './connection-front';
+import { installConnectionFront, methodsOf } from './connection-front';
 import { answerClientError, refusalFor } from './client-error';
 
 /**
@@ -56,8 +56,8 @@ const inOrder = new WeakMap<object, Promise<unknown>>();
 
 export function createHttpServer(core: Core, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const front = req.socket as Socket | ConnectionFront;
-    const method = (front instanceof ConnectionFront ? front.methods.shift() : undefined) ?? req.method ?? 'GET';
+    const front = req.socket;
+    const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
     if (req.httpVersionMajor !== 1) return refuseVersion(res);
     const run = () => core.handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' });
     // Pipelined requests on one connection run one after another, as in Go's server: a pipelined
@@ -93,10 +93,8 @@ export function createHttpServer(core: Core, log: Logger): Server {
         res.end('{"errors":["internal error"]}\n');
       });
   });
-  // Every accepted socket goes through the ConnectionFront before Node's HTTP parser sees it.
-  const [nodeConnectionListener] = server.listeners('connection') as ((s: unknown) => void)[];
-  server.removeAllListeners('connection');
-  server.on('connection', (socket: Socket) => nodeConnectionListener.call(server, new ConnectionFront(socket)));
+  // Every accepted socket's bytes go through the connection front before Node's HTTP parser sees them.
+  installConnectionFront(server);
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
