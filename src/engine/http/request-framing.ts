@@ -25,6 +25,22 @@ type State = 'start' | 'head' | 'body' | 'chunk-size' | 'chunk-data' | 'chunk-en
  */
 const KNOWN = new Set([...METHODS.filter((m) => m !== 'CONNECT'), 'PRI']);
 const PLACEHOLDER = 'LINK';
+const COLON = 0x3a;
+const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
+const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
+
+/** Whether line[start, colon) is `name` in any letter case, followed only by spaces or tabs. */
+function nameIs(line: Buffer, start: number, colon: number, name: Buffer): boolean {
+  if (colon - start < name.length) return false;
+  for (let k = 0; k < name.length; k++) {
+    const c = line[start + k];
+    const n = name[k]; // lowercase: a letter may come in either case, '-' only as itself
+    if (c !== n && (n < 0x61 || n > 0x7a || (c | 0x20) !== n)) return false;
+  }
+  for (let k = start + name.length; k < colon; k++) if (line[k] !== SP && line[k] !== 0x09) return false;
+  return true;
+}
+
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -90,20 +106,28 @@ export class RequestFraming {
         case 'chunk-end':
         case 'trailers': {
           const nl = chunk.indexOf(LF, i);
-          const end = nl === -1 ? chunk.length : nl;
-          this.pending.push(chunk.subarray(i, end));
-          this.pendingLength += end - i;
-          i = nl === -1 ? chunk.length : nl + 1;
           if (nl === -1) {
+            this.pending.push(chunk.subarray(i));
+            this.pendingLength += chunk.length - i;
+            i = chunk.length;
             if (this.pendingLength > MAX_LINE) return this.giveUp(out, chunk, from);
             break;
           }
-          const line = this.pendingLength === 0 ? Buffer.alloc(0) : this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingLength);
-          this.pending = [];
-          this.pendingLength = 0;
-          const len = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
-          if (!this.onLine(line, len)) return this.giveUp(out, chunk, from);
-          if (len === line.length) {
+          // A line wholly inside this chunk is looked at in place, without a copy.
+          let line = chunk;
+          let start = i;
+          if (this.pendingLength > 0) {
+            this.pending.push(chunk.subarray(i, nl));
+            line = Buffer.concat(this.pending, this.pendingLength + nl - i);
+            start = 0;
+            this.pending = [];
+            this.pendingLength = 0;
+          }
+          const lineEnd = line === chunk ? nl : line.length;
+          i = nl + 1;
+          const bareLf = lineEnd === start || line[lineEnd - 1] !== CR;
+          if (!this.onLine(line, start, bareLf ? lineEnd : lineEnd - 1)) return this.giveUp(out, chunk, from);
+          if (bareLf) {
             // A bare LF ends the line (RFC 9112 2.2 allows it; Go's server, so Vault, accepts it);
             // Node's parser wants CRLF, so the CR is added here.
             (out ??= []).push(chunk.subarray(from, nl), CRLF_CR);
@@ -135,18 +159,18 @@ export class RequestFraming {
     this.chunked = false;
   }
 
-  /** Handles one complete line (len excludes the CR); false means "stop tracking". */
-  private onLine(line: Buffer, len: number): boolean {
+  /** Handles one complete line, line[start, end) without its CR; false means "stop tracking". */
+  private onLine(line: Buffer, start: number, end: number): boolean {
     switch (this.state) {
       case 'head':
         if (this.firstLine) {
           this.firstLine = false;
           return true;
         }
-        if (len === 0) return this.endHead();
-        return this.onHeader(line.toString('latin1', 0, len));
+        if (end === start) return this.endHead();
+        return this.onHeader(line, start, end);
       case 'chunk-size': {
-        const text = line.toString('latin1', 0, len);
+        const text = line.toString('latin1', start, end);
         const semi = text.indexOf(';');
         const hex = (semi === -1 ? text : text.slice(0, semi)).trim();
         if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) return false;
@@ -159,29 +183,28 @@ export class RequestFraming {
         return true;
       }
       case 'chunk-end':
-        if (len !== 0) return false;
+        if (end !== start) return false;
         this.state = 'chunk-size';
         return true;
       case 'trailers':
-        if (len === 0) this.state = 'start';
+        if (end === start) this.state = 'start';
         return true;
       default:
         return false;
     }
   }
 
-  private onHeader(text: string): boolean {
-    const colon = text.indexOf(':');
-    if (colon <= 0) return false;
-    const c = text.charCodeAt(0) | 0x20;
-    // Only two headers decide framing; skip the rest without lower-casing them.
-    if (c !== 0x63 /* c */ && c !== 0x74 /* t */) return true;
-    const name = text.slice(0, colon).trim().toLowerCase();
-    const value = text.slice(colon + 1).trim();
-    if (name === 'content-length') {
+  private onHeader(line: Buffer, start: number, end: number): boolean {
+    const colon = line.indexOf(COLON, start);
+    if (colon <= start || colon >= end) return false;
+    // Only two headers decide framing; the others are skipped on their bytes, without a string.
+    const framing = nameIs(line, start, colon, CONTENT_LENGTH) ? 'content-length' : nameIs(line, start, colon, TRANSFER_ENCODING) ? 'transfer-encoding' : undefined;
+    if (framing === undefined) return true;
+    const value = line.toString('latin1', colon + 1, end).trim();
+    if (framing === 'content-length') {
       if (!/^\d{1,15}$/.test(value)) return false;
       this.contentLength = Number(value);
-    } else if (name === 'transfer-encoding') {
+    } else {
       if (!/(?:^|,)\s*chunked$/i.test(value)) return false;
       this.chunked = true;
     }

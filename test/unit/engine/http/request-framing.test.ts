@@ -28,6 +28,13 @@ describe('RequestFraming', () => {
     expect(out).toContain('LIST \r\n3');
   });
 
+  it.each([1, 5, 1000])('reads framing headers in any letter case and no header that merely starts like one (split every %i bytes)', (piece) => {
+    const text = 'POST /a HTTP/1.1\r\nContent-Length-Hint: 99\r\nCONTENT-length: 5\r\n\r\nLIST LIST /b HTTP/1.1\r\n\r\n';
+    const { out, methods } = run(text, piece);
+    expect(methods).toEqual(['POST', 'LIST']);
+    expect(out).toBe(text.replace('LIST /b', 'LINK /b'));
+  });
+
   it('returns the same buffer when nothing changes', () => {
     const f = new RequestFraming();
     const b = Buffer.from(post('{}'));
