@@ -5,7 +5,7 @@
 // future, the global 60-minute cap and `aud`.
 
 import { decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify, type JWTPayload } from 'jose';
-import type { KeyObject } from 'node:crypto';
+import { webcrypto, type KeyObject } from 'node:crypto';
 import { ApiError, Errors } from '../../../schema/errors';
 import { IdpError } from '../../../idp-client/http';
 import type { IdpClient } from '../../../idp-client/client';
@@ -131,6 +131,18 @@ async function keyFor(client: IdpClient, roleType: RoleType, kid: string, unveri
 }
 
 /**
+ * jose verifies with WebCrypto, so each provider key is imported as a CryptoKey once, while its key
+ * document is kept; handed a KeyObject, jose looks its conversion up again on every login.
+ */
+const cryptoKeys = new WeakMap<KeyObject, webcrypto.CryptoKey>();
+async function importVerificationKey(key: KeyObject): Promise<webcrypto.CryptoKey> {
+  const spki = key.export({ type: 'spki', format: 'der' });
+  const imported = await webcrypto.subtle.importKey('spki', spki, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+  cryptoKeys.set(key, imported);
+  return imported;
+}
+
+/**
  * Verifies a login JWT for a role. `roleName` is the login request's spelling; `nowMs` comes from
  * the injected clock. Throws ApiError 400 for every rejection, 500 when the provider fails.
  */
@@ -174,7 +186,7 @@ export async function verifyLoginJwt(jwt: string, roleType: RoleType, roleName: 
   // 3. Signature and registered claims (jose): exp required, nbf/iat numbers, times on our clock.
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(jwt, key, {
+    ({ payload } = await jwtVerify(jwt, cryptoKeys.get(key) ?? (await importVerificationKey(key)), {
       algorithms: ALLOWED_ALGS,
       currentDate: new Date(nowMs),
       clockTolerance: EXP_LEEWAY,
