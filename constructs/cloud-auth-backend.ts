@@ -112,6 +112,8 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
   private readonly props: CloudAuthBackendProps;
   private readonly credentials?: SecretBinding;
   private readonly roles: RoleContributor[] = [];
+  /** Roles by lower-cased name: the clash check stays constant-time at 10,000 roles. */
+  private readonly roleByName = new Map<string, RoleContributor>();
 
   constructor(scope: Construct, id: string, props: CloudAuthBackendProps) {
     super(scope, id);
@@ -138,13 +140,14 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
 
   /** @internal called by CloudAuthRole: the path of a role already using this name, if any. */
   _roleClash(roleName: string): string | undefined {
-    const clash = this.roles.find((r) => r.roleName.toLowerCase() === roleName.toLowerCase());
+    const clash = this.roleByName.get(roleName.toLowerCase());
     return clash ? `role name ${JSON.stringify(roleName)} is already used on mount "${this.path}" by ${clash.node.path}` : undefined;
   }
 
   /** @internal called by CloudAuthRole once its props are valid. */
   _addRole(role: RoleContributor): void {
     this.roles.push(role);
+    if (!this.roleByName.has(role.roleName.toLowerCase())) this.roleByName.set(role.roleName.toLowerCase(), role);
   }
 
   /** The keyward_cloud_auth_backend resource's attributes (docs/terraform-provider.md). */

@@ -71,6 +71,21 @@ export class CloudAuthApi {
     return this.c.list(this.p('roles'));
   }
 
+  /**
+   * Every role, with its data where the LIST carried it (keyward's key_info; Vault sends none, so
+   * its roles come back without data and the caller reads them with readRole).
+   */
+  async listRolesWithData(): Promise<Map<string, CloudRoleRead | undefined>> {
+    const t = await this.c.translator();
+    const { keys, keyInfo } = await this.c.listWithInfo(this.p('roles'));
+    const out = new Map<string, CloudRoleRead | undefined>();
+    for (const name of keys) {
+      const data = keyInfo[name];
+      out.set(name, data && typeof data === 'object' && !Array.isArray(data) ? (t.fromServer('cloud-role', data as Record<string, unknown>) as CloudRoleRead) : undefined);
+    }
+    return out;
+  }
+
   async readRole(name: string): Promise<CloudRoleRead | undefined> {
     const t = await this.c.translator();
     const data = await this.c.read<CloudRoleRead>(this.p(`role/${seg(name)}`));

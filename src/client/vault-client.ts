@@ -88,10 +88,17 @@ export class VaultClient extends HttpClient {
    * LIST verb). Vault answers 404 for an empty list. Keys sorted.
    */
   async list(path: string, opts: RequestOptions = {}): Promise<string[]> {
+    return (await this.listWithInfo(path, opts)).keys;
+  }
+
+  /** LIST with the response's key_info (per-key data some endpoints send; {} when absent). */
+  async listWithInfo(path: string, opts: RequestOptions = {}): Promise<{ keys: string[]; keyInfo: Record<string, unknown> }> {
     const res = await this.request('GET', `${path.replace(/\/+$/, '')}/?list=true`, undefined, { ...opts, allow: [404] });
-    if (res.status === 404) return [];
-    const keys = (res.body as Envelope<{ keys?: unknown }> | undefined)?.data?.keys;
-    return Array.isArray(keys) ? keys.map(String).sort() : [];
+    if (res.status === 404) return { keys: [], keyInfo: {} };
+    const data = (res.body as Envelope<{ keys?: unknown; key_info?: unknown }> | undefined)?.data;
+    const keys = Array.isArray(data?.keys) ? data.keys.map(String).sort() : [];
+    const info = data?.key_info;
+    return { keys, keyInfo: info && typeof info === 'object' && !Array.isArray(info) ? (info as Record<string, unknown>) : {} };
   }
 
   /** POST; returns the server's warnings (a 204 has none). */

@@ -13,7 +13,7 @@ import { schemaToWire } from './schema-wire';
 import { unsupportedRpcs } from './unsupported-rpcs';
 import { withoutWriteOnly, writeOnlyPathsSet } from './write-only';
 
-type Wire = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- proto-loader messages are untyped
+type Wire = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- protobufjs messages as plain objects, untyped
 type Handler = (req: Wire) => Promise<Wire>;
 
 interface DynamicValue {
@@ -24,6 +24,8 @@ interface DynamicValue {
 export interface ProviderServiceOptions {
   log: (line: string) => void;
   onStop?: () => Promise<void>;
+  /** Log each RPC's duration (Terraform keeps provider stderr in its TF_LOG output). */
+  timing?: boolean;
 }
 
 export function providerService(definition: ProviderDefinition, options: ProviderServiceOptions): grpc.UntypedServiceImplementation {
@@ -206,8 +208,12 @@ export function providerService(definition: ProviderDefinition, options: Provide
     Object.entries(handlers).map(([name, fn]) => [
       name,
       (call: grpc.ServerUnaryCall<Wire, Wire>, callback: grpc.sendUnaryData<Wire>) => {
+        const started = performance.now();
         fn(call.request).then(
-          (response) => callback(null, response),
+          (response) => {
+            if (options.timing) options.log(`[TRACE] ${name} handled in ${(performance.now() - started).toFixed(1)} ms`);
+            callback(null, response);
+          },
           (err: unknown) => callback(null, { diagnostics: failed(err) }),
         );
       },

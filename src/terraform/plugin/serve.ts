@@ -64,7 +64,7 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
     });
   };
 
-  server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => definition.stop?.() }));
+  server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => definition.stop?.(), timing: Boolean(env.TF_LOG) }));
   server.addService(protos.controller.service, controllerService(() => shutdown(0)));
   server.addService(protos.stdio.service, stdioService());
   server.addService(protos.broker.service, brokerService());

@@ -60,9 +60,11 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   const api = client.cloud(path);
   const priorRoles = prior && isObject(prior.roles) ? prior.roles : {};
   const plannedRoles = isObject(planned.roles) ? planned.roles : {};
-  type Op = { key: string; run: () => Promise<string | undefined> };
+  // A created role's role_id is read back after every write: from one LIST on keyward (its
+  // key_info carries the roles), else one GET per created role (Vault).
+  type Op = { key: string; created: boolean; run: () => Promise<void> };
   const ops: Op[] = [];
-  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, run: async () => (await api.deleteRole(key.toLowerCase()), undefined) });
+  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, created: false, run: () => api.deleteRole(key.toLowerCase()) });
   for (const [key, role] of Object.entries(plannedRoles)) {
     const before = priorRoles[key];
     const w = roleWrite(key, isObject(before) ? before : undefined, role as ObjectValue);
@@ -70,26 +72,40 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     const name = key.toLowerCase();
     ops.push({
       key,
+      created: w.action !== 'update',
       run: async () => {
         if (w.action === 'replace') await api.deleteRole(name);
         await api.writeRole(name, w.body);
-        if (w.action === 'update') return undefined;
-        const read = await api.readRole(name);
-        return typeof read?.role_id === 'string' ? read.role_id : '';
       },
     });
   }
-  const results = await settleLimit(ops, ctx.parallelism, (op) => op.run());
-  const roles: ObjectValue = {};
-  const failed = new Set<string>();
-  results.forEach((r, i) => {
-    if (!r.ok) {
-      failed.add(ops[i].key);
-      const p = ['roles', { key: ops[i].key }];
-      diagnostics.push(errorAt(p, `Could not apply ${showPath(p)}`, message(r.error)));
-    }
+  const written = await settleLimit(ops, ctx.parallelism, (op) => op.run());
+  const errors = new Map<string, unknown>();
+  written.forEach((r, i) => {
+    if (!r.ok) errors.set(ops[i].key, r.error);
   });
-  const roleIds = new Map(results.map((r, i) => [ops[i].key, r.ok ? r.value : undefined]));
+  const created = ops.filter((op) => op.created && !errors.has(op.key)).map((op) => op.key);
+  const roleIds = new Map<string, string>();
+  if (created.length > 0) {
+    let listed = new Map<string, { role_id?: unknown } | undefined>();
+    try {
+      listed = await api.listRolesWithData();
+    } catch {
+      // read each created role below instead
+    }
+    const ids = await settleLimit(created, ctx.parallelism, async (key) => {
+      const name = key.toLowerCase();
+      const read = listed.get(name) ?? (await api.readRole(name));
+      return typeof read?.role_id === 'string' ? read.role_id : '';
+    });
+    ids.forEach((r, i) => (r.ok ? roleIds.set(created[i], r.value) : errors.set(created[i], r.error)));
+  }
+  const roles: ObjectValue = {};
+  const failed = new Set(errors.keys());
+  for (const [key, error] of errors) {
+    const p = ['roles', { key }];
+    diagnostics.push(errorAt(p, `Could not apply ${showPath(p)}`, message(error)));
+  }
   for (const [key, role] of Object.entries(plannedRoles)) {
     // A failed role keeps its prior state (absent if it was new), so the next plan retries it.
     if (failed.has(key)) {

@@ -1,6 +1,7 @@
 // Refresh of keyward_cloud_auth_backend: one sys/auth read, the config, one LIST of the mount's
-// roles and bounded parallel GETs of the roles that matter (those in state; every role with
-// exclusive_roles or right after an import). Spellings in state are kept where they mean the same.
+// roles (keyward's carries their data) and, where the LIST did not, bounded parallel GETs of the
+// roles that matter (those in state; every role with exclusive_roles or right after an import).
+// Spellings in state are kept where they mean the same.
 
 import { mapLimit } from '../../reconcile/pool';
 import type { ObjectValue, ReadResult } from '../plugin/contract';
@@ -30,9 +31,10 @@ export async function readBackend(ctx: KeywardProviderContext, state: ObjectValu
   const priorRoles = isObject(state.roles) ? state.roles : {};
   const keyOf = new Map(Object.keys(priorRoles).map((k) => [k.toLowerCase(), k]));
   const everyRole = imported || bool(state.exclusive_roles);
-  const listed = await api.listRoles();
-  const wanted = listed.filter((n) => everyRole || keyOf.has(n));
-  const read = await mapLimit(wanted, ctx.parallelism, async (name) => ({ name, data: await api.readRole(name) }));
+  // keyward's LIST carries every role's data (key_info); a role it does not carry is read (Vault).
+  const listed = await api.listRolesWithData();
+  const wanted = [...listed.keys()].filter((n) => everyRole || keyOf.has(n));
+  const read = await mapLimit(wanted, ctx.parallelism, async (name) => ({ name, data: listed.get(name) ?? (await api.readRole(name)) }));
   const roles: ObjectValue = {};
   for (const { name, data } of read) {
     if (!data) continue;

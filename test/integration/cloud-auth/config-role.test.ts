@@ -237,6 +237,9 @@ describe('cloud auth config and roles', () => {
       expect(a.body.data.keys).toEqual(b.body.data.keys);
       expect(a.body.data.keys).toEqual([...a.body.data.keys].sort());
       expect(a.body.data.keys).toContain('tok');
+      // key_info carries every role as its GET returns it (one request refreshes a mount).
+      expect(Object.keys(a.body.data.key_info).sort()).toEqual(a.body.data.keys);
+      for (const k of a.body.data.keys) expect(a.body.data.key_info[k]).toEqual((await getRole(k)).body.data);
       expect((await api(engine, 'DELETE', 'auth/cloud/role/TOK')).status).toBe(204);
       expect((await getRole('tok')).status).toBe(404);
       expect((await api(engine, 'DELETE', 'auth/cloud/role/tok')).status).toBe(204);

@@ -127,6 +127,23 @@ describe('stack synthesis', () => {
     expect(m.snapshotConfigs[1]).toMatchObject({ name: 'azure', cloudthree_account_key: { secretRef: { env: 'TF_VAR_azure_key' } } });
   });
 
+  it('resolves string, number and list tokens in the manifest, and leaves token-free parts as written', () => {
+    const stack = new TerraformStack(Testing.app(), 'tok');
+    const server = new KeywardServer(stack, 'server', {});
+    const desc = new TerraformVariable(stack, 'desc', { type: 'string' });
+    const ttl = new TerraformVariable(stack, 'ttl', { type: 'number' });
+    const policies = new TerraformVariable(stack, 'policies', { type: 'list(string)' });
+    const backend = new CloudAuthBackend(stack, 'cloud', { server, description: desc.stringValue });
+    CloudAuthRole.iam(stack, 'web', { backend, boundServiceAccounts: ['a@p.iam.gserviceaccount.com'], tokenTtl: ttl.numberValue, tokenPolicies: policies.listValue });
+    CloudAuthRole.iam(stack, 'plain', { backend, boundServiceAccounts: ['b@p.iam.gserviceaccount.com'], tokenTtl: '1h', tokenPolicies: ['default'] });
+    const outdir = Testing.fullSynth(stack);
+    const m = JSON.parse(readFileSync(join(outdir, 'stacks', 'tok', MANIFEST_FILE_NAME), 'utf8')) as Json;
+    const b = m.authBackends[0];
+    expect(b.description).toBe('${var.desc}');
+    expect(b.roles[0]).toMatchObject({ name: 'web', token_ttl: '${var.ttl}', token_policies: '${var.policies}' });
+    expect(b.roles[1]).toEqual({ name: 'plain', type: 'iam', bound_service_accounts: ['b@p.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['default'] });
+  });
+
   it('writes the launcher into the implied local mirror, and no secret anywhere in the output', () => {
     const outdir = Testing.fullSynth(build().stack);
     const stackDir = join(outdir, 'stacks', 'prod');

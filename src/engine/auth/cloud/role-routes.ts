@@ -1,4 +1,5 @@
-// auth/<mount>/role/:name (write = create or merge-update, read, delete) and LIST role/, roles/.
+// auth/<mount>/role/:name (write = create or merge-update, read, delete) and LIST role/, roles/
+// (keys, and key_info: every role's read shape).
 // Names are lower-cased on every path; the write rules live in src/schema/cloud-role-write.ts.
 
 import { randomUUID } from 'node:crypto';
@@ -24,10 +25,14 @@ export function roleRoutes(state: CloudState): Route[] {
     ctx.warnings.push(...warnings);
     return reply.data(null);
   };
+  // key_info carries each role as a read returns it (Vault's LIST endpoints that have key_info do
+  // likewise), so a client refreshes a mount's roles with one request instead of one GET per role.
   const list = async () => {
-    const keys = await state.roleNames();
-    if (keys.length === 0) throw Errors.notFound();
-    return reply.data({ keys });
+    const roles = await state.allRoles();
+    if (roles.size === 0) throw Errors.notFound();
+    const key_info: Record<string, unknown> = {};
+    for (const [name, role] of roles) key_info[name] = roleReadShape(role);
+    return reply.data({ keys: [...roles.keys()], key_info });
   };
   return [
     {

@@ -100,6 +100,16 @@ export class CloudState {
     return (await this.storage.list(ROLE_PREFIX)).filter((k) => !k.includes('/'));
   }
 
+  /** Every stored role, read straight from storage (a LIST of 10,000 roles must not churn the login cache). */
+  async allRoles(): Promise<Map<string, StoredRole>> {
+    const out = new Map<string, StoredRole>();
+    for (const name of await this.roleNames()) {
+      const role = await this.storage.get<StoredRole>(ROLE_PREFIX + name);
+      if (role) out.set(name, role);
+    }
+    return out;
+  }
+
   /** The provider client for the current config (call config() first); rebuilt when it changed. */
   clientFor(c: StoredCloudConfig): IdpClient {
     this.client ??= new IdpClient({
