@@ -114,6 +114,12 @@ export class LocalTarget implements SnapshotTarget {
     }
   }
 
+  /** The file and the temp file a failed put of `name` may have left. */
+  async discard(name: string): Promise<void> {
+    await this.delete(name);
+    await rm(join(this.dir, this.tempName(name)), { force: true });
+  }
+
   /**
    * Temp files left by a crash (kill -9 mid-write) of this config's snapshots only: the exact
    * name pattern, so a sibling config whose prefix starts the same (`snap` vs `snap-b`) keeps its

@@ -25,6 +25,8 @@ export interface SnapshotTarget {
   get(name: string): Promise<Readable>;
   /** Deletes `name`; deleting a missing object is not an error. */
   delete(name: string): Promise<void>;
+  /** Deletes whatever a failed put of `name` may have left: the object and any temporary one. */
+  discard(name: string): Promise<void>;
   /** Removes leftovers of interrupted writes where the store keeps them (local temp files). */
   cleanup(): Promise<void>;
   close(): Promise<void>;
