@@ -9,7 +9,8 @@ import { AzureTarget } from '../../../src/engine/snapshot/targets/azure';
 import { GcsTarget } from '../../../src/engine/snapshot/targets/gcs';
 import { LocalTarget } from '../../../src/engine/snapshot/targets/local';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { S3Target, s3TempName } from '../../../src/engine/snapshot/targets/s3';
+import { S3Target } from '../../../src/engine/snapshot/targets/s3';
+import { partialName } from '../../../src/engine/snapshot/targets/target';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { targetConformance } from '../../unit/engine/snapshot/target-conformance';
 
@@ -160,7 +161,7 @@ describe('cloudone-store specifics (s3rver)', () => {
     // The store exposes what a single PUT has received so far, under the key it was sent to...
     expect(names).toContain('direct.snap');
     // ...so the target's PUT goes to a temporary key, never the final name.
-    expect(names).toContain(s3TempName('vault-snapshot-9.snap'));
+    expect(names).toContain(partialName('vault-snapshot-9.snap'));
     expect(names).not.toContain('vault-snapshot-9.snap');
     abort.abort(new Error('deadline'));
     await expect(direct).rejects.toThrow();
@@ -174,7 +175,7 @@ describe('cloudone-store specifics (s3rver)', () => {
 
   it('discard removes the final and the temporary key a failed put may have left', async () => {
     const t = new S3Target({ ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
-    for (const n of ['vault-snapshot-11.snap', s3TempName('vault-snapshot-11.snap')]) await t.put(n, () => Readable.from([Buffer.from('x')]), 1, live);
+    for (const n of ['vault-snapshot-11.snap', partialName('vault-snapshot-11.snap')]) await t.put(n, () => Readable.from([Buffer.from('x')]), 1, live);
     expect((await t.list()).length).toBe(2);
     await t.discard('vault-snapshot-11.snap');
     expect(await t.list()).toEqual([]);

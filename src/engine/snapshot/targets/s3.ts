@@ -25,7 +25,7 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+import { joinKey, listPrefix, partialName, type SnapshotTarget, type StoredObject } from './target';
 
 export interface S3TargetOptions {
   bucket: string;
@@ -59,11 +59,6 @@ const LATE_COMMIT_MS = 500;
 /** S3's limit for one PutObject, one CopyObject and one part. */
 const S3_SINGLE_MAX = 5 * 1024 ** 3;
 const S3_MAX_PARTS = 10_000;
-
-/** The key an archive is written to before it is published (never matches a snapshot name). */
-export function s3TempName(name: string): string {
-  return `.${name}.partial`;
-}
 
 /**
  * Hands out consecutive slices of `source` of exact lengths, one Readable per slice, without
@@ -169,7 +164,7 @@ export class S3Target implements SnapshotTarget {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     const single = size <= Math.min(this.opts.singlePutMax ?? S3_SINGLE_MAX, S3_SINGLE_MAX);
-    const temp = this.key(s3TempName(name));
+    const temp = this.key(partialName(name));
     const upload: { id?: string } = {};
     try {
       if (single) await this.putViaCopy(key, temp, body, size, abort.signal);
@@ -284,12 +279,12 @@ export class S3Target implements SnapshotTarget {
 
   /** The object and the temporary key a failed put of `name` may have left (a stalled store can commit it late). */
   async discard(name: string): Promise<void> {
-    await Promise.all([this.delete(name), this.delete(s3TempName(name))]);
+    await Promise.all([this.delete(name), this.delete(partialName(name))]);
   }
 
   /**
-   * Waits for the deletes failed puts started in the background. Temporary keys a crash left are
-   * not listed for: the scheduler discards the name of an attempt that did not finish.
+   * Waits for the deletes failed puts started in the background. Temporary keys an engine crash
+   * left are not listed for here (the store may be stalled at start): retention removes them.
    */
   async cleanup(): Promise<void> {
     await Promise.all(this.cleanups);

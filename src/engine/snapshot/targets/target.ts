@@ -37,6 +37,19 @@ export function snapshotFileName(filePrefix: string, unixNs: bigint): string {
   return `${filePrefix}-${unixNs.toString()}.snap`;
 }
 
+/**
+ * Where a target writes `name` before publishing it (local temp file, S3 temporary key): a dot
+ * name that never matches a snapshot pattern, so retention and restore never take it for one.
+ */
+export function partialName(name: string): string {
+  return `.${name}.partial`;
+}
+
+/** The snapshot name a partialName() stands for, or undefined. */
+export function partialOf(name: string): string | undefined {
+  return /^\.(.+)\.partial$/.exec(name)?.[1];
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
