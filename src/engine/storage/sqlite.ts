@@ -8,6 +8,7 @@
 // commit it moved off the event loop. Only the fsync leaves the event loop.)
 
 import Database from 'better-sqlite3';
+import { ensurePageSize } from './sqlite-page-size';
 import { SqliteSnapshotReaders } from './sqlite-snapshot';
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
 import { WalSync, type WalSyncOptions } from './wal-sync';
@@ -45,6 +46,7 @@ export class SqliteStorage implements Storage {
     walSync: WalSyncOptions = {},
   ) {
     this.db = new Database(file);
+    ensurePageSize(this.db);
     this.db.pragma('journal_mode = WAL');
     // Crash-consistent without a sync per commit; durability comes from WalSync before each ack.
     this.db.pragma('synchronous = NORMAL');
