@@ -84,7 +84,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
         continue;
       }
       try {
-        await raceAbort(plan.target.delete(name), signal);
+        await raceAbort(plan.target.discard(name), signal);
       } catch {
         orphansLeft.push(name);
       }

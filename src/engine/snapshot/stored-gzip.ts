@@ -2,8 +2,7 @@
 // length is known from the input length before the first byte: an upload can then declare its
 // Content-Length up front (one streamed, atomic S3 PutObject or Azure Put Blob) instead of being
 // cut into buffered parts. zlib's level 0 makes blocks of whatever size its buffers hold, which
-// is not predictable. Input is passed through without copying; only headers are added. The
-// archive's payload is ciphertext, which deflate could not shrink anyway.
+// is not predictable. The archive's payload is ciphertext, which deflate could not shrink anyway.
 
 import { Transform, type TransformCallback } from 'node:stream';
 import { crc32 } from 'node:zlib';
@@ -21,27 +20,42 @@ export function storedGzipSize(n: number): number {
   return HEADER.length + Math.ceil(n / BLOCK) * 5 + n + LAST_BLOCK.length + TRAILER_BYTES;
 }
 
-function blockHeader(len: number): Buffer {
-  const h = Buffer.allocUnsafe(5);
-  h[0] = 0x00; // BFINAL=0, BTYPE=00 (stored)
-  h.writeUInt16LE(len, 1);
-  h.writeUInt16LE(~len & 0xffff, 3);
-  return h;
-}
+/** Output chunk size: few, large writes downstream (a socket or file write per chunk). */
+const OUT = 1024 * 1024;
 
 /**
  * Gzips exactly `inputBytes` bytes; more or fewer is an error (the declared length of the upload
- * would be wrong, and a store must not get a body that differs from it).
+ * would be wrong, and a store must not get a body that differs from it). Output goes out in
+ * OUT-byte chunks: copying the input once costs less than sending two small buffers (a 5-byte
+ * header and a block) per 64 KiB through every stream and socket write downstream.
  */
 export class StoredGzip extends Transform {
   private crc = 0;
   private seen = 0;
-  /** Bytes still to come in the block whose header was sent last. */
+  /** Bytes still to come in the block whose header was written last. */
   private blockLeft = 0;
+  private out = Buffer.allocUnsafeSlow(OUT);
+  private at = 0;
+  private readonly header = Buffer.alloc(5);
 
   constructor(private readonly inputBytes: number) {
-    super({ highWaterMark: 256 * 1024 });
-    this.push(HEADER);
+    super({ highWaterMark: OUT });
+    this.append(HEADER, 0, HEADER.length);
+  }
+
+  /** Copies src[from, to) into the output chunk, pushing each chunk as it fills. */
+  private append(src: Buffer, from: number, to: number): void {
+    while (from < to) {
+      const n = Math.min(to - from, OUT - this.at);
+      src.copy(this.out, this.at, from, from + n);
+      this.at += n;
+      from += n;
+      if (this.at === OUT) {
+        this.push(this.out);
+        this.out = Buffer.allocUnsafeSlow(OUT);
+        this.at = 0;
+      }
+    }
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
@@ -53,10 +67,13 @@ export class StoredGzip extends Transform {
       if (this.blockLeft === 0) {
         // Blocks are BLOCK bytes, the last one the rest: the size formula depends on it.
         this.blockLeft = Math.min(BLOCK, this.inputBytes - (this.seen - chunk.length + at));
-        this.push(blockHeader(this.blockLeft));
+        this.header[0] = 0x00; // BFINAL=0, BTYPE=00 (stored)
+        this.header.writeUInt16LE(this.blockLeft, 1);
+        this.header.writeUInt16LE(~this.blockLeft & 0xffff, 3);
+        this.append(this.header, 0, 5);
       }
       const n = Math.min(this.blockLeft, chunk.length - at);
-      this.push(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+      this.append(chunk, at, at + n);
       this.blockLeft -= n;
       at += n;
     }
@@ -68,8 +85,9 @@ export class StoredGzip extends Transform {
     const trailer = Buffer.allocUnsafe(TRAILER_BYTES);
     trailer.writeUInt32LE(this.crc >>> 0, 0);
     trailer.writeUInt32LE(this.inputBytes % 2 ** 32, 4); // ISIZE is the length modulo 2^32
-    this.push(LAST_BLOCK);
-    this.push(trailer);
+    this.append(LAST_BLOCK, 0, LAST_BLOCK.length);
+    this.append(trailer, 0, TRAILER_BYTES);
+    if (this.at > 0) this.push(this.out.subarray(0, this.at));
     cb();
   }
 }

@@ -1,21 +1,24 @@
-// Worker thread of a SQLite snapshot view (see sqlite-snapshot.ts): its own read-only connection
-// takes the sizes and then reads every row in one read transaction, so both describe the same
-// point in time, and writes the rows as entry records into chunks it hands over (transferred, not
-// copied), one chunk per chunk asked for: the parent's requests bound the memory in flight.
-// Reading and encoding 100 MB costs about half a second of CPU, which the event loop (serving
-// requests and the upload itself) no longer pays.
+// Worker thread of SQLite snapshot views (see sqlite-snapshot.ts). It keeps one read-only
+// connection and serves one view at a time: for each it takes the sizes and then reads every row
+// in one read transaction, so both describe the same point in time, and writes the rows as entry
+// records into chunks it hands over (transferred, not copied), one chunk per chunk asked for: the
+// parent's requests bound the memory in flight. Reading and encoding 100 MB costs about half a
+// second of CPU, which the event loop (serving requests and the upload itself) no longer pays.
+// The thread outlives a view, so the next snapshot does not pay for starting a thread and loading
+// SQLite again (tens of ms, and tens of MB of memory allocated and dropped per snapshot).
 
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordSize, writeRecord } from './entry-record';
 
+/** Every message names the view it belongs to: a late chunk of a closed view is dropped. */
 export type WorkerMessage =
-  | { type: 'totals'; count: number; bytes: number }
+  | { type: 'totals'; view: number; count: number; bytes: number }
   /** `count` (entries read in all) comes with the last chunk, which may be empty. */
-  | { type: 'chunk'; data: ArrayBuffer; length: number; count?: number }
-  | { type: 'error'; message: string };
-/** Parent to worker: produce one more chunk, or release the view and exit. */
-export type ParentMessage = 'more' | 'stop';
+  | { type: 'chunk'; view: number; data: ArrayBuffer; length: number; count?: number }
+  | { type: 'error'; view: number; message: string };
+/** Parent to worker: start view `view`, produce one more chunk of it, release it, or exit. */
+export type ParentMessage = { type: 'open'; view: number } | { type: 'more'; view: number } | { type: 'stop'; view: number } | { type: 'exit' };
 
 const CHUNK = 1024 * 1024;
 const port = parentPort!;
@@ -23,73 +26,80 @@ const { file } = workerData as { file: string };
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 let db: Database.Database | undefined;
-let rows: IterableIterator<[string, Buffer]> | undefined;
-/** A row read but not yet written: it did not fit in the chunk before. */
-let held: [string, Buffer] | undefined;
-let seen = 0;
+/** The view being served. */
+let current: { view: number; rows: IterableIterator<[string, Buffer]>; seen: number; held?: [string, Buffer] } | undefined;
 
-function finish(): void {
-  rows?.return?.();
-  rows = undefined;
-  if (db?.open) {
-    if (db.inTransaction) db.exec('COMMIT');
-    db.close();
-  }
-  port.close();
+/** Ends the view's read transaction (the thread stays for the next one). */
+function release(): void {
+  current?.rows.return?.();
+  current = undefined;
+  if (db?.inTransaction) db.exec('COMMIT');
 }
 
-function fail(e: unknown): void {
-  post({ type: 'error', message: (e as Error).message });
+function fail(view: number, e: unknown): void {
+  post({ type: 'error', view, message: (e as Error).message });
   try {
-    finish();
+    release();
   } catch {
+    // The connection is broken: a thread that cannot serve views exits.
     port.close();
   }
 }
 
-function produceChunk(it: IterableIterator<[string, Buffer]>): void {
+function open(view: number): void {
+  release();
+  db ??= new Database(file, { readonly: true });
+  db.exec('BEGIN');
+  // Sizes in the same transaction as the rows, so they describe exactly what is iterated.
+  const totals = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
+  // Raw rows (arrays): no object per row.
+  const rows = db.prepare('SELECT k, v FROM kv ORDER BY k').raw().iterate() as IterableIterator<[string, Buffer]>;
+  current = { view, rows, seen: 0 };
+  post({ type: 'totals', view, count: totals.n, bytes: totals.b });
+}
+
+function produceChunk(v: NonNullable<typeof current>): void {
   let buf = Buffer.allocUnsafeSlow(CHUNK);
   let at = 0;
   for (;;) {
-    const row = held ?? it.next().value;
-    held = undefined;
+    const row = v.held ?? v.rows.next().value;
+    v.held = undefined;
     if (row === undefined) {
-      post({ type: 'chunk', data: buf.buffer as ArrayBuffer, length: at, count: seen }, [buf.buffer as ArrayBuffer]);
-      finish();
+      post({ type: 'chunk', view: v.view, data: buf.buffer as ArrayBuffer, length: at, count: v.seen }, [buf.buffer as ArrayBuffer]);
+      release();
       return;
     }
     const need = recordSize(row[0], row[1]);
     if (at + need > buf.length) {
       if (at > 0) {
-        held = row;
+        v.held = row;
         break;
       }
       buf = Buffer.allocUnsafeSlow(need); // an entry larger than a chunk gets a chunk of its own
     }
     at = writeRecord(buf, at, row[0], row[1]);
-    seen++;
+    v.seen++;
     if (at >= CHUNK) break;
   }
-  post({ type: 'chunk', data: buf.buffer as ArrayBuffer, length: at }, [buf.buffer as ArrayBuffer]);
+  post({ type: 'chunk', view: v.view, data: buf.buffer as ArrayBuffer, length: at }, [buf.buffer as ArrayBuffer]);
 }
 
-try {
-  db = new Database(file, { readonly: true });
-  db.exec('BEGIN');
-  // Sizes in the same transaction as the rows, so they describe exactly what is iterated.
-  const totals = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
-  // Raw rows (arrays): no object per row.
-  rows = db.prepare('SELECT k, v FROM kv ORDER BY k').raw().iterate() as IterableIterator<[string, Buffer]>;
-  post({ type: 'totals', count: totals.n, bytes: totals.b });
-  port.on('message', (m: ParentMessage) => {
-    if (m === 'stop') return finish();
-    if (!rows) return;
+port.on('message', (m: ParentMessage) => {
+  if (m.type === 'exit') {
     try {
-      produceChunk(rows);
-    } catch (e) {
-      fail(e);
+      release();
+      db?.close();
+    } finally {
+      port.close();
     }
-  });
-} catch (e) {
-  fail(e);
-}
+    return;
+  }
+  try {
+    if (m.type === 'open') open(m.view);
+    else if (current?.view !== m.view) return; // a view already ended or released
+    else if (m.type === 'stop') release();
+    else produceChunk(current);
+  } catch (e) {
+    fail(m.view, e);
+  }
+});

@@ -1,8 +1,9 @@
-// A SQLite store's snapshot view, read in a worker thread (sqlite-snapshot-worker.ts) that hands
+// A SQLite store's snapshot views, read in a worker thread (sqlite-snapshot-worker.ts) that hands
 // over chunks of entry records: the archive streams them on as they are (`chunks`), and the
 // generic entry iterator decodes them. At most IN_FLIGHT chunks are asked for ahead of the
 // consumer, so memory stays flat whatever the store's size. close() (or the end) releases the
-// worker's read transaction and ends the thread.
+// worker's read transaction. The thread is kept for the next view (one idle thread per store;
+// views that overlap get a thread of their own, which exits after its view).
 
 import { Worker } from 'node:worker_threads';
 import { readRecords } from './entry-record';
@@ -20,9 +21,80 @@ function workerFile(): { file: string; execArgv?: string[] } {
   return { file: __filename.replace(/sqlite-snapshot\.js$/, 'sqlite-snapshot-worker.js') };
 }
 
-export async function openSqliteSnapshot(dbFile: string): Promise<StorageSnapshot> {
-  const { file, execArgv } = workerFile();
-  const worker = new Worker(file, { workerData: { file: dbFile }, execArgv });
+/** One reader thread; serves one view at a time. */
+class ReaderThread {
+  private readonly worker: Worker;
+  private onMessage?: (m: WorkerMessage) => void;
+  private onGone?: (e: Error) => void;
+  /** Set once the thread failed or exited: it serves no further view. */
+  gone?: Error;
+
+  constructor(dbFile: string) {
+    const { file, execArgv } = workerFile();
+    this.worker = new Worker(file, { workerData: { file: dbFile }, execArgv });
+    this.worker.unref();
+    this.worker.on('message', (m: WorkerMessage) => this.onMessage?.(m));
+    this.worker.once('error', (e) => this.lost(e));
+    this.worker.once('exit', (code) => this.lost(new Error(`the snapshot reader stopped (exit code ${code})`)));
+  }
+
+  private lost(e: Error): void {
+    this.gone ??= e;
+    this.onGone?.(this.gone);
+  }
+
+  /** Routes the thread's messages and failure to one view; an active view keeps the process alive. */
+  attach(onMessage: (m: WorkerMessage) => void, onGone: (e: Error) => void): void {
+    this.onMessage = onMessage;
+    this.onGone = onGone;
+    this.worker.ref();
+  }
+
+  detach(): void {
+    this.onMessage = undefined;
+    this.onGone = undefined;
+    this.worker.unref();
+  }
+
+  send(m: ParentMessage): void {
+    if (!this.gone) this.worker.postMessage(m);
+  }
+
+  /** The thread releases its connection and ends; nothing waits for it. */
+  exit(): void {
+    this.detach();
+    this.send({ type: 'exit' });
+  }
+}
+
+let nextView = 1;
+
+/** The snapshot views of one SQLite file, with the reader thread kept between them. */
+export class SqliteSnapshotReaders {
+  private idle?: ReaderThread;
+  private closed = false;
+
+  constructor(private readonly dbFile: string) {}
+
+  async open(): Promise<StorageSnapshot> {
+    const reader = this.idle && !this.idle.gone ? this.idle : new ReaderThread(this.dbFile);
+    this.idle = undefined;
+    return openView(reader, (healthy) => {
+      if (healthy && !this.closed && !this.idle) this.idle = reader;
+      else reader.exit();
+    });
+  }
+
+  /** Ends the idle thread; a view still open ends its own thread when it is done. */
+  close(): void {
+    this.closed = true;
+    this.idle?.exit();
+    this.idle = undefined;
+  }
+}
+
+async function openView(reader: ReaderThread, done: (healthy: boolean) => void): Promise<StorageSnapshot> {
+  const view = nextView++;
   const ready: Buffer[] = [];
   let asked = 0;
   let ended = false;
@@ -35,53 +107,65 @@ export async function openSqliteSnapshot(dbFile: string): Promise<StorageSnapsho
     wake = undefined;
     w?.();
   };
-  const send = (m: ParentMessage) => worker.postMessage(m);
+  const send = (m: ParentMessage) => reader.send(m);
+  let released = false;
+  /** Hands the thread back once this view is over (ended, closed or failed). */
+  const release = () => {
+    if (released) return;
+    released = true;
+    reader.detach();
+    done(!failure && !reader.gone);
+  };
 
   // Resolves once the sizes and the first chunk are in: a small store is then wholly read before
   // the archive starts flowing, and a large one has its first chunks under way.
   const totals = await new Promise<{ count: number; bytes: number }>((resolve, reject) => {
     let sizes: { count: number; bytes: number } | undefined;
-    worker.on('message', (m: WorkerMessage) => {
-      if (m.type === 'totals') {
-        sizes = m;
-        announced = m.count;
-        while (asked < IN_FLIGHT) {
-          asked++;
-          send('more');
+    reader.attach(
+      (m) => {
+        if (m.view !== view) return; // a late message of an earlier view on this thread
+        if (m.type === 'totals') {
+          sizes = { count: m.count, bytes: m.bytes };
+          announced = m.count;
+          while (asked < IN_FLIGHT) {
+            asked++;
+            send({ type: 'more', view });
+          }
+        } else if (m.type === 'chunk') {
+          asked--;
+          if (m.length > 0) ready.push(Buffer.from(m.data, 0, m.length));
+          if (m.count !== undefined) {
+            ended = true;
+            if (m.count !== announced) failure ??= new Error(`the snapshot read ${m.count} entries, its view announced ${announced}`);
+          }
+          if (sizes) resolve(sizes);
+        } else {
+          failure ??= new Error(m.message);
+          reject(failure);
+          release();
         }
-      } else if (m.type === 'chunk') {
-        asked--;
-        if (m.length > 0) ready.push(Buffer.from(m.data, 0, m.length));
-        if (m.count !== undefined) {
-          ended = true;
-          if (m.count !== announced) failure ??= new Error(`the snapshot read ${m.count} entries, its view announced ${announced}`);
-        }
-        if (sizes) resolve(sizes);
-      } else {
-        failure ??= new Error(m.message);
-        reject(failure);
-      }
-      notify();
-    });
-    worker.once('error', (e) => {
-      failure ??= e;
-      reject(e);
-      notify();
-    });
-    worker.once('exit', (code) => {
-      if (!ended && !closed) failure ??= new Error(`the snapshot reader stopped (exit code ${code})`);
-      reject(failure ?? new Error('the snapshot reader stopped'));
-      notify();
-    });
+        notify();
+      },
+      (e) => {
+        if (!ended && !closed) failure ??= e;
+        reject(failure ?? e);
+        release();
+        notify();
+      },
+    );
+    send({ type: 'open', view });
+  }).catch((e: unknown) => {
+    release();
+    throw e;
   });
 
   const close = () => {
     if (closed) return;
     closed = true;
     ready.length = 0;
-    if (!ended) send('stop');
-    // The worker exits by itself once it has released the view; nothing waits for it.
-    worker.unref();
+    // The thread ends the read transaction before it serves anything sent after this.
+    if (!ended) send({ type: 'stop', view });
+    release();
     notify();
   };
 
@@ -92,7 +176,7 @@ export async function openSqliteSnapshot(dbFile: string): Promise<StorageSnapsho
       if (closed) return undefined;
       while (!ended && asked + ready.length < IN_FLIGHT) {
         asked++;
-        send('more');
+        send({ type: 'more', view });
       }
       const c = ready.shift();
       if (c) return c;

@@ -8,7 +8,8 @@
 // commit it moved off the event loop. Only the fsync leaves the event loop.)
 
 import Database from 'better-sqlite3';
-import { openSqliteSnapshot } from './sqlite-snapshot';
+import { ensurePageSize } from './sqlite-page-size';
+import { SqliteSnapshotReaders } from './sqlite-snapshot';
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
 import { WalSync, type WalSyncOptions } from './wal-sync';
 
@@ -30,6 +31,7 @@ export class SqliteStorage implements Storage {
   private pending: Pending[] = [];
   private flushScheduled = false;
   private paused = false;
+  private readonly readers: SqliteSnapshotReaders;
   private readonly stmt: {
     get: Database.Statement<[string], { v: Buffer }>;
     put: Database.Statement<[string, Buffer]>;
@@ -44,12 +46,14 @@ export class SqliteStorage implements Storage {
     walSync: WalSyncOptions = {},
   ) {
     this.db = new Database(file);
+    ensurePageSize(this.db);
     this.db.pragma('journal_mode = WAL');
     // Crash-consistent without a sync per commit; durability comes from WalSync before each ack.
     this.db.pragma('synchronous = NORMAL');
     // A flush ending frees a slot: commit whatever queued while they were all busy.
     this.wal = new WalSync(`${file}-wal`, walSync, () => this.flush(false));
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID');
+    this.readers = new SqliteSnapshotReaders(file);
     this.stmt = {
       get: this.db.prepare('SELECT v FROM kv WHERE k = ?'),
       put: this.db.prepare('INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
@@ -148,7 +152,7 @@ export class SqliteStorage implements Storage {
     this.flush();
     // Read in a worker thread on its own connection: a read transaction there sees a fixed WAL
     // snapshot while writers go on, and the event loop does not pay for reading every row.
-    return openSqliteSnapshot(this.file);
+    return this.readers.open();
   }
 
   async replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void> {
@@ -175,6 +179,7 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     this.flush();
+    this.readers.close();
     await this.wal.close();
     this.db.close();
   }

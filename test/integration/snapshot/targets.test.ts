@@ -8,7 +8,9 @@ import { Readable } from 'node:stream';
 import { AzureTarget } from '../../../src/engine/snapshot/targets/azure';
 import { GcsTarget } from '../../../src/engine/snapshot/targets/gcs';
 import { LocalTarget } from '../../../src/engine/snapshot/targets/local';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Target } from '../../../src/engine/snapshot/targets/s3';
+import { partialName } from '../../../src/engine/snapshot/targets/target';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { targetConformance } from '../../unit/engine/snapshot/target-conformance';
 
@@ -64,8 +66,10 @@ targetConformance('cloudone-store multipart (s3rver)', () => ({
       endpoint: String(s3.fields.cloudone_endpoint),
       disableTls: true,
       forcePathStyle: true,
-      // The smallest part S3 allows: the 9 and 12 MiB conformance archives go through
-      // CreateMultipartUpload / UploadPart / CompleteMultipartUpload.
+      // Stand-ins for S3's 5 GiB limits, at the smallest part S3 allows: the 9 and 12 MiB
+      // conformance archives go through CreateMultipartUpload / UploadPart (streamed parts of
+      // exact lengths) / CompleteMultipartUpload.
+      singlePutMax: 5 * 1024 * 1024,
       partSize: 5 * 1024 * 1024,
     }),
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,
@@ -130,6 +134,52 @@ describe('cloudone-store specifics (s3rver)', () => {
     expect(await check.list()).toEqual([]);
     expect((await check.list()).map((o) => o.name)).not.toContain('vault-snapshot-7.snap');
     await check.close();
+  });
+
+  it('s3rver shows a streamed PutObject under its key before it ends: the target publishes by copy', async () => {
+    const o = { ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    const raw = new S3Client({
+      region: o.region,
+      endpoint: `http://${o.endpoint}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      logger: { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    const t = new S3Target(o);
+    // A body that sends 300 kB of its declared 600 kB, then stalls until aborted.
+    const stalled = () => {
+      const r = new Readable({ read() {} });
+      r.push(Buffer.alloc(300_000));
+      return r;
+    };
+    const abort = new AbortController();
+    const direct = raw.send(new PutObjectCommand({ Bucket: o.bucket, Key: `${o.pathPrefix}/direct.snap`, Body: stalled(), ContentLength: 600_000 }), { abortSignal: abort.signal });
+    const viaTarget = t.put('vault-snapshot-9.snap', stalled, 600_000, abort.signal);
+    await new Promise((r) => setTimeout(r, 500));
+    const names = (await t.list()).map((x) => x.name);
+    // The store exposes what a single PUT has received so far, under the key it was sent to...
+    expect(names).toContain('direct.snap');
+    // ...so the target's PUT goes to a temporary key, never the final name.
+    expect(names).toContain(partialName('vault-snapshot-9.snap'));
+    expect(names).not.toContain('vault-snapshot-9.snap');
+    abort.abort(new Error('deadline'));
+    await expect(direct).rejects.toThrow();
+    await expect(viaTarget).rejects.toThrow('deadline');
+    await t.cleanup(); // the failed put's own best-effort deletes
+    await t.delete('direct.snap');
+    expect(await t.list()).toEqual([]);
+    await t.close();
+    raw.destroy();
+  });
+
+  it('discard removes the final and the temporary key a failed put may have left', async () => {
+    const t = new S3Target({ ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    for (const n of ['vault-snapshot-11.snap', partialName('vault-snapshot-11.snap')]) await t.put(n, () => Readable.from([Buffer.from('x')]), 1, live);
+    expect((await t.list()).length).toBe(2);
+    await t.discard('vault-snapshot-11.snap');
+    expect(await t.list()).toEqual([]);
+    await t.close();
   });
 
   it('fails clearly with unknown static keys', async () => {

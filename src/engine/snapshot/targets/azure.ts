@@ -107,6 +107,11 @@ export class AzureTarget implements SnapshotTarget {
     await this.container.getBlockBlobClient(this.key(name)).deleteIfExists();
   }
 
+  /** A failed put leaves at most the blob itself (a Put Blob the store committed late). */
+  async discard(name: string): Promise<void> {
+    await this.delete(name);
+  }
+
   /** Nothing to clean: uncommitted blocks never form a blob and the service drops them. */
   async cleanup(): Promise<void> {}
 

@@ -107,6 +107,11 @@ export class GcsTarget implements SnapshotTarget {
     await this.storage.bucket(this.opts.bucket).file(this.key(name)).delete({ ignoreNotFound: true });
   }
 
+  /** A failed put leaves at most the object itself (a session the store committed late). */
+  async discard(name: string): Promise<void> {
+    await this.delete(name);
+  }
+
   /** Nothing to clean: unfinished upload sessions hold no object and expire on their own. */
   async cleanup(): Promise<void> {}
 

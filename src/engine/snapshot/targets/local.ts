@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import { snapshotNamePattern, type SnapshotTarget, type StoredObject } from './target';
+import { partialName, partialOf, snapshotNamePattern, type SnapshotTarget, type StoredObject } from './target';
 
 export class LocalSpaceError extends Error {}
 
@@ -30,10 +30,6 @@ export class LocalTarget implements SnapshotTarget {
     return pathToFileURL(join(this.dir, name)).href;
   }
 
-  private tempName(name: string): string {
-    return `.${name}.partial`;
-  }
-
   /** Bytes used by every file whose name starts with file_prefix (not only matching snapshots). */
   async usedSpace(): Promise<number> {
     let used = 0;
@@ -50,7 +46,7 @@ export class LocalTarget implements SnapshotTarget {
         `snapshot of ${size} bytes would exceed local_max_space (${this.opts.maxSpace} bytes, ${used} in use)`,
       );
     }
-    const temp = join(this.dir, this.tempName(name));
+    const temp = join(this.dir, partialName(name));
     try {
       let written = 0;
       const limit = this.opts.maxSpace - used;
@@ -114,6 +110,12 @@ export class LocalTarget implements SnapshotTarget {
     }
   }
 
+  /** The file and the temp file a failed put of `name` may have left. */
+  async discard(name: string): Promise<void> {
+    await this.delete(name);
+    await rm(join(this.dir, partialName(name)), { force: true });
+  }
+
   /**
    * Temp files left by a crash (kill -9 mid-write) of this config's snapshots only: the exact
    * name pattern, so a sibling config whose prefix starts the same (`snap` vs `snap-b`) keeps its
@@ -122,8 +124,8 @@ export class LocalTarget implements SnapshotTarget {
   async cleanup(): Promise<void> {
     const pattern = snapshotNamePattern(this.opts.filePrefix);
     for (const o of await this.list()) {
-      const m = /^\.(.+)\.partial$/.exec(o.name);
-      if (m && pattern.test(m[1])) await rm(join(this.dir, o.name), { force: true });
+      const of = partialOf(o.name);
+      if (of && pattern.test(of)) await rm(join(this.dir, o.name), { force: true });
     }
   }
 

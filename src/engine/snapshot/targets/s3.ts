@@ -1,23 +1,31 @@
-// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). S3 has no rename; the archive streams
-// into @aws-sdk/lib-storage's Upload as it is produced: an archive up to one part is a single
-// PutObject (atomic: the key appears when the whole body has arrived), a larger one a multipart
-// upload whose parts stay invisible until CompleteMultipartUpload, with PART_QUEUE parts in
-// flight (memory stays flat whatever the archive size). A streamed single PutObject would be
-// atomic on S3 too, but S3-compatible stores such as s3rver write it under its final name as it
-// arrives. A failure aborts the multipart upload, and the key gets a best-effort delete: a request
-// the store completed but whose answer was lost must not leave an object the status calls failed.
+// The `cloudone-store` target (S3 API, @aws-sdk/client-s3). The archive's length is known before
+// its first byte, so it streams into one PutObject with that Content-Length: no part buffering,
+// memory flat, and S3 never creates an object from a request whose body was cut short. That
+// PutObject goes to a temporary key (`.<name>.partial`) and a server-side CopyObject publishes it
+// under the final name: S3-compatible stores such as s3rver write a PutObject under its key as the
+// bytes arrive (and keep what an aborted one had sent), so only a copy of a complete object is
+// safe to name. Above S3's 5 GiB single-PUT and copy limit the archive goes through a multipart
+// upload instead, each part streamed with its exact length, invisible until
+// CompleteMultipartUpload. A failure aborts the request (and the multipart upload), and the keys
+// get a best-effort delete: a request the store completed but whose answer was lost must not leave
+// an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
+  UploadPartCommand,
+  type CompletedPart,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import type { Readable } from 'node:stream';
-import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+import { Readable } from 'node:stream';
+import { joinKey, listPrefix, partialName, type SnapshotTarget, type StoredObject } from './target';
 
 export interface S3TargetOptions {
   bucket: string;
@@ -33,10 +41,9 @@ export interface S3TargetOptions {
   enableKms?: boolean;
   kmsKey?: string;
   serverSideEncryption?: boolean;
-  /**
-   * Part size (default 8 MiB, at least 5 MiB): larger archives use a multipart upload, smaller
-   * ones one PutObject. At most PART_QUEUE + 1 parts are buffered.
-   */
+  /** Largest archive sent as one PutObject (default and maximum 5 GiB, S3's limit); larger ones go multipart. */
+  singlePutMax?: number;
+  /** Part size of a multipart upload (default 5 GiB, at least 5 MiB); parts are streamed, never buffered. */
   partSize?: number;
   /** Socket idle timeout of a request in ms (default 30 s); connect timeout is 10 s. */
   requestTimeoutMs?: number;
@@ -46,12 +53,48 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** The best-effort delete after a failed put gets this long (the store may be the thing stalled). */
 const CLEANUP_TIMEOUT_MS = 5_000;
-/** When the cleanup deletes the key a second time. */
+/** When the cleanup deletes the keys a second time. */
 const LATE_COMMIT_MS = 500;
 
-const DEFAULT_PART = 8 * 1024 * 1024;
-/** Parts uploading at once: overlaps the network with producing the next part. */
-const PART_QUEUE = 2;
+/** S3's limit for one PutObject, one CopyObject and one part. */
+const S3_SINGLE_MAX = 5 * 1024 ** 3;
+const S3_MAX_PARTS = 10_000;
+
+/**
+ * Hands out consecutive slices of `source` of exact lengths, one Readable per slice, without
+ * copying: each part of a multipart upload streams its bytes as they are produced.
+ */
+class Slicer {
+  private readonly it: AsyncIterator<Buffer>;
+  private rest: Buffer | undefined;
+
+  constructor(source: Readable) {
+    this.it = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  }
+
+  slice(bytes: number): Readable {
+    return Readable.from(this.take(bytes), { objectMode: false });
+  }
+
+  private async *take(bytes: number): AsyncGenerator<Buffer> {
+    let left = bytes;
+    while (left > 0) {
+      let c = this.rest;
+      this.rest = undefined;
+      if (!c) {
+        const r = await this.it.next();
+        if (r.done) throw new Error(`the archive ended ${left} bytes short of a part`);
+        c = r.value;
+      }
+      if (c.length > left) {
+        this.rest = c.subarray(left);
+        c = c.subarray(0, left);
+      }
+      left -= c.length;
+      yield c;
+    }
+  }
+}
 
 export class S3Target implements SnapshotTarget {
   readonly storageType = 'cloudone-store' as const;
@@ -74,7 +117,8 @@ export class S3Target implements SnapshotTarget {
       credentials: opts.accessKeyId
         ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey ?? '', sessionToken: opts.sessionToken || undefined }
         : undefined,
-      // Plain payload signing: S3-compatible stores do not all understand aws-chunked trailers.
+      // Plain payload signing: S3-compatible stores do not all understand aws-chunked trailers. A
+      // stream body is sent as UNSIGNED-PAYLOAD, so the SDK never reads it ahead to hash it.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       // Failures surface in the snapshot status; the SDK's own console warnings add nothing.
       logger: { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
@@ -119,19 +163,14 @@ export class S3Target implements SnapshotTarget {
     const onAbort = () => abort.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const upload = new Upload({
-      client: this.client,
-      // ContentLength: Upload checks the parts it sent add up to the archive's length.
-      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() },
-      partSize: this.opts.partSize ?? DEFAULT_PART,
-      queueSize: PART_QUEUE,
-      leavePartsOnError: false,
-      abortController: abort,
-    });
+    const single = size <= Math.min(this.opts.singlePutMax ?? S3_SINGLE_MAX, S3_SINGLE_MAX);
+    const temp = this.key(partialName(name));
+    const upload: { id?: string } = {};
     try {
-      await upload.done();
+      if (single) await this.putViaCopy(key, temp, body, size, abort.signal);
+      else await this.putMultipart(key, body, size, abort.signal, upload);
     } catch (e) {
-      this.cleanupAfterFailure(key, upload);
+      this.cleanupAfterFailure(single ? [temp, key] : [key], upload.id);
       throw sourceError ?? (signal.aborted ? (signal.reason as Error) : e);
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -139,23 +178,78 @@ export class S3Target implements SnapshotTarget {
     }
   }
 
+  /** One streamed PutObject to `temp`, published under `key` by a server-side copy. */
+  private async putViaCopy(key: string, temp: string, body: Readable, size: number, abortSignal: AbortSignal): Promise<void> {
+    const { bucket } = this.opts;
+    await this.client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: temp, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() }),
+      { abortSignal },
+    );
+    const source = `${bucket}/${temp.split('/').map(encodeURIComponent).join('/')}`;
+    await this.client.send(new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: source, ...this.encryption() }), { abortSignal });
+    // The snapshot is complete: a temporary key that cannot be deleted now only costs space, and
+    // the background retry (close() waits for it) removes it when the store answers.
+    await this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: temp }), { abortSignal }).catch(() => this.deleteLater([temp]));
+  }
+
+  /** CreateMultipartUpload, parts of exact lengths streamed one after another, then Complete. */
+  private async putMultipart(key: string, body: Readable, size: number, abortSignal: AbortSignal, upload: { id?: string }): Promise<void> {
+    const { bucket } = this.opts;
+    const partSize = Math.min(S3_SINGLE_MAX, Math.max(this.opts.partSize ?? S3_SINGLE_MAX, Math.ceil(size / S3_MAX_PARTS)));
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/gzip', ...this.encryption() }),
+      { abortSignal },
+    );
+    upload.id = created.UploadId;
+    const slicer = new Slicer(body);
+    const parts: CompletedPart[] = [];
+    for (let at = 0, n = 1; at < size; at += partSize, n++) {
+      const len = Math.min(partSize, size - at);
+      const r = await this.client.send(
+        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: upload.id, PartNumber: n, Body: slicer.slice(len), ContentLength: len }),
+        { abortSignal },
+      );
+      parts.push({ PartNumber: n, ETag: r.ETag });
+    }
+    await this.client.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.id, MultipartUpload: { Parts: parts } }),
+      { abortSignal },
+    );
+  }
+
   /**
    * Best effort, bounded, in the background (close() waits for it): aborts the multipart upload
-   * (Upload does too, but only once its parts in flight end) and deletes the key, twice: some
-   * S3-compatible stores (s3rver) commit what an aborted PutObject had sent, and may do so after
-   * a delete sent at once has already been served.
+   * and deletes the keys, twice: some S3-compatible stores (s3rver) commit what an aborted
+   * PutObject had sent, and may do so after a delete sent at once has already been served.
    */
-  private cleanupAfterFailure(key: string, upload: Upload): void {
+  private cleanupAfterFailure(keys: string[], uploadId: string | undefined): void {
     const bounded = { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) };
-    const del = () => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }), bounded).catch(() => undefined);
-    const p = (async () => {
-      if (upload.uploadId) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId: upload.uploadId }), bounded).catch(() => undefined);
-      }
-      await del();
-      await new Promise((r) => setTimeout(r, LATE_COMMIT_MS));
-      await del();
-    })();
+    const key = keys[keys.length - 1];
+    const first = uploadId
+      ? this.client.send(new AbortMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key, UploadId: uploadId }), bounded).then(
+          () => undefined,
+          () => undefined,
+        )
+      : Promise.resolve();
+    this.track(first.then(() => this.deleteKeys(keys, true)));
+  }
+
+  private deleteLater(keys: string[]): void {
+    this.track(this.deleteKeys(keys, false));
+  }
+
+  private async deleteKeys(keys: string[], twice: boolean): Promise<void> {
+    const del = () =>
+      Promise.all(
+        keys.map((k) => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: k }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined)),
+      );
+    await del();
+    if (!twice) return;
+    await new Promise((r) => setTimeout(r, LATE_COMMIT_MS));
+    await del();
+  }
+
+  private track(p: Promise<void>): void {
     this.cleanups.add(p);
     void p.finally(() => this.cleanups.delete(p));
   }
@@ -183,8 +277,18 @@ export class S3Target implements SnapshotTarget {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(name) }));
   }
 
-  /** Nothing to clean: an interrupted upload leaves no object behind (failed ones are aborted). */
-  async cleanup(): Promise<void> {}
+  /** The object and the temporary key a failed put of `name` may have left (a stalled store can commit it late). */
+  async discard(name: string): Promise<void> {
+    await Promise.all([this.delete(name), this.delete(partialName(name))]);
+  }
+
+  /**
+   * Waits for the deletes failed puts started in the background. Temporary keys an engine crash
+   * left are not listed for here (the store may be stalled at start): retention removes them.
+   */
+  async cleanup(): Promise<void> {
+    await Promise.all(this.cleanups);
+  }
 
   async close(): Promise<void> {
     await Promise.all(this.cleanups);

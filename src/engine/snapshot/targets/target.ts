@@ -25,6 +25,8 @@ export interface SnapshotTarget {
   get(name: string): Promise<Readable>;
   /** Deletes `name`; deleting a missing object is not an error. */
   delete(name: string): Promise<void>;
+  /** Deletes whatever a failed put of `name` may have left: the object and any temporary one. */
+  discard(name: string): Promise<void>;
   /** Removes leftovers of interrupted writes where the store keeps them (local temp files). */
   cleanup(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +35,19 @@ export interface SnapshotTarget {
 /** `<file_prefix>-<unix ns>.snap`; the timestamp doubles as an increasing snapshot id. */
 export function snapshotFileName(filePrefix: string, unixNs: bigint): string {
   return `${filePrefix}-${unixNs.toString()}.snap`;
+}
+
+/**
+ * Where a target writes `name` before publishing it (local temp file, S3 temporary key): a dot
+ * name that never matches a snapshot pattern, so retention and restore never take it for one.
+ */
+export function partialName(name: string): string {
+  return `.${name}.partial`;
+}
+
+/** The snapshot name a partialName() stands for, or undefined. */
+export function partialOf(name: string): string | undefined {
+  return /^\.(.+)\.partial$/.exec(name)?.[1];
 }
 
 function escapeRegExp(s: string): string {

@@ -21,13 +21,15 @@ it('keeps the newest retain snapshots of its own prefix only', async () => {
     'a-300.snap',
     'a-b-1.snap', // file_prefix "a-b": not ours
     'a-1.snap.partial',
+    '.a-5.snap.partial', // a temporary object of ours left by a crash
+    '.a-b-5.snap.partial', // another config's
     'a-x.snap',
     'notes.txt',
   ];
   for (const n of names) await writeFile(join(dir, n), n);
   const t = new LocalTarget({ dir, filePrefix: 'a', maxSpace: 1e9 });
   expect(await applyRetention(t, 'a', 2)).toEqual(['a-20.snap']);
-  expect((await readdir(dir)).sort()).toEqual(['a-1.snap.partial', 'a-100.snap', 'a-300.snap', 'a-b-1.snap', 'a-x.snap', 'notes.txt']);
+  expect((await readdir(dir)).sort()).toEqual(['.a-b-5.snap.partial', 'a-1.snap.partial', 'a-100.snap', 'a-300.snap', 'a-b-1.snap', 'a-x.snap', 'notes.txt']);
   expect(await applyRetention(t, 'a-b', 1)).toEqual([]);
 });
 

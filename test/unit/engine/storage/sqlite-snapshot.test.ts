@@ -1,6 +1,7 @@
 // SQLite's snapshot view read in a worker thread: its record chunks carry exactly the entries
 // (whole records, an entry larger than a chunk included) and encode to the same state.bin as
-// the entry iterator, and closing the view part-way releases its read transaction.
+// the entry iterator, closing the view part-way releases its read transaction, and the reader
+// thread is kept for the next view.
 
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,7 +55,7 @@ it('chunks hold whole records of every entry, and encode to the same state.bin a
   expect(viaChunks.equals(viaEntries)).toBe(true);
 });
 
-it('closing the view part-way releases its read transaction and ends the reader', async () => {
+it('closing the view part-way releases its read transaction', async () => {
   await fill(5000);
   const view = await storage.snapshot();
   const it = view.chunks!()[Symbol.asyncIterator]();
@@ -69,4 +70,43 @@ it('closing the view part-way releases its read transaction and ends the reader'
   while (truncate() !== 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   expect(truncate()).toBe(0);
   checker.close();
+});
+
+it('keeps one reader thread for the next view; a view that overlaps gets its own, and late chunks of a closed view never reach the next', async () => {
+  await fill(3000);
+  // Threads started, counted on the module object the store's code reads Worker from.
+  const wt = require('node:worker_threads') as { Worker: typeof import('node:worker_threads').Worker };
+  const Original = wt.Worker;
+  let started = 0;
+  wt.Worker = class extends Original {
+    constructor(...args: ConstructorParameters<typeof Original>) {
+      super(...args);
+      started++;
+    }
+  };
+  try {
+    const count = async (v: Awaited<ReturnType<typeof storage.snapshot>>) => {
+      let n = 0;
+      for await (const c of v.chunks!()) n += readRecords(c).length;
+      return n;
+    };
+    const first = await storage.snapshot();
+    expect(await count(first)).toBe(3001);
+    // Closed part-way with chunks still coming: the thread serves the next view, whose entries
+    // are its own (a write in between included), not the late chunks of this one.
+    const partial = await storage.snapshot();
+    const it = partial.chunks!()[Symbol.asyncIterator]();
+    await it.next();
+    partial.close();
+    await storage.put('k/later', Buffer.from('y'));
+    const [a, b] = await Promise.all([storage.snapshot(), storage.snapshot()]);
+    expect([a.count, b.count]).toEqual([3002, 3002]);
+    expect(await Promise.all([count(a), count(b)])).toEqual([3002, 3002]);
+    // One thread for the consecutive views, one more for the view that overlapped.
+    expect(started).toBe(2);
+    expect(await count(await storage.snapshot())).toBe(3002);
+    expect(started).toBe(2);
+  } finally {
+    wt.Worker = Original;
+  }
 });
