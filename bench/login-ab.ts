@@ -3,8 +3,10 @@
 // noisy machine. Use it to tell whether a change helps; bench/login.ts gives the absolute figures
 // (continuous load, so its rates run lower than these).
 //
-//   npx tsx bench/login-ab.ts --a /path/to/other/checkout [--b .] [--slices 8] [--slice-seconds 2]
+//   npx tsx bench/login-ab.ts --a /path/to/other/checkout [--b .] [--slices 8] [--slice-seconds 2] [--engine compiled|source]
 //   (a checkout needs its node_modules; a git worktree with a symlink to this one's will do)
+// Both engines run compiled by tsc, as shipped (bench/engine-build.ts); `--engine source` runs
+// them through tsx instead.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
 import { startEngineProcess, type EngineProcess } from '../test/support/engine-process';
+import { buildEngine } from './engine-build';
 import { cpuSeconds } from './process-cpu';
 import { load, loginBodies } from './login-load';
 
@@ -26,6 +29,7 @@ const CHECKOUTS = [resolve(opt('a', here)), resolve(opt('b', here))];
 const SLICES = Number(opt('slices', '8'));
 const SLICE_SECONDS = Number(opt('slice-seconds', '2'));
 const CONCURRENCY = Number(opt('concurrency', '64'));
+const ENGINE = opt('engine', 'compiled');
 
 async function main() {
   const emu = await startCloudEmulator({ description: cloudDescription });
@@ -36,7 +40,8 @@ async function main() {
     for (const checkout of CHECKOUTS) {
       const dataDir = mkdtempSync(join(tmpdir(), 'keyward-ab-'));
       dirs.push(dataDir);
-      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout });
+      const entry = ENGINE === 'source' ? undefined : buildEngine(checkout);
+      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout, entry });
       engines.push(engine);
       pools.push(new Pool(engine.url, { connections: CONCURRENCY }));
       await mountCloudAuth(engine, emu);
@@ -67,7 +72,7 @@ async function main() {
     const ratio = totals[1].logins / totals[1].seconds / (totals[0].logins / totals[0].seconds);
     process.stdout.write(
       [
-        `service-token logins, ${CONCURRENCY} concurrent, ${SLICES} interleaved slices of ${SLICE_SECONDS}s per checkout`,
+        `service-token logins, ${CONCURRENCY} concurrent, ${SLICES} interleaved slices of ${SLICE_SECONDS}s per checkout, engines ${ENGINE === 'source' ? 'run through tsx' : 'compiled (as shipped)'}`,
         `  slices: ${slices.join(' | ')}`,
         ...lines,
         `  B/A: ${ratio.toFixed(3)} (an A/A run shows the noise: a few percent here)`,
