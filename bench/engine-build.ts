@@ -5,7 +5,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * Compiles a checkout's sources into <checkout>/bench/tmp/engine-build (incremental, so a second
@@ -20,4 +20,12 @@ export function buildEngine(checkout: string): string {
   const entry = join(out, 'keyward.js');
   writeFileSync(entry, "'use strict';\nrequire('./src/cli/main.js').main(process.argv);\n");
   return entry;
+}
+
+/**
+ * The provider emulator for a bench: from the compiled build when there is one, since it shares the
+ * machine's two cores with the engine it serves and tsx's transform would inflate its CPU too.
+ */
+export function emulatorModule(entry: string | undefined): typeof import('../src/cloud-emulator') {
+  return require(entry ? join(dirname(entry), 'src', 'cloud-emulator') : '../src/cloud-emulator') as typeof import('../src/cloud-emulator');
 }

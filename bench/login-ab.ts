@@ -12,11 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
 import { startEngineProcess, type EngineProcess } from '../test/support/engine-process';
-import { buildEngine } from './engine-build';
+import { buildEngine, emulatorModule } from './engine-build';
 import { cpuSeconds } from './process-cpu';
 import { load, loginBodies } from './login-load';
 
@@ -32,16 +31,16 @@ const CONCURRENCY = Number(opt('concurrency', '64'));
 const ENGINE = opt('engine', 'compiled');
 
 async function main() {
-  const emu = await startCloudEmulator({ description: cloudDescription });
+  const entries = CHECKOUTS.map((c) => (ENGINE === 'source' ? undefined : buildEngine(c)));
+  const emu = await emulatorModule(entries[1]).startCloudEmulator({ description: cloudDescription });
   const dirs: string[] = [];
   const engines: EngineProcess[] = [];
   const pools: Pool[] = [];
   try {
-    for (const checkout of CHECKOUTS) {
+    for (const [i, checkout] of CHECKOUTS.entries()) {
       const dataDir = mkdtempSync(join(tmpdir(), 'keyward-ab-'));
       dirs.push(dataDir);
-      const entry = ENGINE === 'source' ? undefined : buildEngine(checkout);
-      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout, entry });
+      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout, entry: entries[i] });
       engines.push(engine);
       pools.push(new Pool(engine.url, { connections: CONCURRENCY }));
       await mountCloudAuth(engine, emu);

@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { startCloudEmulator } from '../src/cloud-emulator';
+import type { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, audience, emulatorEndpoints, login, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
 import { IdpClient } from '../src/idp-client/client';
@@ -29,7 +29,7 @@ import { applyRoleWrite } from '../src/schema/cloud-role-write';
 import { parseFields } from '../src/schema/fields';
 import { roleWriteShape } from '../src/schema/cloud-role';
 import { startEngineProcess } from '../test/support/engine-process';
-import { buildEngine } from './engine-build';
+import { buildEngine, emulatorModule } from './engine-build';
 import { cpuSeconds } from './process-cpu';
 import { load, loginBodies } from './login-load';
 
@@ -94,12 +94,12 @@ async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, j
 async function main() {
   const loadBefore = loadavg()[0];
   // No bearer check in the emulator, so its own rate can be measured with plain requests.
-  const emu = await startCloudEmulator({ description: cloudDescription, requireAuth: false });
+  const entry = ENGINE === 'source' ? undefined : buildEngine(join(__dirname, '..'));
+  const emu = await emulatorModule(entry).startCloudEmulator({ description: cloudDescription, requireAuth: false });
   const emuPool = new Pool(emu.url, { connections: CONCURRENCY });
   const saPath = `projects/-/serviceAccounts/${encodeURIComponent(SA.app.email)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entry = ENGINE === 'source' ? undefined : buildEngine(join(__dirname, '..'));
   const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, nodeArgs, entry });
   const pool = new Pool(engine.url, { connections: Math.max(1, Math.ceil(CONCURRENCY / PIPELINING)), pipelining: PIPELINING });
   try {
