@@ -3,17 +3,19 @@
 // noisy machine. Use it to tell whether a change helps; bench/login.ts gives the absolute figures
 // (continuous load, so its rates run lower than these).
 //
-//   npx tsx bench/login-ab.ts --a /path/to/other/checkout [--b .] [--slices 8] [--slice-seconds 2]
+//   npx tsx bench/login-ab.ts --a /path/to/other/checkout [--b .] [--slices 8] [--slice-seconds 2] [--engine compiled|source]
 //   (a checkout needs its node_modules; a git worktree with a symlink to this one's will do)
+// Both engines run compiled by tsc, as shipped (bench/engine-build.ts); `--engine source` runs
+// them through tsx instead.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
 import { startEngineProcess, type EngineProcess } from '../test/support/engine-process';
+import { buildEngine, emulatorModule } from './engine-build';
 import { cpuSeconds } from './process-cpu';
 import { load, loginBodies } from './login-load';
 
@@ -26,17 +28,19 @@ const CHECKOUTS = [resolve(opt('a', here)), resolve(opt('b', here))];
 const SLICES = Number(opt('slices', '8'));
 const SLICE_SECONDS = Number(opt('slice-seconds', '2'));
 const CONCURRENCY = Number(opt('concurrency', '64'));
+const ENGINE = opt('engine', 'compiled');
 
 async function main() {
-  const emu = await startCloudEmulator({ description: cloudDescription });
+  const entries = CHECKOUTS.map((c) => (ENGINE === 'source' ? undefined : buildEngine(c)));
+  const emu = await emulatorModule(entries[1]).startCloudEmulator({ description: cloudDescription });
   const dirs: string[] = [];
   const engines: EngineProcess[] = [];
   const pools: Pool[] = [];
   try {
-    for (const checkout of CHECKOUTS) {
+    for (const [i, checkout] of CHECKOUTS.entries()) {
       const dataDir = mkdtempSync(join(tmpdir(), 'keyward-ab-'));
       dirs.push(dataDir);
-      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout });
+      const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, checkout, entry: entries[i] });
       engines.push(engine);
       pools.push(new Pool(engine.url, { connections: CONCURRENCY }));
       await mountCloudAuth(engine, emu);
@@ -67,7 +71,7 @@ async function main() {
     const ratio = totals[1].logins / totals[1].seconds / (totals[0].logins / totals[0].seconds);
     process.stdout.write(
       [
-        `service-token logins, ${CONCURRENCY} concurrent, ${SLICES} interleaved slices of ${SLICE_SECONDS}s per checkout`,
+        `service-token logins, ${CONCURRENCY} concurrent, ${SLICES} interleaved slices of ${SLICE_SECONDS}s per checkout, engines ${ENGINE === 'source' ? 'run through tsx' : 'compiled (as shipped)'}`,
         `  slices: ${slices.join(' | ')}`,
         ...lines,
         `  B/A: ${ratio.toFixed(3)} (an A/A run shows the noise: a few percent here)`,

@@ -8,7 +8,9 @@
 // verified tokens. The phases are interleaved over several rounds and the medians decide, because
 // this shared 2-core machine changes speed from one minute to the next.
 //
-//   npx tsx bench/login.ts [--rounds 3] [--seconds 3] [--concurrency 64]
+//   npx tsx bench/login.ts [--rounds 3] [--seconds 3] [--concurrency 64] [--engine compiled|source]
+// The engine runs compiled by tsc, as shipped (bench/engine-build.ts); `--engine source` runs it
+// through tsx, whose transform costs each request CPU that the installed package does not pay.
 //   BENCH_ENGINE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the engine process.
 
 import { createPublicKey, verify } from 'node:crypto';
@@ -17,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { startCloudEmulator } from '../src/cloud-emulator';
+import type { startCloudEmulator } from '../src/cloud-emulator';
 import { cloudDescription, SA, audience, emulatorEndpoints, login, mountCloudAuth, writeRoles } from '../test/support/cloud-fixture';
 import { ROOT_TOKEN } from '../test/support/engine';
 import { IdpClient } from '../src/idp-client/client';
@@ -27,6 +29,7 @@ import { applyRoleWrite } from '../src/schema/cloud-role-write';
 import { parseFields } from '../src/schema/fields';
 import { roleWriteShape } from '../src/schema/cloud-role';
 import { startEngineProcess } from '../test/support/engine-process';
+import { buildEngine, emulatorModule } from './engine-build';
 import { cpuSeconds } from './process-cpu';
 import { load, loginBodies } from './login-load';
 
@@ -39,6 +42,7 @@ const ROUNDS = arg('rounds', 3);
 const CONCURRENCY = arg('concurrency', 64);
 /** HTTP/1.1 pipelining depth per connection: fewer syscalls on both sides at the same concurrency. */
 const PIPELINING = arg('pipelining', 1);
+const ENGINE = process.argv.includes('--engine') ? process.argv[process.argv.indexOf('--engine') + 1] : 'compiled';
 
 
 function cryptoVerifyRate(jwt: string, pem: string, ms = 1000): number {
@@ -90,12 +94,13 @@ async function methodRate(emu: Awaited<ReturnType<typeof startCloudEmulator>>, j
 async function main() {
   const loadBefore = loadavg()[0];
   // No bearer check in the emulator, so its own rate can be measured with plain requests.
-  const emu = await startCloudEmulator({ description: cloudDescription, requireAuth: false });
+  const entry = ENGINE === 'source' ? undefined : buildEngine(join(__dirname, '..'));
+  const emu = await emulatorModule(entry).startCloudEmulator({ description: cloudDescription, requireAuth: false });
   const emuPool = new Pool(emu.url, { connections: CONCURRENCY });
   const saPath = `projects/-/serviceAccounts/${encodeURIComponent(SA.app.email)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'keyward-bench-'));
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, nodeArgs });
+  const engine = await startEngineProcess({ dataDir, rootToken: ROOT_TOKEN, nodeArgs, entry });
   const pool = new Pool(engine.url, { connections: Math.max(1, Math.ceil(CONCURRENCY / PIPELINING)), pipelining: PIPELINING });
   try {
     await mountCloudAuth(engine, emu);
@@ -173,7 +178,7 @@ async function main() {
       [
         `cloud auth login over HTTP (${CONCURRENCY} concurrent, ${ROUNDS} interleaved rounds of ${SECONDS}s; medians, each round in brackets)`,
         // Other work on this shared machine sets the figures as much as the code does: say how much there was.
-        `  machine: ${cpus().length} cores, 1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after`,
+        `  machine: ${cpus().length} cores, 1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after; engine ${ENGINE === 'source' ? 'run through tsx' : 'compiled (as shipped)'}`,
         `  raw node:crypto RS256 verify : ${fmt(raw)}/s  [${rounds.map((r) => fmt(r.raw)).join(', ')}] (baseline, same run, one core)`,
         `  jose jwtVerify (kept key)    : ${fmt(joseRate)}/s  [${rounds.map((r) => fmt(r.jose)).join(', ')}]; ${(joseRate / raw).toFixed(3)} of raw verify`,
         `  emulator serviceAccounts.get : ${fmt(emulator)}/s  [${rounds.map((r) => fmt(r.emulator)).join(', ')}] (the provider's own ceiling here)`,

@@ -11,7 +11,10 @@ export interface EngineProcess {
   stop(): void;
 }
 
-/** `checkout`: the root of another keyward checkout to run instead of this one (A/B benches). */
+/**
+ * `checkout`: the root of another keyward checkout to run instead of this one (A/B benches).
+ * `entry`: the script to run instead of the checkout's bin/keyward.js (a compiled build, see bench/engine-build.ts).
+ */
 export async function startEngineProcess(o: {
   dataDir: string;
   rootToken: string;
@@ -19,10 +22,11 @@ export async function startEngineProcess(o: {
   nodeArgs?: string[];
   logLevel?: string;
   checkout?: string;
+  entry?: string;
   /** Extra environment (e.g. KEYWARD_SNAPSHOT_ATTEMPT_FLOOR_MS). */
   env?: Record<string, string>;
 }): Promise<EngineProcess> {
-  const bin = join(o.checkout ?? join(__dirname, '..', '..'), 'bin', 'keyward.js');
+  const bin = o.entry ?? join(o.checkout ?? join(__dirname, '..', '..'), 'bin', 'keyward.js');
   const args = ['server', '--dev', '--listen', o.listen ?? '127.0.0.1:0', '--root-token', o.rootToken, '--data-dir', o.dataDir, '--log-level', o.logLevel ?? 'error'];
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...o.env } });
   const url = await new Promise<string>((resolve, reject) => {

@@ -16,9 +16,14 @@ export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   // Go's Header.Get, which Vault reads every header with: the first value of a repeated header
-  // (Node would join X-Vault-Token or X-Vault-Namespace repeats with ", ").
+  // (Node would join X-Vault-Token or X-Vault-Namespace repeats with ", "). Read from rawHeaders:
+  // headersDistinct would build an array per header on every request.
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headersDistinct)) out[k] = v?.[0];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i].toLowerCase();
+    if (!Object.hasOwn(out, k)) out[k] = raw[i + 1];
+  }
   return out;
 }
 

@@ -37,7 +37,10 @@ function sameGroups(a: Entity['group_aliases'], b: Entity['group_aliases']): boo
 
 export class IdentityStore {
   private cache = new Map<string, Entity>();
-  /** alias key → entity id; aliases never move between entities, so this needs no invalidation. */
+  /**
+   * Mount accessor and alias name (NUL-joined) → entity id; aliases never move between entities, so
+   * this needs no invalidation. Keyed by the raw pair, so a known alias costs no hash per login.
+   */
   private aliases = new Map<string, string>();
 
   constructor(private readonly store: JsonStore) {}
@@ -51,11 +54,12 @@ export class IdentityStore {
     groupAliases: string[];
     now: Date;
   }): Promise<Entity> {
-    const key = aliasKey(input.mountAccessor, input.aliasName);
-    let entityId = this.aliases.get(key);
-    if (!entityId) entityId = (await this.store.get<{ entityId: string }>(key))?.entityId;
+    const known = `${input.mountAccessor}\0${input.aliasName}`;
+    let entityId = this.aliases.get(known);
+    const key = () => aliasKey(input.mountAccessor, input.aliasName);
+    if (!entityId) entityId = (await this.store.get<{ entityId: string }>(key()))?.entityId;
     let entity = entityId ? await this.get(entityId) : undefined;
-    if (entity) this.aliases.set(key, entity.id);
+    if (entity) this.aliases.set(known, entity.id);
     const groupAliases = input.groupAliases.map((name) => ({ name, mount_accessor: input.mountAccessor }));
     if (!entity) {
       const id = randomUUID();
@@ -70,10 +74,10 @@ export class IdentityStore {
       };
       await this.store.batch([
         { type: 'put', key: `entity/${id}`, value: entity },
-        { type: 'put', key, value: { entityId: id } },
+        { type: 'put', key: key(), value: { entityId: id } },
       ]);
       this.cache.set(id, entity);
-      this.aliases.set(key, id);
+      this.aliases.set(known, id);
       return entity;
     }
     const alias = entity.aliases.find((a) => a.mount_accessor === input.mountAccessor && a.name === input.aliasName);

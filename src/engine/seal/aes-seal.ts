@@ -2,7 +2,7 @@
 // 16-byte tag. Optional associated data binds a value to its storage key, so values cannot be
 // swapped between keys undetected.
 
-import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomFillPooled } from '../random-pool';
 import type { Seal } from '../backend';
 
@@ -11,8 +11,12 @@ const VERSION = 1;
 export const SEAL_OVERHEAD = 1 + 12 + 16;
 
 export class AesSeal implements Seal {
-  constructor(private readonly key: Buffer) {
+  /** A KeyObject, made once: handed a Buffer, every cipher would prepare the key again. */
+  private readonly key: KeyObject;
+
+  constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('seal key must be 32 bytes (AES-256)');
+    this.key = createSecretKey(key);
   }
 
   encrypt(plain: Buffer, aad?: string): Buffer {

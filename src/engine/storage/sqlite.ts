@@ -40,6 +40,9 @@ export class SqliteStorage implements Storage {
     listAll: Database.Statement<[], { k: string }>;
     listRange: Database.Statement<[string, string], { k: string }>;
   };
+  /** Made once: better-sqlite3 builds several wrapper functions per transaction() call. */
+  private readonly commitGroup: (group: Pending[]) => void;
+  private readonly commitOps: (ops: StorageOp[]) => void;
 
   constructor(
     readonly file: string,
@@ -62,6 +65,10 @@ export class SqliteStorage implements Storage {
       listAll: this.db.prepare('SELECT k FROM kv ORDER BY k'),
       listRange: this.db.prepare('SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k'),
     };
+    this.commitGroup = this.db.transaction((group: Pending[]) => {
+      for (const p of group) this.apply(p.ops);
+    });
+    this.commitOps = this.db.transaction((ops: StorageOp[]) => this.apply(ops));
   }
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -132,13 +139,13 @@ export class SqliteStorage implements Storage {
   /** Commits the group in one transaction; returns the callers whose writes were committed. */
   private commit(group: Pending[]): Pending[] {
     try {
-      this.db.transaction(() => group.forEach((p) => this.apply(p.ops)))();
+      this.commitGroup(group);
       return group;
     } catch {
       // One bad write must not fail its neighbours: retry each caller's ops in its own commit.
       return group.filter((p) => {
         try {
-          this.db.transaction(() => this.apply(p.ops))();
+          this.commitOps(p.ops);
           return true;
         } catch (e) {
           p.reject(e);

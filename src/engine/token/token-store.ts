@@ -3,7 +3,7 @@
 // counts and revocation trees. Every write of a token record runs under that token's lock and
 // re-reads the stored record first, so a renewal or use racing a revocation always loses.
 
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
 import type { Seal } from '../backend';
@@ -51,6 +51,8 @@ const ACCESSOR = /^[A-Za-z0-9_-]{16,64}$/;
 
 export class TokenStore {
   private readonly locks = new KeyedLock();
+  /** The accessor key as a KeyObject, made once (a Buffer key is prepared again per HMAC). */
+  private readonly hmacKey: KeyObject;
 
   /**
    * @param accessorKey secret HMAC key: accessors are HMAC(id), so an accessor names the token's row
@@ -60,8 +62,10 @@ export class TokenStore {
     private readonly store: JsonStore,
     private readonly seal: Seal,
     private readonly clock: Clock,
-    private readonly accessorKey: Buffer,
-  ) {}
+    accessorKey: Buffer,
+  ) {
+    this.hmacKey = createSecretKey(accessorKey);
+  }
 
   /**
    * The accessor of a service token id: its creation stamp (when the id carries one) then a keyed
@@ -69,7 +73,7 @@ export class TokenStore {
    * dirties a few pages instead of one random page per token.
    */
   private accessorOf(id: string): string {
-    const mac = createHmac('sha256', this.accessorKey).update(id).digest('base64url').slice(0, 32);
+    const mac = createHmac('sha256', this.hmacKey).update(id).digest('base64url').slice(0, 32);
     const m = /^hvs\.([0-9a-f]{12})/.exec(id);
     return m ? `${m[1]}${mac}` : mac;
   }
