@@ -3,8 +3,9 @@
 // in one read transaction, so both describe the same point in time, and writes the rows as entry
 // records into chunks it hands over (transferred, not copied), one chunk per chunk asked for: the
 // parent's requests bound the memory in flight. It also computes state.bin's SHA-256 and each
-// chunk's CRC-32 (for the gzip trailer), so the event loop only forwards the chunks. Reading and encoding 100 MB costs about half a
-// second of CPU, which the event loop (serving requests and the upload itself) no longer pays.
+// chunk's CRC-32 (for the gzip trailer), so the event loop only forwards the chunks. Reading,
+// encoding and checksumming 100 MB costs over half a second of CPU, which the event loop
+// (serving requests and the upload itself) no longer pays.
 // The thread outlives a view, so the next snapshot does not pay for starting a thread and loading
 // SQLite again (tens of ms, and tens of MB of memory allocated and dropped per snapshot).
 
