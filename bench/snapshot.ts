@@ -14,7 +14,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Storage as GcsStorage } from '@google-cloud/storage';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,7 +150,20 @@ interface Row {
   /** CPU time of this process (all its threads: the SQLite reader too) per run, ms. */
   snapCpu: number[];
   rawCpu: number[];
+  /** CPU time of the main thread alone per run, ms (10 ms resolution). */
+  snapMain: number[];
+  rawMain: number[];
 }
+
+/** CPU time of the main thread alone (the event loop), ms: /proc's utime + stime of its task. */
+const mainCpuMs = (): number => {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+};
 
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const u = process.cpuUsage(since);
@@ -208,7 +221,7 @@ async function main(): Promise<void> {
       for (const [type, extra] of targets) {
         let archiveSize = 0;
         const rss = await measure(() => snapshot(type, extra, (b) => (archiveSize = b)));
-        results[size][type] = { rss, size: archiveSize, snapMs: [], rawMs: [], snapCpu: [], rawCpu: [] };
+        results[size][type] = { rss, size: archiveSize, snapMs: [], rawMs: [], snapCpu: [], rawCpu: [], snapMain: [], rawMain: [] };
       }
     }
     for (const size of [...sizes].reverse()) {
@@ -221,15 +234,19 @@ async function main(): Promise<void> {
           const raw = async () => {
             const buf = randomBytes(row.size);
             const cpu = process.cpuUsage();
+            const m = mainCpuMs();
             const t = performance.now();
             await rawUpload(type, emulators.fields[type] ?? {}, work, buf);
             row.rawMs.push(performance.now() - t);
             row.rawCpu.push(cpuMs(cpu));
+            row.rawMain.push(mainCpuMs() - m);
           };
           const snap = async () => {
             const cpu = process.cpuUsage();
+            const m = mainCpuMs();
             row.snapMs.push(await snapshot(type, extra));
             row.snapCpu.push(cpuMs(cpu));
+            row.snapMain.push(mainCpuMs() - m);
           };
           if (r % 2 === 0) {
             await raw();
@@ -253,12 +270,12 @@ async function main(): Promise<void> {
   for (const size of sizes) {
     const rows = results[size];
     console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB (times: median of ${rounds}, all in ms)`);
-    console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs             | CPU ms snapshot / raw (medians)');
+    console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs             | CPU ms snapshot / raw (medians) | main thread');
     for (const [type, r] of Object.entries(rows)) {
       const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ').padEnd(24);
       const s = median(r.snapMs);
       const w = median(r.rawMs);
-      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snapMs)} | ${runs(r.rawMs)} | ${median(r.snapCpu).toFixed(0)} / ${median(r.rawCpu).toFixed(0)}`);
+      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snapMs)} | ${runs(r.rawMs)} | ${median(r.snapCpu).toFixed(0)} / ${median(r.rawCpu).toFixed(0)} | ${median(r.snapMain).toFixed(0)} / ${median(r.rawMain).toFixed(0)}`);
     }
   }
   const [small, large] = sizes;

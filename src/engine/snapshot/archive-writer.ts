@@ -72,7 +72,6 @@ export async function openArchiveStream(storage: Storage, seal: Seal, now: numbe
   };
   const metaBuf = Buffer.from(JSON.stringify(meta), 'utf8');
   const metaHash = createHash('sha256').update(metaBuf).digest('hex');
-  const stateHash = createHash('sha256');
 
   const sumsLength = Buffer.byteLength(sha256Line('0'.repeat(64), 'meta.json') + sha256Line('0'.repeat(64), 'state.bin'));
   const tarBytes = tarSize([metaBuf.length, stateSize, sumsLength, seal.encrypt(Buffer.alloc(sumsLength)).length]);
@@ -113,12 +112,12 @@ export async function openArchiveStream(storage: Storage, seal: Seal, now: numbe
     try {
       await addBuffer('meta.json', metaBuf);
       const state = entry('state.bin', stateSize);
-      const encoded = await step(encodeState(view, state.sink, (c) => stateHash.update(c)));
+      const encoded = await step(encodeState(view, state.sink));
       if (encoded.bytes !== stateSize) throw new Error(`state.bin came to ${encoded.bytes} bytes, the view announced ${stateSize}`);
       state.sink.end(undefined); // streamx: no final chunk
       await step(state.ended);
       view.close();
-      const sums = Buffer.from(sha256Line(metaHash, 'meta.json') + sha256Line(stateHash.digest('hex'), 'state.bin'), 'utf8');
+      const sums = Buffer.from(sha256Line(metaHash, 'meta.json') + sha256Line(encoded.sha256, 'state.bin'), 'utf8');
       await addBuffer('SHA256SUMS', sums);
       await addBuffer('SHA256SUMS.sealed', seal.encrypt(sums));
       pack.finalize();

@@ -1,12 +1,12 @@
 // The state.bin encoding inside a snapshot archive: every storage entry as length-prefixed key and
 // value bytes (values stay barrier-encrypted), then an end marker with the entry count.
 
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { RECORD_OVERHEAD, writeRecord } from '../storage/entry-record';
+import { END_MARK, RECORD_OVERHEAD, STATE_MAGIC, stateEnd, writeRecord } from '../storage/entry-record';
 import type { StorageEntry, StorageSnapshot } from '../storage/storage';
 
-export const STATE_MAGIC = Buffer.from('KWSTATE1');
-const END_MARK = 0xffffffff;
+export { STATE_MAGIC };
 const FLUSH_AT = 256 * 1024;
 
 export class StateFormatError extends Error {}
@@ -22,16 +22,20 @@ export function encodedStateSize(count: number, bytes: number): number {
   return STATE_MAGIC.length + count * RECORD_OVERHEAD + bytes + 8;
 }
 
+export interface EncodedState {
+  count: number;
+  bytes: number;
+  /** SHA-256 of the whole encoding, hex. */
+  sha256: string;
+}
+
 /**
- * Streams entries into `out` (backpressure respected), feeding every byte to `onChunk` as well
- * (hashing, counting). Memory stays bounded by 2 x FLUSH_AT or the largest entry.
+ * Streams entries into `out` (backpressure respected) and hashes what it wrote. Memory stays
+ * bounded by 2 x FLUSH_AT or the largest entry.
  */
-export async function encodeState(
-  entries: AsyncIterable<StorageEntry> | StorageSnapshot,
-  out: DrainingSink,
-  onChunk: (chunk: Buffer) => void,
-): Promise<{ count: number; bytes: number }> {
-  if ('chunks' in entries && entries.chunks) return passRecords(entries.count, entries.chunks(), out, onChunk);
+export async function encodeState(entries: AsyncIterable<StorageEntry> | StorageSnapshot, out: DrainingSink): Promise<EncodedState> {
+  if ('chunks' in entries && entries.chunks) return passRecords(entries, out);
+  const hash = createHash('sha256');
   // Entries are written straight into one chunk buffer (no per-entry allocations); a chunk is
   // handed on whole, so each gets a fresh buffer.
   let chunk = Buffer.allocUnsafe(FLUSH_AT * 2);
@@ -43,7 +47,7 @@ export async function encodeState(
     const full = chunk.subarray(0, at);
     chunk = Buffer.allocUnsafe(Math.max(FLUSH_AT * 2, next));
     at = 0;
-    onChunk(full);
+    hash.update(full);
     bytes += full.length;
     if (!out.write(full)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
@@ -59,29 +63,27 @@ export async function encodeState(
   chunk.writeUInt32BE(count, at + 4);
   at += 8;
   await flush(0);
-  return { count, bytes };
+  return { count, bytes, sha256: hash.digest('hex') };
 }
 
-/** Records the store already encoded (SQLite's worker) pass through as they are: no copy. */
-async function passRecords(
-  count: number,
-  records: AsyncIterable<Buffer>,
-  out: DrainingSink,
-  onChunk: (chunk: Buffer) => void,
-): Promise<{ count: number; bytes: number }> {
+/**
+ * Records the store already encoded (SQLite's worker) pass through as they are: no copy. Where
+ * the store hashed them too (stateSha256), the event loop does not read them at all.
+ */
+async function passRecords(view: StorageSnapshot, out: DrainingSink): Promise<EncodedState> {
+  const hash = view.stateSha256 ? undefined : createHash('sha256');
   let bytes = 0;
   const send = async (c: Buffer) => {
-    onChunk(c);
+    hash?.update(c);
     bytes += c.length;
     if (!out.write(c)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   await send(STATE_MAGIC);
-  for await (const c of records) await send(c);
-  const end = Buffer.allocUnsafe(8);
-  end.writeUInt32BE(END_MARK, 0);
-  end.writeUInt32BE(count, 4);
-  await send(end);
-  return { count, bytes };
+  for await (const c of view.chunks!()) await send(c);
+  await send(stateEnd(view.count));
+  const sha256 = hash ? hash.digest('hex') : view.stateSha256!();
+  if (!sha256) throw new Error('the store did not report the SHA-256 of the state it read');
+  return { count: view.count, bytes, sha256 };
 }
 
 /** Reads entries back lazily from a state.bin stream; throws StateFormatError on any damage. */

@@ -6,6 +6,8 @@
 
 import { Transform, type TransformCallback } from 'node:stream';
 import { crc32 } from 'node:zlib';
+import { knownCrc32 } from '../storage/chunk-crc';
+import { crc32Combine } from './crc32-combine';
 
 /** Largest stored block deflate allows. */
 const BLOCK = 65_535;
@@ -61,7 +63,8 @@ export class StoredGzip extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.inputBytes) return cb(new Error(`archive stream is longer than the ${this.inputBytes} bytes announced`));
-    this.crc = crc32(chunk, this.crc);
+    const known = knownCrc32.get(chunk);
+    this.crc = known === undefined ? crc32(chunk, this.crc) : crc32Combine(this.crc, known, chunk.length);
     let at = 0;
     while (at < chunk.length) {
       if (this.blockLeft === 0) {

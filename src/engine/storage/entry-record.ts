@@ -4,6 +4,18 @@
 
 import type { StorageEntry } from './storage';
 
+/** state.bin starts with this and ends with END_MARK and the entry count (u32 BE each). */
+export const STATE_MAGIC = Buffer.from('KWSTATE1');
+export const END_MARK = 0xffffffff;
+
+/** The 8 bytes that end a state.bin of `count` entries. */
+export function stateEnd(count: number): Buffer {
+  const end = Buffer.allocUnsafe(8);
+  end.writeUInt32BE(END_MARK, 0);
+  end.writeUInt32BE(count, 4);
+  return end;
+}
+
 /** Bytes of one record beyond its key and value. */
 export const RECORD_OVERHEAD = 8;
 

@@ -2,20 +2,27 @@
 // connection and serves one view at a time: for each it takes the sizes and then reads every row
 // in one read transaction, so both describe the same point in time, and writes the rows as entry
 // records into chunks it hands over (transferred, not copied), one chunk per chunk asked for: the
-// parent's requests bound the memory in flight. Reading and encoding 100 MB costs about half a
-// second of CPU, which the event loop (serving requests and the upload itself) no longer pays.
+// parent's requests bound the memory in flight. It also computes state.bin's SHA-256 and each
+// chunk's CRC-32 (for the gzip trailer), so the event loop only forwards the chunks. Reading,
+// encoding and checksumming 100 MB costs over half a second of CPU, which the event loop
+// (serving requests and the upload itself) no longer pays.
 // The thread outlives a view, so the next snapshot does not pay for starting a thread and loading
 // SQLite again (tens of ms, and tens of MB of memory allocated and dropped per snapshot).
 
 import Database from 'better-sqlite3';
+import { createHash, type Hash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { recordSize, writeRecord } from './entry-record';
+import { crc32 } from 'node:zlib';
+import { STATE_MAGIC, recordSize, stateEnd, writeRecord } from './entry-record';
 
 /** Every message names the view it belongs to: a late chunk of a closed view is dropped. */
 export type WorkerMessage =
   | { type: 'totals'; view: number; count: number; bytes: number }
-  /** `count` (entries read in all) comes with the last chunk, which may be empty. */
-  | { type: 'chunk'; view: number; data: ArrayBuffer; length: number; count?: number }
+  /**
+   * `crc` is the chunk's CRC-32. `count` (entries read in all) and `sha256` (of the whole state.bin:
+   * magic, records, end marker) come with the last chunk, which may be empty.
+   */
+  | { type: 'chunk'; view: number; data: ArrayBuffer; length: number; crc: number; count?: number; sha256?: string }
   | { type: 'error'; view: number; message: string };
 /** Parent to worker: start view `view`, produce one more chunk of it, release it, or exit. */
 export type ParentMessage = { type: 'open'; view: number } | { type: 'more'; view: number } | { type: 'stop'; view: number } | { type: 'exit' };
@@ -27,7 +34,7 @@ const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessag
 
 let db: Database.Database | undefined;
 /** The view being served. */
-let current: { view: number; rows: IterableIterator<[string, Buffer]>; seen: number; held?: [string, Buffer] } | undefined;
+let current: { view: number; rows: IterableIterator<[string, Buffer]>; seen: number; hash: Hash; held?: [string, Buffer] } | undefined;
 
 /** Ends the view's read transaction (the thread stays for the next one). */
 function release(): void {
@@ -54,8 +61,20 @@ function open(view: number): void {
   const totals = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(CAST(k AS BLOB)) + LENGTH(v)), 0) AS b FROM kv').get() as { n: number; b: number };
   // Raw rows (arrays): no object per row.
   const rows = db.prepare('SELECT k, v FROM kv ORDER BY k').raw().iterate() as IterableIterator<[string, Buffer]>;
-  current = { view, rows, seen: 0 };
+  current = { view, rows, seen: 0, hash: createHash('sha256').update(STATE_MAGIC) };
   post({ type: 'totals', view, count: totals.n, bytes: totals.b });
+}
+
+/** Hashes and sends a chunk (the checksums are this thread's work, not the event loop's). */
+function send(v: NonNullable<typeof current>, buf: Buffer, length: number, last: boolean): void {
+  const body = buf.subarray(0, length);
+  v.hash.update(body);
+  const m: Extract<WorkerMessage, { type: 'chunk' }> = { type: 'chunk', view: v.view, data: buf.buffer as ArrayBuffer, length, crc: crc32(body) };
+  if (last) {
+    m.count = v.seen;
+    m.sha256 = v.hash.update(stateEnd(v.seen)).digest('hex');
+  }
+  post(m, [buf.buffer as ArrayBuffer]);
 }
 
 function produceChunk(v: NonNullable<typeof current>): void {
@@ -65,7 +84,7 @@ function produceChunk(v: NonNullable<typeof current>): void {
     const row = v.held ?? v.rows.next().value;
     v.held = undefined;
     if (row === undefined) {
-      post({ type: 'chunk', view: v.view, data: buf.buffer as ArrayBuffer, length: at, count: v.seen }, [buf.buffer as ArrayBuffer]);
+      send(v, buf, at, true);
       release();
       return;
     }
@@ -81,7 +100,7 @@ function produceChunk(v: NonNullable<typeof current>): void {
     v.seen++;
     if (at >= CHUNK) break;
   }
-  post({ type: 'chunk', view: v.view, data: buf.buffer as ArrayBuffer, length: at }, [buf.buffer as ArrayBuffer]);
+  send(v, buf, at, false);
 }
 
 port.on('message', (m: ParentMessage) => {

@@ -6,6 +6,7 @@
 // views that overlap get a thread of their own, which exits after its view).
 
 import { Worker } from 'node:worker_threads';
+import { knownCrc32 } from './chunk-crc';
 import { readRecords } from './entry-record';
 import type { StorageEntry, StorageSnapshot } from './storage';
 import type { ParentMessage, WorkerMessage } from './sqlite-snapshot-worker';
@@ -101,6 +102,9 @@ async function openView(reader: ReaderThread, done: (healthy: boolean) => void):
   let closed = false;
   let failure: Error | undefined;
   let announced = 0;
+  let sha256: string | undefined;
+  /** Every chunk was handed out. */
+  let drained = false;
   let wake: (() => void) | undefined;
   const notify = () => {
     const w = wake;
@@ -133,9 +137,14 @@ async function openView(reader: ReaderThread, done: (healthy: boolean) => void):
           }
         } else if (m.type === 'chunk') {
           asked--;
-          if (m.length > 0) ready.push(Buffer.from(m.data, 0, m.length));
+          if (m.length > 0) {
+            const c = Buffer.from(m.data, 0, m.length);
+            knownCrc32.set(c, m.crc);
+            ready.push(c);
+          }
           if (m.count !== undefined) {
             ended = true;
+            sha256 = m.sha256;
             if (m.count !== announced) failure ??= new Error(`the snapshot read ${m.count} entries, its view announced ${announced}`);
           }
           if (sizes) resolve(sizes);
@@ -181,6 +190,7 @@ async function openView(reader: ReaderThread, done: (healthy: boolean) => void):
       const c = ready.shift();
       if (c) return c;
       if (ended) {
+        drained = true;
         close();
         return undefined;
       }
@@ -198,5 +208,7 @@ async function openView(reader: ReaderThread, done: (healthy: boolean) => void):
   async function* entries(): AsyncGenerator<StorageEntry> {
     for await (const c of chunks()) yield* readRecords(c);
   }
-  return { count: totals.count, bytes: totals.bytes, close, chunks, [Symbol.asyncIterator]: entries };
+  // Known only once every chunk was handed out: a view closed early has no state.bin to vouch for.
+  const stateSha256 = () => (drained && !failure ? sha256 : undefined);
+  return { count: totals.count, bytes: totals.bytes, close, chunks, stateSha256, [Symbol.asyncIterator]: entries };
 }

@@ -21,6 +21,11 @@ export interface StorageSnapshot extends AsyncIterable<StorageEntry> {
    * store can produce them off the event loop (SQLite). Use this or the iterator, not both.
    */
   chunks?(): AsyncIterable<Buffer>;
+  /**
+   * With chunks(): the SHA-256 (hex) of the state.bin they make (STATE_MAGIC, the chunks, the end
+   * marker), computed where they were made; known once chunks() has ended, undefined before.
+   */
+  stateSha256?(): string | undefined;
 }
 
 export interface Storage {

@@ -4,6 +4,7 @@
 // thread is kept for the next view.
 
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ async function fill(n: number): Promise<void> {
 async function encoded(entries: AsyncIterable<StorageEntry>): Promise<Buffer> {
   const parts: Buffer[] = [];
   const sink = new Writable({ write: (c: Buffer, _e, cb) => (parts.push(Buffer.from(c)), cb()) });
-  await encodeState(entries, sink, () => undefined);
+  await encodeState(entries, sink);
   return Buffer.concat(parts);
 }
 
@@ -109,4 +110,23 @@ it('keeps one reader thread for the next view; a view that overlaps gets its own
   } finally {
     wt.Worker = Original;
   }
+});
+
+it('reports the SHA-256 of the state.bin its chunks make, once they are all handed out', async () => {
+  await fill(3000);
+  const view = await storage.snapshot();
+  expect(view.stateSha256!()).toBeUndefined();
+  const chunks: Buffer[] = [];
+  for await (const c of view.chunks!()) chunks.push(c);
+  const state = await encoded(await storage.snapshot());
+  expect(view.stateSha256!()).toBe(createHash('sha256').update(state).digest('hex'));
+});
+
+it('has no SHA-256 for a view closed before its end', async () => {
+  await fill(3000);
+  const view = await storage.snapshot();
+  const it = view.chunks!()[Symbol.asyncIterator]();
+  await it.next();
+  await it.return?.();
+  expect(view.stateSha256!()).toBeUndefined();
 });
