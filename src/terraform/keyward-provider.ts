@@ -4,11 +4,12 @@
 
 import { SERVER_DIALECTS, type ServerDialect } from '../client/dialect/server-dialect';
 import type { VaultClient } from '../client/vault-client';
-import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition } from './plugin/contract';
-import { cloudAuthBackend } from './resources/cloud-auth-backend';
+import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition, ResourceHandler } from './plugin/contract';
+import { lazyResource } from './plugin/lazy-resource';
+import { backendSchema } from './resources/cloud-auth-backend-schema';
 import type { KeywardProviderContext } from './resources/context';
 import { exclusiveSnapshotConfigs } from './resources/exclusive-snapshot-configs';
-import { snapshotAutoConfig } from './resources/snapshot-auto-config';
+import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schema';
 import { errorAt, hasUnknown, str } from './resources/values';
 
 export type { KeywardProviderContext } from './resources/context';
@@ -31,6 +32,14 @@ function validateProvider(config: ObjectValue): Diagnostic[] {
   if (typeof d === 'string' && !(SERVER_DIALECTS as readonly string[]).includes(d)) return [errorAt(['dialect'], `dialect must be one of ${SERVER_DIALECTS.join(', ')}`)];
   return [];
 }
+
+// The two resources that validate with the manifest's zod schemas load on their first RPC; see
+// lazy-resource.ts. require, not import(): see configure below.
+const resources: ResourceHandler<KeywardProviderContext>[] = [
+  lazyResource('keyward_cloud_auth_backend', backendSchema, () => (require('./resources/cloud-auth-backend') as typeof import('./resources/cloud-auth-backend')).cloudAuthBackend),
+  lazyResource('keyward_snapshot_auto_config', snapshotAutoConfigSchema, () => (require('./resources/snapshot-auto-config') as typeof import('./resources/snapshot-auto-config')).snapshotAutoConfig),
+  exclusiveSnapshotConfigs,
+];
 
 export interface KeywardProviderOptions {
   env?: NodeJS.ProcessEnv;
@@ -72,7 +81,7 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       clients.push(client);
       return { ...base, client, fingerprintSalt };
     },
-    resources: [cloudAuthBackend, snapshotAutoConfig, exclusiveSnapshotConfigs],
+    resources,
     async stop() {
       await Promise.all(clients.splice(0).map((c) => c.close()));
     },

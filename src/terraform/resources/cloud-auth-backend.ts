@@ -3,33 +3,18 @@
 // keeps the prior spelling of equal values; see docs/terraform-provider.md for the contract.
 
 import { objectNamePattern } from '../../schema/manifest';
-import { DiagnosticsError, UNKNOWN, type BlockSchema, type Diagnostic, type ObjectValue, type PlanRequest, type PlanResult, type ResourceHandler } from '../plugin/contract';
+import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type PlanRequest, type PlanResult, type ResourceHandler } from '../plugin/contract';
 import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
-import { configAttributes, planConfig, validateConfig } from './config-values';
+import { backendSchema } from './cloud-auth-backend-schema';
+import { planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
-import { planRole, roleAttributes, validateRole } from './role-values';
+import { planRole, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
 
 const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
-export const backendSchema: BlockSchema = {
-  version: 0,
-  description: 'A cloud auth method mount, its config and its roles.',
-  attributes: {
-    path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
-    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
-    accessor: { type: { kind: 'string' }, computed: true },
-    exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
-    retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
-    config: { nested: { nesting: 'single', attributes: configAttributes }, optional: true },
-  },
-  // A block, not a map-nested attribute: Terraform evaluates a 10,000-role block in about a
-  // twentieth of the time (HCL `roles "web" { … }`; JSON is `"roles": { "web": { … } }` either way).
-  blocks: {
-    roles: { nesting: 'map', attributes: roleAttributes, description: 'Roles keyed by name.' },
-  },
-};
+export { backendSchema };
 
 export function validateBackend(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];

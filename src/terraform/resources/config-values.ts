@@ -2,33 +2,16 @@
 // plan / refresh / apply-body rules over the reconciler's canonical config (desiredConfigFields,
 // liveConfigFields, configBody). The credentials are a secret field (see secrets.ts).
 
-import { CONFIG_COMPARED, desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
+import { desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
 import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
 import { configBody, configResetBody } from '../../reconcile/write-bodies';
 import { cloudConfigSchema } from '../../schema/manifest';
-import type { AttributePath, AttributeSchema, Diagnostic, ObjectValue } from '../plugin/contract';
+import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
-import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
-
-const CONFIG_ATTRS: Readonly<Record<(typeof CONFIG_COMPARED)[number], Kind>> = {
-  iam_alias: 'string',
-  iam_metadata: 'list',
-  vm_alias: 'string',
-  vm_metadata: 'list',
-  custom_endpoint: 'map',
-};
-const NAMES = Object.keys(CONFIG_ATTRS) as (typeof CONFIG_COMPARED)[number][];
-const SECRET = 'credentials';
-
-export const configAttributes: Record<string, AttributeSchema> = {
-  ...secretAttributes(SECRET, 'the service account credentials JSON'),
-  iam_alias: { type: { kind: 'string' }, optional: true, computed: true },
-  iam_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true, description: '["default"] = the server defaults, [] = none.' },
-  vm_alias: { type: { kind: 'string' }, optional: true, computed: true },
-  vm_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true },
-  custom_endpoint: { type: { kind: 'map', element: { kind: 'string' } }, optional: true, computed: true, description: 'Keys api, iam, crm, compute.' },
-};
+import { CONFIG_ATTRS, CONFIG_NAMES as NAMES, CONFIG_SECRET as SECRET } from './config-attributes';
+import { secretAttributeNames } from './secret-attributes';
+import { planSecret, secretToSend } from './secrets';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
 export function emptyConfig(): ObjectValue {
   return Object.fromEntries([...secretAttributeNames(SECRET), ...NAMES].map((n) => [n, null]));

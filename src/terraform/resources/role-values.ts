@@ -6,54 +6,9 @@ import { desiredRoleFields, liveRoleFields, roleWriteBody } from '../../reconcil
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
 import { roleSchema } from '../../schema/manifest';
-import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath, type Kind } from './values';
-
-
-/** Terraform attribute → how it is spelled (role_id and type are handled apart). */
-export const ROLE_ATTRS: Readonly<Record<string, Kind>> = {
-  bound_service_accounts: 'set',
-  bound_projects: 'set',
-  add_group_aliases: 'bool',
-  max_jwt_exp: 'duration',
-  allow_vm_inference: 'bool',
-  bound_zones: 'set',
-  bound_regions: 'set',
-  bound_instance_groups: 'set',
-  bound_labels: 'map',
-  token_policies: 'set',
-  token_ttl: 'duration',
-  token_max_ttl: 'duration',
-  token_explicit_max_ttl: 'duration',
-  token_period: 'duration',
-  token_no_default_policy: 'bool',
-  token_num_uses: 'number',
-  token_type: 'string',
-  token_bound_cidrs: 'set',
-};
-const NAMES = Object.keys(ROLE_ATTRS);
-
-function tfType(kind: Kind): AttributeSchema['type'] {
-  switch (kind) {
-    case 'set':
-    case 'list':
-      return { kind, element: { kind: 'string' } };
-    case 'map':
-      return { kind: 'map', element: { kind: 'string' } };
-    case 'bool':
-      return { kind: 'bool' };
-    case 'number':
-      return { kind: 'number' };
-    default:
-      return { kind: 'string' };
-  }
-}
-
-export const roleAttributes: Record<string, AttributeSchema> = {
-  type: { type: { kind: 'string' }, required: true, description: '"iam" or "vm"; a change replaces this role only (delete + create).' },
-  role_id: { type: { kind: 'string' }, computed: true },
-  ...Object.fromEntries(NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true, computed: true } satisfies AttributeSchema])),
-};
+import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath } from './values';
 
 /** Every attribute of a role object, null. */
 export function emptyRole(): ObjectValue {

@@ -4,22 +4,11 @@
 // and `<field>_fingerprint` (computed keyed HMAC). Values never enter state, plans or diagnostics.
 
 import { fingerprintSecret } from '../../schema/manifest';
-import { DiagnosticsError, UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import { DiagnosticsError, UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { errorAt, str } from './values';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function secretAttributes(field: string, what: string): Record<string, AttributeSchema> {
-  return {
-    [`${field}_env`]: { type: { kind: 'string' }, optional: true, description: `Name of an environment variable of the deploying process holding ${what}.` },
-    [`${field}_wo`]: { type: { kind: 'string' }, optional: true, sensitive: true, writeOnly: true, description: `${what}, write-only (Terraform >= 1.11).` },
-    [`${field}_wo_version`]: { type: { kind: 'number' }, optional: true, description: `Change to send a new ${field}_wo value.` },
-    [`${field}_fingerprint`]: { type: { kind: 'string' }, computed: true, description: `Keyed fingerprint of the applied ${field} (from ${field}_env).` },
-  };
-}
-
-export const secretAttributeNames = (field: string): string[] => [`${field}_env`, `${field}_wo`, `${field}_wo_version`, `${field}_fingerprint`];
 
 /** The planned secret attributes of `field` in `planned` (mutated), with diagnostics. */
 export function planSecret(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, planned: ObjectValue): Diagnostic[] {

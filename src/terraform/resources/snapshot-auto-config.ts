@@ -5,33 +5,13 @@
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
 import { snapshotConfigSchema } from '../../schema/manifest';
-import { SNAPSHOT_FIELDS, isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
-import { DiagnosticsError, type AttributePath, type AttributeSchema, type BlockSchema, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
+import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
+import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
-import { planSecret, secretAttributeNames, secretAttributes, secretToSend } from './secrets';
-import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, type Kind } from './values';
-
-const PLAIN = SNAPSHOT_FIELDS.filter((f) => !f.secret);
-const SECRETS = SNAPSHOT_FIELDS.filter((f) => f.secret).map((f) => f.name);
-const PLAIN_NAMES = PLAIN.map((f) => f.name);
-const KIND = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind === 'int' ? 'number' : f.kind])) as Record<string, Kind>;
-const REQUIRED = new Set(['storage_type', 'interval', 'path_prefix']);
-
-function attr(name: string): AttributeSchema {
-  const kind = KIND[name];
-  return { type: { kind: kind === 'duration' ? 'string' : kind === 'number' ? 'number' : kind === 'bool' ? 'bool' : 'string' }, ...(REQUIRED.has(name) ? { required: true } : { optional: true, computed: true }) } as AttributeSchema;
-}
-
-const schema: BlockSchema = {
-  version: 0,
-  description: 'An automated snapshot configuration.',
-  attributes: {
-    name: { type: { kind: 'string' }, required: true, description: 'A change replaces the resource.' },
-    ...Object.fromEntries(PLAIN_NAMES.map((n) => [n, attr(n)])),
-    ...Object.fromEntries(SECRETS.flatMap((s) => Object.entries(secretAttributes(s, s)))),
-    retain_on_destroy: { type: { kind: 'bool' }, optional: true },
-  },
-};
+import { secretAttributeNames } from './secret-attributes';
+import { planSecret, secretToSend } from './secrets';
+import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
+import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
 const empty = (): ObjectValue => Object.fromEntries(Object.keys(schema.attributes).map((n) => [n, null]));
 const canonical = (o: ObjectValue): Record<string, Json> => desiredSnapshotFields(`snapshot/${String(o.name)}`, pick(o, PLAIN_NAMES));

@@ -1,0 +1,24 @@
+// keyward_cloud_auth_backend's schema as plain data: GetProviderSchema (and a start that only
+// configures, like a no-op apply) needs no validator, so the provider does not load zod for it.
+
+import type { BlockSchema } from '../plugin/contract';
+import { configAttributes } from './config-attributes';
+import { roleAttributes } from './role-attributes';
+
+export const backendSchema: BlockSchema = {
+  version: 0,
+  description: 'A cloud auth method mount, its config and its roles.',
+  attributes: {
+    path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
+    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
+    accessor: { type: { kind: 'string' }, computed: true },
+    exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
+    retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
+    config: { nested: { nesting: 'single', attributes: configAttributes }, optional: true },
+  },
+  // A block, not a map-nested attribute: Terraform evaluates a 10,000-role block in about a
+  // twentieth of the time (HCL `roles "web" { … }`; JSON is `"roles": { "web": { … } }` either way).
+  blocks: {
+    roles: { nesting: 'map', attributes: roleAttributes, description: 'Roles keyed by name.' },
+  },
+};
