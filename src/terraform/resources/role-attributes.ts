@@ -43,8 +43,12 @@ function tfType(kind: Kind): AttributeSchema['type'] {
   }
 }
 
+// Optional and not computed: a field left null means the server's default and stays null in plan
+// and state, so a plan prints only what a role declares (10,000 roles × 18 spelled-out defaults
+// made Terraform's plan output most of a deploy's time). Drift on such a field reads back as the
+// live value and plans "value -> null", which apply turns back into the default.
 export const roleAttributes: Record<string, AttributeSchema> = {
   type: { type: { kind: 'string' }, required: true, description: '"iam" or "vm"; a change replaces this role only (delete + create).' },
   role_id: { type: { kind: 'string' }, computed: true },
-  ...Object.fromEntries(ROLE_NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true, computed: true } satisfies AttributeSchema])),
+  ...Object.fromEntries(ROLE_NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true } satisfies AttributeSchema])),
 };

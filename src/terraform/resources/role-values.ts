@@ -2,13 +2,13 @@
 // validation with the manifest's zod schema, and the plan / refresh / apply-diff rules over the
 // reconciler's canonical role fields (desiredRoleFields, liveRoleFields, finishRole).
 
-import { desiredRoleFields, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
+import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
 import { roleSchema } from '../../schema/manifest';
 import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath } from './values';
+import { errorAt, hasUnknown, pathOf, pick, plannedDeclared, refreshedDeclared, showPath } from './values';
 
 /** Every attribute of a role object, null. */
 export function emptyRole(): ObjectValue {
@@ -104,27 +104,37 @@ function coerces(name: string, role: ObjectValue, field: string): boolean {
   }
 }
 
-/** The planned role: config spelling, the prior's where it means the same, defaults spelled out; role_id kept unless new. */
+/** The planned role: the config, in the prior's spelling where it means the same; role_id kept unless new. */
 export function planRole(name: string, config: ObjectValue, prior: ObjectValue | undefined): ObjectValue {
   const planned: ObjectValue = { ...emptyRole(), ...config };
   const sameType = prior !== undefined && prior.type === config.type;
   planned.role_id = sameType && prior.role_id !== null ? prior.role_id : UNKNOWN;
-  if (hasUnknown(config)) return planned;
+  if (hasUnknown(config) || !sameType) return planned;
   const c = roleCanonical(name, config);
-  const p = sameType ? roleCanonical(name, prior) : undefined;
-  for (const n of NAMES) planned[n] = plannedSpelling(ROLE_ATTRS[n], config[n], sameType ? prior[n] : undefined, c[n], p?.[n]);
+  const p = roleCanonical(name, prior);
+  for (const n of NAMES) planned[n] = plannedDeclared(config[n], prior[n], c[n], p[n]);
   return planned;
 }
 
-/** State from a live read: prior spellings kept where they mean the same. */
+/** The server's defaults of a role type, canonical (what a null field means). */
+export function roleDefaults(type: RoleType): Readonly<Record<string, Json>> {
+  let d = defaultsByType.get(type);
+  if (!d) defaultsByType.set(type, (d = deepFreeze(finishRole({}, type))));
+  return d;
+}
+const defaultsByType = new Map<RoleType, Readonly<Record<string, Json>>>();
+
+/** State from a live read: prior spellings kept where they mean the same, server defaults null unless declared. */
 export function refreshRole(name: string, prior: ObjectValue | undefined, data: Record<string, unknown>): ObjectValue {
   const live = liveRoleFields(data);
   const type = live.type as RoleType;
-  const priorCanon = prior && prior.type === type ? roleCanonical(name, prior) : undefined;
+  const sameType = prior !== undefined && prior.type === type;
+  const priorCanon = sameType ? roleCanonical(name, prior) : undefined;
+  const defaults = roleDefaults(type);
   const out = emptyRole();
   out.type = type;
   out.role_id = typeof data.role_id === 'string' ? data.role_id : null;
-  for (const n of NAMES) if (n in live) out[n] = refreshedSpelling(ROLE_ATTRS[n], priorCanon ? prior![n] : undefined, priorCanon?.[n], live[n]);
+  for (const n of NAMES) if (n in live) out[n] = refreshedDeclared(ROLE_ATTRS[n], sameType ? prior[n] : undefined, priorCanon?.[n], live[n], defaults[n]);
   return out;
 }
 

@@ -83,6 +83,28 @@ export function refreshedSpelling(kind: Kind, prior: Value | undefined, priorCan
   return spell(kind, live);
 }
 
+/**
+ * Planned value of an optional, non-computed attribute (a role's: null = the server default and
+ * stays null, so a plan prints only what is declared): the prior spelling whenever it means the
+ * same as the config, else the config's.
+ */
+export function plannedDeclared(config: Value, prior: Value | undefined, configCanon: Json | undefined, priorCanon: Json | undefined): Value {
+  if (config === UNKNOWN || config === null) return config;
+  if (prior !== undefined && prior !== null && sameValue(configCanon, priorCanon)) return prior;
+  return config;
+}
+
+/**
+ * Refreshed value of such an attribute: the prior spelling when it means the same; null when the
+ * prior was null and the server holds its default (nothing declared, nothing drifted); else the
+ * live value, so drift on an undeclared field plans back to null (= the default).
+ */
+export function refreshedDeclared(kind: Kind, prior: Value | undefined, priorCanon: Json | undefined, live: Json | undefined, dflt: Json | undefined): Value {
+  if (prior !== undefined && prior !== null && sameValue(priorCanon, live)) return prior;
+  if ((prior === undefined || prior === null) && sameValue(live, dflt)) return null;
+  return spell(kind, live);
+}
+
 export function errorAt(attribute: AttributePath, summary: string, detail?: string): Diagnostic {
   return { severity: 'error', summary, detail, attribute };
 }

@@ -151,7 +151,7 @@ test('no roles: plan, apply, refresh and import all hold the empty map, never nu
   await close();
 });
 
-test('import by mount path brings config and roles; the same declaration then plans nothing', async () => {
+test('import by mount path brings config and roles; the same declaration then writes nothing', async () => {
   await api(engine, 'POST', 'sys/auth/tf-imp', { body: { type: 'cloud', description: 'by hand' } });
   await api(engine, 'POST', 'auth/tf-imp/config', { body: { iam_alias: 'unique_id' } });
   await api(engine, 'POST', 'auth/tf-imp/role/web', { body: { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: 'read,write' } });
@@ -161,9 +161,16 @@ test('import by mount path brings config and roles; the same declaration then pl
   const state = (await d.read(imported))!;
   expect(Object.keys(state.roles as ObjectValue).sort()).toEqual(['batch', 'web']);
   const config = d.config({ path: 'tf-imp', description: 'by hand', config: { iam_alias: 'unique_id' }, roles: { web, batch } });
+  // A role field holding the server default reads back null (null = the default), so web's
+  // explicit allow_vm_inference = true is spelled in by one update that writes nothing.
+  expect((state.roles as ObjectValue).web).toMatchObject({ token_ttl: '3600', allow_vm_inference: null, max_jwt_exp: null });
   const plan = await d.plan(state, config);
-  expect(plan.changes).toEqual([]);
+  expect(plan.changes).toEqual(['roles["web"].allow_vm_inference']);
+  const applied = await d.apply(state, plan.planned, config);
   expect(writes()).toEqual([]);
+  expect((await d.plan((await d.read(applied.state!))!, config)).changes).toEqual([]);
+  const { allow_vm_inference: _, ...webAsDefault } = web; // eslint-disable-line @typescript-eslint/no-unused-vars
+  expect((await d.plan(state, d.config({ path: 'tf-imp', description: 'by hand', config: { iam_alias: 'unique_id' }, roles: { web: webAsDefault, batch } }))).changes).toEqual([]);
   await close();
 });
 

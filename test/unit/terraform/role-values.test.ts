@@ -1,7 +1,8 @@
 // Role canonicalization and validation are memoized per (name, values) within the provider process:
 // the same role asked for again gets the very same (frozen) fields; failures are never remembered.
 
-import { emptyRole, roleCanonical, validateRole } from '../../../src/terraform/resources/role-values';
+import { appliedRole, emptyRole, planRole, refreshRole, roleCanonical, roleWrite, validateRole } from '../../../src/terraform/resources/role-values';
+import { UNKNOWN } from '../../../src/terraform/plugin/contract';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 
 const iam = (over: ObjectValue = {}): ObjectValue => ({ ...emptyRole(), type: 'iam', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], ...over });
@@ -43,5 +44,48 @@ describe('validateRole', () => {
     expect(validateRole(base('x'), 'x', iam())).toEqual([]);
     const wrong = validateRole(base('x'), 'x', iam({ bound_zones: ['europe-west1-b'] }));
     expect(wrong.map((d) => d.summary).join('\n')).toMatch(/bound_zones/);
+  });
+});
+
+// A field a role leaves null means the server default and stays null in plan and state (so plans
+// print only what is declared); drift on it reads back as the live value and plans back to null.
+describe('null = server default', () => {
+  const live = (over: Record<string, unknown> = {}) => ({ type: 'iam', role_id: 'id-1', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], max_jwt_exp: 900, token_ttl: 0, token_policies: [], add_group_aliases: false, allow_vm_inference: true, ...over });
+
+  it('a new role plans only its declared fields, and reads back the same after create', () => {
+    const config = iam({ token_ttl: '1h' });
+    const planned = planRole('web', config, undefined);
+    expect(planned).toEqual({ ...config, role_id: UNKNOWN });
+    expect(planned.max_jwt_exp).toBeNull();
+    expect(roleWrite('web', undefined, planned)).toMatchObject({ action: 'create', body: { token_ttl: 3600, max_jwt_exp: 900, allow_vm_inference: true } });
+    const state = appliedRole(planned, 'id-1');
+    expect(refreshRole('web', state, live({ token_ttl: 3600 }))).toEqual(state);
+  });
+
+  it('an import (no prior) keeps defaults null and the rest in the live spelling', () => {
+    const r = refreshRole('web', undefined, live({ token_ttl: 3600 }));
+    expect(r).toMatchObject({ token_ttl: '3600', max_jwt_exp: null, allow_vm_inference: null, token_policies: null, add_group_aliases: null });
+  });
+
+  it('drift on an undeclared field shows the live value; the plan puts it back to null and writes the default', () => {
+    const state = appliedRole(planRole('web', iam(), undefined), 'id-1');
+    const drifted = refreshRole('web', state, live({ token_max_ttl: 86400 }));
+    expect(drifted.token_max_ttl).toBe('86400');
+    const planned = planRole('web', iam(), drifted);
+    expect(planned.token_max_ttl).toBeNull();
+    expect(roleWrite('web', drifted, planned)).toEqual({ action: 'update', body: { token_max_ttl: 0 }, fields: ['token_max_ttl'] });
+  });
+
+  it('an explicitly declared default is kept in its spelling; removing it from the config writes nothing', () => {
+    const state = appliedRole(planRole('web', iam({ max_jwt_exp: '15m' }), undefined), 'id-1');
+    expect(refreshRole('web', state, live()).max_jwt_exp).toBe('15m');
+    const planned = planRole('web', iam(), state);
+    expect(planned.max_jwt_exp).toBeNull();
+    expect(roleWrite('web', state, planned)).toEqual({ action: 'none' });
+  });
+
+  it('a declared field changed out of band to the default reads back as the live value, not null', () => {
+    const state = appliedRole(planRole('web', iam({ token_ttl: '2h' }), undefined), 'id-1');
+    expect(refreshRole('web', state, live()).token_ttl).toBe('0');
   });
 });
