@@ -169,7 +169,7 @@ test('import by mount path brings config and roles; the same declaration then wr
   const applied = await d.apply(state, plan.planned, config);
   expect(writes()).toEqual([]);
   expect((await d.plan((await d.read(applied.state!))!, config)).changes).toEqual([]);
-  const { allow_vm_inference: _, ...webAsDefault } = web; // eslint-disable-line @typescript-eslint/no-unused-vars
+  const { allow_vm_inference: _, ...webAsDefault } = web;
   expect((await d.plan(state, d.config({ path: 'tf-imp', description: 'by hand', config: { iam_alias: 'unique_id' }, roles: { web: webAsDefault, batch } }))).changes).toEqual([]);
   await close();
 });
