@@ -4,7 +4,7 @@
 // CloudAuthBackend. Printed beside the same-run baseline of plain `terraform apply` on N
 // `terraform_data` resources (one Terraform resource per role: the upstream provider's model).
 // keyward and the baseline run interleaved, in alternating order; figures are medians of the rounds.
-// The engine runs in its own process. Offline: nothing is fetched from a registry.
+// The engine runs in its own process, compiled (dist/) as installed. Offline: nothing is fetched from a registry.
 //
 //   npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline]
 //
@@ -214,7 +214,10 @@ async function main(): Promise<void> {
   const tfVersion = spawnSync('terraform', ['version'], { env: BASE_ENV, encoding: 'utf8' }).stdout.split('\n')[0];
   const work = mkdtempSync(join(tmpdir(), 'keyward-bench-terraform-'));
   const pkg = stagePackage(join(work, 'pkg'));
-  const engine = await startEngineProcess({ dataDir: join(work, 'data'), rootToken: TOKEN });
+  // The engine as installed too (dist/, not tsx: see bench/engine-build.ts): it serves every role write.
+  const entry = join(work, 'keyward-engine.js');
+  writeFileSync(entry, `'use strict';\nrequire(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'main.js'))}).main(process.argv);\n`);
+  const engine = await startEngineProcess({ dataDir: join(work, 'data'), rootToken: TOKEN, entry });
   process.stdout.write(`${tfVersion}, cdktf-cli 0.21, keyward from dist/; keyward and baseline interleaved, medians of the rounds\n`);
   const verdicts: string[] = [];
   try {

@@ -7,42 +7,57 @@ import { isRecord } from './msgpack-codec';
 
 export function decodeJsonState(text: string | Uint8Array, type: WireType): Value {
   const raw: unknown = JSON.parse(typeof text === 'string' ? text : new TextDecoder().decode(text));
-  return fromJson(raw, type, 'state');
+  return fromJson(raw, type, ['state']);
 }
 
-function fromJson(raw: unknown, type: WireType, where: string): Value {
+// `path` is one stack per decode (see msgpack-codec.ts), rendered only into an error message.
+function fromJson(raw: unknown, type: WireType, path: string[]): Value {
   if (raw === null || raw === undefined) return null;
   switch (type.kind) {
     case 'dynamic':
-      if (!isRecord(raw) || !('type' in raw)) throw new TypeError(`${where}: malformed dynamic value`);
-      return fromJson(raw.value, typeFromJson(raw.type), where);
+      if (!isRecord(raw) || !('type' in raw)) throw new TypeError(`${path.join('.')}: malformed dynamic value`);
+      return fromJson(raw.value, typeFromJson(raw.type), path);
     case 'string':
-      if (typeof raw !== 'string') throw new TypeError(`${where}: expected a string`);
+      if (typeof raw !== 'string') throw new TypeError(`${path.join('.')}: expected a string`);
       return raw;
     case 'number':
       if (typeof raw === 'number') return raw;
       if (typeof raw === 'string' && raw.trim() !== '' && !Number.isNaN(Number(raw))) return Number(raw);
-      throw new TypeError(`${where}: expected a number`);
+      throw new TypeError(`${path.join('.')}: expected a number`);
     case 'bool':
-      if (typeof raw !== 'boolean') throw new TypeError(`${where}: expected a bool`);
+      if (typeof raw !== 'boolean') throw new TypeError(`${path.join('.')}: expected a bool`);
       return raw;
     case 'list':
     case 'set':
-      if (!Array.isArray(raw)) throw new TypeError(`${where}: expected a ${type.kind}`);
-      return raw.map((v, i) => fromJson(v, type.element, `${where}.${i}`));
-    case 'tuple':
-      if (!Array.isArray(raw)) throw new TypeError(`${where}: expected a tuple`);
-      return type.elements.map((t, i) => fromJson(raw[i], t, `${where}.${i}`));
+    case 'tuple': {
+      if (!Array.isArray(raw)) throw new TypeError(`${path.join('.')}: expected a ${type.kind}`);
+      const n = type.kind === 'tuple' ? type.elements.length : raw.length;
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        path.push(String(i));
+        out[i] = fromJson(raw[i], type.kind === 'tuple' ? type.elements[i]! : type.element, path);
+        path.pop();
+      }
+      return out;
+    }
     case 'map': {
-      if (!isRecord(raw)) throw new TypeError(`${where}: expected a map`);
+      if (!isRecord(raw)) throw new TypeError(`${path.join('.')}: expected a map`);
       const out: Record<string, Value> = {};
-      for (const [k, v] of Object.entries(raw)) out[k] = fromJson(v, type.element, `${where}.${k}`);
+      for (const [k, v] of Object.entries(raw)) {
+        path.push(k);
+        out[k] = fromJson(v, type.element, path);
+        path.pop();
+      }
       return out;
     }
     case 'object': {
-      if (!isRecord(raw)) throw new TypeError(`${where}: expected an object`);
+      if (!isRecord(raw)) throw new TypeError(`${path.join('.')}: expected an object`);
       const out: Record<string, Value> = {};
-      for (const [k, t] of Object.entries(type.attributes)) out[k] = fromJson(raw[k], t, `${where}.${k}`);
+      for (const [k, t] of Object.entries(type.attributes)) {
+        path.push(k);
+        out[k] = fromJson(raw[k], t, path);
+        path.pop();
+      }
       return out;
     }
   }

@@ -18,6 +18,9 @@ export function decodeValue(bytes: Uint8Array, type: WireType): Value {
   return fromWire(decode(bytes, { useBigInt64: false }), type, []);
 }
 
+// `path` is one stack per encode or decode, pushed and popped around each nested value (no array
+// per value: a 10,000-role value has ~250,000 of them); only an error renders it, and a throw ends
+// the whole call, so an unpopped stack is never seen again.
 function where(path: string[]): string {
   return path.length === 0 ? 'the value' : path.join('.');
 }
@@ -41,22 +44,42 @@ function toWire(value: Value, type: WireType, path: string[]): unknown {
       if (typeof value !== 'boolean') throw new TypeError(`${where(path)}: expected a bool`);
       return value;
     case 'list':
-    case 'set':
+    case 'set': {
       if (!Array.isArray(value)) throw new TypeError(`${where(path)}: expected a ${type.kind}`);
-      return value.map((v, i) => toWire(v, type.element, [...path, String(i)]));
+      const out = new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        path.push(String(i));
+        out[i] = toWire(value[i]!, type.element, path);
+        path.pop();
+      }
+      return out;
+    }
     case 'tuple':
       if (!Array.isArray(value)) throw new TypeError(`${where(path)}: expected a tuple`);
-      return type.elements.map((t, i) => toWire(value[i] ?? null, t, [...path, String(i)]));
+      return type.elements.map((t, i) => {
+        path.push(String(i));
+        const out = toWire(value[i] ?? null, t, path);
+        path.pop();
+        return out;
+      });
     case 'map': {
       if (!isRecord(value)) throw new TypeError(`${where(path)}: expected a map`);
       const out = wireMap();
-      for (const [k, v] of Object.entries(value)) out[k] = toWire(v, type.element, [...path, k]);
+      for (const [k, v] of Object.entries(value)) {
+        path.push(k);
+        out[k] = toWire(v, type.element, path);
+        path.pop();
+      }
       return out;
     }
     case 'object': {
       if (!isRecord(value)) throw new TypeError(`${where(path)}: expected an object`);
       const out = wireMap();
-      for (const [k, t] of Object.entries(type.attributes)) out[k] = toWire(value[k] ?? null, t, [...path, k]);
+      for (const [k, t] of Object.entries(type.attributes)) {
+        path.push(k);
+        out[k] = toWire(value[k] ?? null, t, path);
+        path.pop();
+      }
       return out;
     }
   }
@@ -90,22 +113,42 @@ function fromWire(raw: unknown, type: WireType, path: string[]): Value {
       if (typeof raw === 'boolean') return raw;
       throw new TypeError(`${where(path)}: expected a bool`);
     case 'list':
-    case 'set':
+    case 'set': {
       if (!Array.isArray(raw)) throw new TypeError(`${where(path)}: expected a ${type.kind}`);
-      return raw.map((v, i) => fromWire(v, type.element, [...path, String(i)]));
+      const out = new Array<Value>(raw.length);
+      for (let i = 0; i < raw.length; i++) {
+        path.push(String(i));
+        out[i] = fromWire(raw[i], type.element, path);
+        path.pop();
+      }
+      return out;
+    }
     case 'tuple':
       if (!Array.isArray(raw)) throw new TypeError(`${where(path)}: expected a tuple`);
-      return type.elements.map((t, i) => fromWire(raw[i], t, [...path, String(i)]));
+      return type.elements.map((t, i) => {
+        path.push(String(i));
+        const out = fromWire(raw[i], t, path);
+        path.pop();
+        return out;
+      });
     case 'map': {
       if (!isRecord(raw)) throw new TypeError(`${where(path)}: expected a map`);
       const out: Record<string, Value> = {};
-      for (const [k, v] of Object.entries(raw)) out[k] = fromWire(v, type.element, [...path, k]);
+      for (const [k, v] of Object.entries(raw)) {
+        path.push(k);
+        out[k] = fromWire(v, type.element, path);
+        path.pop();
+      }
       return out;
     }
     case 'object': {
       if (!isRecord(raw)) throw new TypeError(`${where(path)}: expected an object`);
       const out: Record<string, Value> = {};
-      for (const [k, t] of Object.entries(type.attributes)) out[k] = fromWire(raw[k], t, [...path, k]);
+      for (const [k, t] of Object.entries(type.attributes)) {
+        path.push(k);
+        out[k] = fromWire(raw[k], t, path);
+        path.pop();
+      }
       return out;
     }
   }

@@ -50,3 +50,13 @@ describe('cty msgpack codec', () => {
     expect(() => encodeValue({ name: 3 }, obj)).toThrow('name: expected a string');
   });
 });
+
+test('a value of the wrong type deep inside names its path, and the next call starts from the root again', () => {
+  const t: ValueType = { kind: 'object', attributes: { roles: { kind: 'map', element: { kind: 'object', attributes: { token_ttl: { kind: 'string' }, cidrs: { kind: 'list', element: { kind: 'string' } } } } } } };
+  const bad = encode({ roles: { web: { token_ttl: '1h', cidrs: ['a', 7] } } });
+  expect(() => decodeValue(bad, t)).toThrow('roles.web.cidrs.1: expected a string');
+  expect(() => encodeValue({ roles: { web: { token_ttl: 5, cidrs: null } } }, t)).toThrow('roles.web.token_ttl: expected a string');
+  expect(() => decodeValue(encode({ roles: 3 }), t)).toThrow('roles: expected a map');
+  expect(() => decodeJsonState(JSON.stringify({ roles: { web: { token_ttl: true } } }), t)).toThrow('state.roles.web.token_ttl: expected a string');
+  expect(decodeJsonState(JSON.stringify({ roles: { web: { token_ttl: '1h', cidrs: ['a'] } } }), t)).toEqual({ roles: { web: { token_ttl: '1h', cidrs: ['a'] } } });
+});
