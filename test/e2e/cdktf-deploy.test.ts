@@ -155,11 +155,12 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect(await ok('deploy', '--auto-approve')).toMatch(/No changes/);
     expect(proxy.writes).toEqual([]);
 
-    // Out-of-band drift and a hand-made role under exclusiveRoles: both corrected by the next deploy.
-    expect((await api(engine, 'POST', 'auth/cloud/role/web', { body: { token_ttl: 999 } })).status).toBeLessThan(300);
+    // Out-of-band drift (a declared field, and token_max_ttl, which web leaves null = the server
+    // default) and a hand-made role under exclusiveRoles: all corrected by the next deploy.
+    expect((await api(engine, 'POST', 'auth/cloud/role/web', { body: { token_ttl: 999, token_max_ttl: 7200 } })).status).toBeLessThan(300);
     expect((await api(engine, 'POST', 'auth/cloud/role/backdoor', { body: { type: 'iam', bound_service_accounts: ['*'] } })).status).toBeLessThan(300);
     await ok('deploy', '--auto-approve');
-    expect((await role('web')).body.data.token_ttl).toBe(3600);
+    expect((await role('web')).body.data).toMatchObject({ token_ttl: 3600, token_max_ttl: 0 });
     expect((await role('backdoor')).status).toBe(404);
 
     // One field: 0 to add, 1 to change, 0 to destroy, naming the field; only that role is written.
