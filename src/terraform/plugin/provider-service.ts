@@ -9,6 +9,7 @@ import { blockType } from './cty-type';
 import { diagnosticToWire, errorDiagnostics, hasError, pathToWire } from './diagnostics-wire';
 import { decodeJsonState } from './json-state';
 import { decodeValue, encodeValue } from './msgpack-codec';
+import { RecentDecodes } from './recent-decodes';
 import { schemaToWire } from './schema-wire';
 import { unsupportedRpcs } from './unsupported-rpcs';
 import { withoutWriteOnly, writeOnlyPathsSet } from './write-only';
@@ -43,8 +44,12 @@ export function providerService(definition: ProviderDefinition, options: Provide
     if (!isConfigured) throw new Error('the provider was used before ConfigureProvider');
     return configured;
   };
-  const decode = (dv: DynamicValue | null | undefined, handler: ResourceHandler): ObjectValue | null =>
-    decodeDynamic(dv, blockType(handler.schema)) as ObjectValue | null;
+  const recent = new RecentDecodes();
+  const decode = (dv: DynamicValue | null | undefined, handler: ResourceHandler): ObjectValue | null => {
+    const bytes = dv?.msgpack;
+    if (!bytes || bytes.length === 0) return decodeDynamic(dv, blockType(handler.schema)) as ObjectValue | null;
+    return recent.decode(handler.typeName, bytes, () => decodeValue(bytes, blockType(handler.schema))) as ObjectValue | null;
+  };
   const encode = (value: Value, handler: ResourceHandler): DynamicValue => ({ msgpack: Buffer.from(encodeValue(value, blockType(handler.schema))) });
   const diags = (list: readonly Diagnostic[] | undefined): Wire[] => (list ?? []).map(diagnosticToWire);
   const failed = (err: unknown): Wire[] => {
@@ -145,9 +150,14 @@ export function providerService(definition: ProviderDefinition, options: Provide
     async PlanResourceChange(req) {
       try {
         const h = resource(req.type_name);
+        let proposed: ObjectValue | null | undefined;
         const result = await h.plan(providerValue(), {
           prior: decode(req.prior_state, h),
-          proposed: decode(req.proposed_new_state, h),
+          // Decoded on first use only: keyward's resources plan from the config and the prior, and
+          // at 10,000 roles each decode of the whole value costs hundreds of milliseconds.
+          get proposed() {
+            return (proposed ??= decode(req.proposed_new_state, h));
+          },
           config: decode(req.config, h),
           priorPrivate: bytesOrUndefined(req.prior_private),
         });
