@@ -31,7 +31,7 @@ export type WorkerMessage =
 export type ParentMessage = { type: 'open'; view: number } | { type: 'more'; view: number } | { type: 'stop'; view: number } | { type: 'exit' };
 
 /** Bytes of records in one page (one chunk), unless a single row is larger. */
-export const PAGE_BYTES = 1024 * 1024;
+const PAGE_BYTES = 1024 * 1024;
 /** Most rows in one page (tiny entries): the lengths check reads this many rows at most. */
 const MAX_ROWS = 16_384;
 const FIRST_ROWS = 256;
@@ -51,7 +51,7 @@ const after = (first: boolean) => (first ? 'k >= ?' : 'k > ?');
 interface Statements {
   /** Count, bytes of keys and values, and the largest record (a row's bytes + 8). */
   totals: Database.Statement<[], { n: number; b: number; m: number }>;
-  /** Count and record bytes of the next rows, from their lengths only (no value is loaded). */
+  /** Count and record bytes of the next rows, from their lengths (the values are not read out). */
   sizes: [Database.Statement<[string, number], [number, number]>, Database.Statement<[string, number], [number, number]>];
   /** The next rows' records concatenated, their count and last key. */
   page: [Database.Statement<[string, number], [Buffer | null, number, string | null]>, Database.Statement<[string, number], [Buffer | null, number, string | null]>];
@@ -70,7 +70,7 @@ function prepare(d: Database.Database): Statements {
     sizes: both((first) =>
       d.prepare(`SELECT count(*), COALESCE(sum(len), 0) FROM (SELECT octet_length(k) + length(v) + 8 AS len FROM kv WHERE ${after(first)} ORDER BY k LIMIT ?)`).raw(),
     ),
-    // An aggregate's input order is not promised: check() verifies the page is in key order.
+    // An aggregate's input order is not promised: checkRecords verifies the page is in key order.
     page: both((first) =>
       d.prepare(`SELECT CAST(group_concat(r, '') AS BLOB), count(*), max(k) FROM (SELECT k, ${RECORD} AS r FROM kv WHERE ${after(first)} ORDER BY k LIMIT ?)`).raw(),
     ),
