@@ -91,6 +91,7 @@ export class StoredGzip extends Transform {
     // Wholly copied: a chunk its consumer gave up becomes the next output buffer.
     if (chunk.length >= MIN_REUSE && reusableChunks.has(chunk)) {
       reusableChunks.delete(chunk);
+      knownCrc32.delete(chunk); // its bytes will change
       this.spare = chunk;
     }
     cb();
