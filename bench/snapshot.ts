@@ -8,6 +8,7 @@
 // Emulators run in a child process so their memory is not counted.
 //
 //   node --expose-gc -r tsx/cjs bench/snapshot.ts [--entries 100000] [--value-bytes 1000] [--rounds 3]
+//     [--targets local,cloudone-store,cloudtwo-store,cloudthree-store]   (default: all four)
 
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -174,6 +175,9 @@ async function main(): Promise<void> {
   const entries = arg('entries', 100_000);
   const valueBytes = arg('value-bytes', 1000);
   const rounds = Math.max(1, arg('rounds', 3));
+  const only = process.argv.includes('--targets') ? process.argv[process.argv.indexOf('--targets') + 1].split(',') : Object.keys(STORES);
+  const unknown = only.filter((t) => !(t in STORES));
+  if (unknown.length > 0) throw new Error(`--targets: unknown target ${unknown.join(', ')} (known: ${Object.keys(STORES).join(', ')})`);
   const work = mkdtempSync(join(tmpdir(), 'kw-bench-snap-'));
   const emulators = await startEmulatorProcess();
   const storage = new SqliteStorage(join(work, 'store.db'));
@@ -187,12 +191,14 @@ async function main(): Promise<void> {
     dataDir: work,
     reload: async () => undefined,
   };
-  const targets: [string, Record<string, unknown>][] = [
-    ['local', { path_prefix: join(work, 'local'), local_max_space: 1024 ** 4 }],
-    ['cloudone-store', { path_prefix: 'bench/', ...emulators.fields['cloudone-store'] }],
-    ['cloudtwo-store', { path_prefix: 'bench/', ...emulators.fields['cloudtwo-store'] }],
-    ['cloudthree-store', { path_prefix: 'bench/', ...emulators.fields['cloudthree-store'] }],
-  ];
+  const targets = (
+    [
+      ['local', { path_prefix: join(work, 'local'), local_max_space: 1024 ** 4 }],
+      ['cloudone-store', { path_prefix: 'bench/', ...emulators.fields['cloudone-store'] }],
+      ['cloudtwo-store', { path_prefix: 'bench/', ...emulators.fields['cloudtwo-store'] }],
+      ['cloudthree-store', { path_prefix: 'bench/', ...emulators.fields['cloudthree-store'] }],
+    ] as [string, Record<string, unknown>][]
+  ).filter(([t]) => only.includes(t));
   /** One attempt, as the scheduler runs it; returns its own wall time (the size lookup after it is not timed). */
   const snapshot = async (type: string, extra: Record<string, unknown>, sized?: (bytes: number) => void): Promise<number> => {
     const config = validateSnapshotConfigWrite({ storage_type: type, interval: 3600, retain: 2, ...extra }).config;

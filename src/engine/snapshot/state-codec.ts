@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { reusableChunks } from '../storage/chunk-reuse';
 import { END_MARK, RECORD_OVERHEAD, STATE_MAGIC, stateEnd, writeRecord } from '../storage/entry-record';
 import type { StorageEntry, StorageSnapshot } from '../storage/storage';
 
@@ -68,7 +69,9 @@ export async function encodeState(entries: AsyncIterable<StorageEntry> | Storage
 
 /**
  * Records the store already encoded (SQLite's worker) pass through as they are: no copy. Where
- * the store hashed them too (stateSha256), the event loop does not read them at all.
+ * the store hashed them too (stateSha256), the event loop does not read them at all. The chunks
+ * are the view's to give (chunks() makes each for its consumer alone) and nothing here keeps
+ * them: the gzip writer may reuse their memory once it has copied them.
  */
 async function passRecords(view: StorageSnapshot, out: DrainingSink): Promise<EncodedState> {
   const hash = view.stateSha256 ? undefined : createHash('sha256');
@@ -79,7 +82,10 @@ async function passRecords(view: StorageSnapshot, out: DrainingSink): Promise<En
     if (!out.write(c)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   await send(STATE_MAGIC);
-  for await (const c of view.chunks!()) await send(c);
+  for await (const c of view.chunks!()) {
+    reusableChunks.add(c);
+    await send(c);
+  }
   await send(stateEnd(view.count));
   const sha256 = hash ? hash.digest('hex') : view.stateSha256!();
   if (!sha256) throw new Error('the store did not report the SHA-256 of the state it read');

@@ -7,6 +7,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { knownCrc32 } from '../storage/chunk-crc';
+import { reusableChunks } from '../storage/chunk-reuse';
 import { crc32Combine } from './crc32-combine';
 
 /** Largest stored block deflate allows. */
@@ -24,20 +25,25 @@ export function storedGzipSize(n: number): number {
 
 /** Output chunk size: few, large writes downstream (a socket or file write per chunk). */
 const OUT = 1024 * 1024;
+/** A reusable input chunk smaller than this is not worth taking as an output buffer. */
+const MIN_REUSE = 64 * 1024;
 
 /**
  * Gzips exactly `inputBytes` bytes; more or fewer is an error (the declared length of the upload
  * would be wrong, and a store must not get a body that differs from it). Output goes out in
- * OUT-byte chunks: copying the input once costs less than sending two small buffers (a 5-byte
- * header and a block) per 64 KiB through every stream and socket write downstream.
+ * chunks of about OUT bytes: copying the input once costs less than sending two small buffers (a
+ * 5-byte header and a block) per 64 KiB through every stream and socket write downstream. Input
+ * chunks marked in reusableChunks serve as output buffers once copied, instead of new ones.
  */
 export class StoredGzip extends Transform {
   private crc = 0;
   private seen = 0;
   /** Bytes still to come in the block whose header was written last. */
   private blockLeft = 0;
-  private out = Buffer.allocUnsafeSlow(OUT);
+  private out: Buffer = Buffer.allocUnsafeSlow(OUT);
   private at = 0;
+  /** An input chunk already copied out (reusableChunks): the next output buffer. */
+  private spare: Buffer | undefined;
   private readonly header = Buffer.alloc(5);
 
   constructor(private readonly inputBytes: number) {
@@ -48,13 +54,15 @@ export class StoredGzip extends Transform {
   /** Copies src[from, to) into the output chunk, pushing each chunk as it fills. */
   private append(src: Buffer, from: number, to: number): void {
     while (from < to) {
-      const n = Math.min(to - from, OUT - this.at);
+      const n = Math.min(to - from, this.out.length - this.at);
       src.copy(this.out, this.at, from, from + n);
       this.at += n;
       from += n;
-      if (this.at === OUT) {
+      if (this.at === this.out.length) {
         this.push(this.out);
-        this.out = Buffer.allocUnsafeSlow(OUT);
+        // Pushed buffers belong downstream now; the next one is a spent input chunk if any.
+        this.out = this.spare ?? Buffer.allocUnsafeSlow(OUT);
+        this.spare = undefined;
         this.at = 0;
       }
     }
@@ -79,6 +87,12 @@ export class StoredGzip extends Transform {
       this.append(chunk, at, at + n);
       this.blockLeft -= n;
       at += n;
+    }
+    // Wholly copied: a chunk its consumer gave up becomes the next output buffer.
+    if (chunk.length >= MIN_REUSE && reusableChunks.has(chunk)) {
+      reusableChunks.delete(chunk);
+      knownCrc32.delete(chunk); // its bytes will change
+      this.spare = chunk;
     }
     cb();
   }

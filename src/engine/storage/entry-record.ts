@@ -46,3 +46,30 @@ export function readRecords(buf: Buffer): StorageEntry[] {
   }
   return out;
 }
+
+/**
+ * Checks that `page` holds exactly `count` whole records whose keys strictly increase, the first
+ * above `after`: SQLite's snapshot worker builds pages with an aggregate, whose input order SQL
+ * does not promise, and the archive must hold the rows in key order. Throws otherwise.
+ */
+export function checkRecords(page: Buffer, count: number, after: string | undefined): void {
+  const prev = after === undefined ? undefined : Buffer.from(after, 'utf8');
+  let ps = 0;
+  let pe = prev ? prev.length : 0;
+  let src: Buffer | undefined = prev;
+  let at = 0;
+  let n = 0;
+  while (at + 4 <= page.length) {
+    const ks = at + 4;
+    const ke = ks + page.readUInt32BE(at);
+    if (ke + 4 > page.length) break;
+    // Byte order of UTF-8 keys is SQLite's BINARY collation: each key must sort after the last.
+    if (src && page.compare(src, ps, pe, ks, ke) <= 0) throw new Error('a page of snapshot records is not in key order');
+    src = page;
+    ps = ks;
+    pe = ke;
+    at = ke + 4 + page.readUInt32BE(ke);
+    n++;
+  }
+  if (at !== page.length || n !== count) throw new Error(`a page of snapshot records is malformed (${n} of ${count} records, ${at} of ${page.length} bytes)`);
+}

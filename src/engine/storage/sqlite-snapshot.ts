@@ -30,9 +30,9 @@ class ReaderThread {
   /** Set once the thread failed or exited: it serves no further view. */
   gone?: Error;
 
-  constructor(dbFile: string) {
+  constructor(dbFile: string, pageBytes?: number) {
     const { file, execArgv } = workerFile();
-    this.worker = new Worker(file, { workerData: { file: dbFile }, execArgv });
+    this.worker = new Worker(file, { workerData: { file: dbFile, pageBytes }, execArgv });
     this.worker.unref();
     this.worker.on('message', (m: WorkerMessage) => this.onMessage?.(m));
     this.worker.once('error', (e) => this.lost(e));
@@ -75,10 +75,14 @@ export class SqliteSnapshotReaders {
   private idle?: ReaderThread;
   private closed = false;
 
-  constructor(private readonly dbFile: string) {}
+  /** `pageBytes`: the bound of one chunk (default PAGE_BYTES); tests make it small. */
+  constructor(
+    private readonly dbFile: string,
+    private readonly pageBytes?: number,
+  ) {}
 
   async open(): Promise<StorageSnapshot> {
-    const reader = this.idle && !this.idle.gone ? this.idle : new ReaderThread(this.dbFile);
+    const reader = this.idle && !this.idle.gone ? this.idle : new ReaderThread(this.dbFile, this.pageBytes);
     this.idle = undefined;
     return openView(reader, (healthy) => {
       if (healthy && !this.closed && !this.idle) this.idle = reader;

@@ -19,6 +19,7 @@ export interface StorageSnapshot extends AsyncIterable<StorageEntry> {
   /**
    * The same entries, already in entry-record.ts's layout (whole records per chunk), where the
    * store can produce them off the event loop (SQLite). Use this or the iterator, not both.
+   * Each chunk is the consumer's alone: the view keeps no reference to a chunk it handed out.
    */
   chunks?(): AsyncIterable<Buffer>;
   /**
