@@ -54,7 +54,9 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
     schema: providerSchema,
     validate: validateProvider,
     async configure(config) {
-      const base = { env, parallelism: opts.parallelism ?? 32 };
+      // 64 requests in flight: a server that makes each write durable before answering (keyward's
+      // group fsync) took 4,000 role writes ~10% faster than with 32 here.
+      const base = { env, parallelism: opts.parallelism ?? 64 };
       const salt = config.fingerprint_salt;
       const fingerprintSalt = hasUnknown(salt) ? null : (str(salt) ?? '');
       // Terraform may configure with values known only after apply: plan works without a client.
@@ -64,8 +66,8 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       // require, not import(): a dynamic import() would leave CommonJS (and tsx's loader) behind.
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
       const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
-      const client = new VaultClient(
-        settingsFromEnv(
+      const client = new VaultClient({
+        ...settingsFromEnv(
           {
             address: env.VAULT_ADDR || str(config.address),
             namespace: env.VAULT_NAMESPACE || str(config.namespace),
@@ -77,7 +79,8 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
           // KEYWARD_DIALECT overrides it here as it does for `keyward plan`, like VAULT_ADDR.
           { dialect: str(config.dialect) as ServerDialect | undefined },
         ),
-      );
+        connections: base.parallelism,
+      });
       clients.push(client);
       return { ...base, client, fingerprintSalt };
     },
