@@ -3,7 +3,7 @@
 // schema no longer has are dropped; attributes it added are null.
 import type { Value } from './contract';
 import { typeFromJson, type WireType } from './cty-type';
-import { isRecord } from './msgpack-codec';
+import { isRecord, nested } from './msgpack-codec';
 
 export function decodeJsonState(text: string | Uint8Array, type: WireType): Value {
   const raw: unknown = JSON.parse(typeof text === 'string' ? text : new TextDecoder().decode(text));
@@ -33,31 +33,19 @@ function fromJson(raw: unknown, type: WireType, path: string[]): Value {
       if (!Array.isArray(raw)) throw new TypeError(`${path.join('.')}: expected a ${type.kind}`);
       const n = type.kind === 'tuple' ? type.elements.length : raw.length;
       const out = new Array<Value>(n);
-      for (let i = 0; i < n; i++) {
-        path.push(String(i));
-        out[i] = fromJson(raw[i], type.kind === 'tuple' ? type.elements[i]! : type.element, path);
-        path.pop();
-      }
+      for (let i = 0; i < n; i++) out[i] = nested(fromJson, raw[i], type.kind === 'tuple' ? type.elements[i]! : type.element, path, String(i));
       return out;
     }
     case 'map': {
       if (!isRecord(raw)) throw new TypeError(`${path.join('.')}: expected a map`);
       const out: Record<string, Value> = {};
-      for (const [k, v] of Object.entries(raw)) {
-        path.push(k);
-        out[k] = fromJson(v, type.element, path);
-        path.pop();
-      }
+      for (const [k, v] of Object.entries(raw)) out[k] = nested(fromJson, v, type.element, path, k);
       return out;
     }
     case 'object': {
       if (!isRecord(raw)) throw new TypeError(`${path.join('.')}: expected an object`);
       const out: Record<string, Value> = {};
-      for (const [k, t] of Object.entries(type.attributes)) {
-        path.push(k);
-        out[k] = fromJson(raw[k], t, path);
-        path.pop();
-      }
+      for (const [k, t] of Object.entries(type.attributes)) out[k] = nested(fromJson, raw[k], t, path, k);
       return out;
     }
   }

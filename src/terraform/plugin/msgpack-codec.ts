@@ -25,6 +25,14 @@ function where(path: string[]): string {
   return path.length === 0 ? 'the value' : path.join('.');
 }
 
+/** step(value, type, path) with `key` pushed on the path: the one place the stack changes. */
+export function nested<V, T, R>(step: (value: V, type: T, path: string[]) => R, value: V, type: T, path: string[], key: string): R {
+  path.push(key);
+  const out = step(value, type, path);
+  path.pop();
+  return out;
+}
+
 function toWire(value: Value, type: WireType, path: string[]): unknown {
   if (value === UNKNOWN) return UNKNOWN_EXT;
   if (type.kind === 'dynamic') {
@@ -47,39 +55,22 @@ function toWire(value: Value, type: WireType, path: string[]): unknown {
     case 'set': {
       if (!Array.isArray(value)) throw new TypeError(`${where(path)}: expected a ${type.kind}`);
       const out = new Array<unknown>(value.length);
-      for (let i = 0; i < value.length; i++) {
-        path.push(String(i));
-        out[i] = toWire(value[i]!, type.element, path);
-        path.pop();
-      }
+      for (let i = 0; i < value.length; i++) out[i] = nested(toWire, value[i]!, type.element, path, String(i));
       return out;
     }
     case 'tuple':
       if (!Array.isArray(value)) throw new TypeError(`${where(path)}: expected a tuple`);
-      return type.elements.map((t, i) => {
-        path.push(String(i));
-        const out = toWire(value[i] ?? null, t, path);
-        path.pop();
-        return out;
-      });
+      return type.elements.map((t, i) => nested(toWire, value[i] ?? null, t, path, String(i)));
     case 'map': {
       if (!isRecord(value)) throw new TypeError(`${where(path)}: expected a map`);
       const out = wireMap();
-      for (const [k, v] of Object.entries(value)) {
-        path.push(k);
-        out[k] = toWire(v, type.element, path);
-        path.pop();
-      }
+      for (const [k, v] of Object.entries(value)) out[k] = nested(toWire, v, type.element, path, k);
       return out;
     }
     case 'object': {
       if (!isRecord(value)) throw new TypeError(`${where(path)}: expected an object`);
       const out = wireMap();
-      for (const [k, t] of Object.entries(type.attributes)) {
-        path.push(k);
-        out[k] = toWire(value[k] ?? null, t, path);
-        path.pop();
-      }
+      for (const [k, t] of Object.entries(type.attributes)) out[k] = nested(toWire, value[k] ?? null, t, path, k);
       return out;
     }
   }
@@ -116,39 +107,22 @@ function fromWire(raw: unknown, type: WireType, path: string[]): Value {
     case 'set': {
       if (!Array.isArray(raw)) throw new TypeError(`${where(path)}: expected a ${type.kind}`);
       const out = new Array<Value>(raw.length);
-      for (let i = 0; i < raw.length; i++) {
-        path.push(String(i));
-        out[i] = fromWire(raw[i], type.element, path);
-        path.pop();
-      }
+      for (let i = 0; i < raw.length; i++) out[i] = nested(fromWire, raw[i], type.element, path, String(i));
       return out;
     }
     case 'tuple':
       if (!Array.isArray(raw)) throw new TypeError(`${where(path)}: expected a tuple`);
-      return type.elements.map((t, i) => {
-        path.push(String(i));
-        const out = fromWire(raw[i], t, path);
-        path.pop();
-        return out;
-      });
+      return type.elements.map((t, i) => nested(fromWire, raw[i], t, path, String(i)));
     case 'map': {
       if (!isRecord(raw)) throw new TypeError(`${where(path)}: expected a map`);
       const out: Record<string, Value> = {};
-      for (const [k, v] of Object.entries(raw)) {
-        path.push(k);
-        out[k] = fromWire(v, type.element, path);
-        path.pop();
-      }
+      for (const [k, v] of Object.entries(raw)) out[k] = nested(fromWire, v, type.element, path, k);
       return out;
     }
     case 'object': {
       if (!isRecord(raw)) throw new TypeError(`${where(path)}: expected an object`);
       const out: Record<string, Value> = {};
-      for (const [k, t] of Object.entries(type.attributes)) {
-        path.push(k);
-        out[k] = fromWire(raw[k], t, path);
-        path.pop();
-      }
+      for (const [k, t] of Object.entries(type.attributes)) out[k] = nested(fromWire, raw[k], t, path, k);
       return out;
     }
   }

@@ -4,6 +4,7 @@
 // reused while the same bytes come back for the same resource type. Values handed out are
 // deep-frozen, so no handler can change what a later call sees (a mutation throws instead).
 import type { Value } from './contract';
+import { deepFreeze } from './deep-freeze';
 
 export class RecentDecodes {
   private entries: { typeName: string; bytes: Buffer; value: Value }[] = [];
@@ -21,10 +22,3 @@ export class RecentDecodes {
   }
 }
 
-function deepFreeze(v: Value): Value {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) deepFreeze(x as Value);
-    Object.freeze(v);
-  }
-  return v;
-}

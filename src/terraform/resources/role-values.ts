@@ -6,6 +6,7 @@ import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '..
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
 import { roleSchema } from '../../schema/manifest';
+import { deepFreeze } from '../plugin/deep-freeze';
 import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
 import { errorAt, hasUnknown, pathOf, pick, plannedDeclared, refreshedDeclared, showPath } from './values';
@@ -61,14 +62,6 @@ function shapeOf(v: Value | undefined): 'unknown' | 'plain' | 'other' {
     if (s === 'other') shape = s;
   }
   return shape;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 /** Validation with the manifest's schema and the server's coercions, as attribute-path diagnostics. */
@@ -127,7 +120,7 @@ export function planRole(name: string, config: ObjectValue, prior: ObjectValue |
   if (hasUnknown(config) || !sameType) return planned;
   const c = roleCanonical(name, config);
   const p = roleCanonical(name, prior);
-  for (const n of NAMES) planned[n] = plannedDeclared(config[n], prior[n], c[n], p[n]);
+  for (const n of NAMES) planned[n] = plannedDeclared(ROLE_ATTRS[n], config[n], prior[n], c[n], p[n]);
   return planned;
 }
 

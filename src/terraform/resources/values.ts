@@ -85,24 +85,20 @@ export function refreshedSpelling(kind: Kind, prior: Value | undefined, priorCan
 
 /**
  * Planned value of an optional, non-computed attribute (a role's: null = the server default and
- * stays null, so a plan prints only what is declared): the prior spelling whenever it means the
- * same as the config, else the config's.
+ * stays null, so a plan prints only what is declared): plannedSpelling, except that null stays null.
  */
-export function plannedDeclared(config: Value, prior: Value | undefined, configCanon: Json | undefined, priorCanon: Json | undefined): Value {
-  if (config === UNKNOWN || config === null) return config;
-  if (prior !== undefined && prior !== null && sameValue(configCanon, priorCanon)) return prior;
-  return config;
+export function plannedDeclared(kind: Kind, config: Value, prior: Value | undefined, configCanon: Json | undefined, priorCanon: Json | undefined): Value {
+  return config === null ? null : plannedSpelling(kind, config, prior, configCanon, priorCanon);
 }
 
 /**
- * Refreshed value of such an attribute: the prior spelling when it means the same; null when the
- * prior was null and the server holds its default (nothing declared, nothing drifted); else the
- * live value, so drift on an undeclared field plans back to null (= the default).
+ * Refreshed value of such an attribute: null when the prior was null and the server holds its
+ * default (nothing declared, nothing drifted); else refreshedSpelling, so drift on an undeclared
+ * field reads back as the live value and plans back to null (= the default).
  */
 export function refreshedDeclared(kind: Kind, prior: Value | undefined, priorCanon: Json | undefined, live: Json | undefined, dflt: Json | undefined): Value {
-  if (prior !== undefined && prior !== null && sameValue(priorCanon, live)) return prior;
   if ((prior === undefined || prior === null) && sameValue(live, dflt)) return null;
-  return spell(kind, live);
+  return refreshedSpelling(kind, prior, priorCanon, live);
 }
 
 export function errorAt(attribute: AttributePath, summary: string, detail?: string): Diagnostic {
