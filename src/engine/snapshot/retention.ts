@@ -3,7 +3,20 @@
 // keeps with the config, not the wall-clock time in the name: a clock stepping back must never
 // make the snapshot just written look oldest.
 
-import { partialOf, snapshotNamePattern, type SnapshotTarget } from './targets/target';
+import { partialOf, snapshotNamePattern, type SnapshotTarget, type StoredObject } from './targets/target';
+
+/** Deletes sent to the store at once: each is a round trip, and a backlog must not flood it. */
+const DELETES_IN_FLIGHT = 8;
+
+export interface RetentionOptions {
+  /** Asked before each delete: an aborted attempt or a deleted config stops rotating at once. */
+  proceed?: () => boolean;
+  /**
+   * The target's objects when the caller already listed them (the runner lists while the archive
+   * uploads, so the listing's round trip does not add to the attempt); listed here otherwise.
+   */
+  listed?: readonly StoredObject[];
+}
 
 /**
  * Returns the names deleted. Files not matching `<file_prefix>-<digits>.snap` are never touched.
@@ -18,11 +31,11 @@ export async function applyRetention(
   filePrefix: string,
   retain: number,
   sequence: ReadonlyMap<string, number> = new Map(),
-  /** Asked before each delete: an aborted attempt or a deleted config stops rotating at once. */
-  proceed: () => boolean = () => true,
+  options: RetentionOptions = {},
 ): Promise<string[]> {
+  const proceed = options.proceed ?? (() => true);
   const pattern = snapshotNamePattern(filePrefix);
-  const listed = await target.list();
+  const listed = options.listed ?? (await target.list());
   const ours = listed
     .map((o) => ({ name: o.name, m: pattern.exec(o.name) }))
     .filter((x): x is { name: string; m: RegExpExecArray } => x.m !== null)
@@ -31,17 +44,23 @@ export async function applyRetention(
       if (a.seq !== undefined || b.seq !== undefined) return (b.seq ?? -1) - (a.seq ?? -1);
       return a.ts > b.ts ? -1 : a.ts < b.ts ? 1 : 0;
     });
+  const expired = ours.slice(Math.max(1, retain)).map((x) => x.name);
+  const leftovers = listed.map((o) => o.name).filter((n) => pattern.test(partialOf(n) ?? ''));
   const deleted: string[] = [];
-  for (const x of ours.slice(Math.max(1, retain))) {
-    if (!proceed()) break;
-    await target.delete(x.name);
-    deleted.push(x.name);
-  }
-  for (const o of listed) {
-    const of = partialOf(o.name);
-    if (!of || !pattern.test(of)) continue;
-    if (!proceed()) break;
-    await target.delete(o.name);
-  }
-  return deleted;
+  // Independent deletes go out together (each is a round trip to the store), a few at a time.
+  const queue = [...expired, ...leftovers];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined && proceed(); name = queue.shift()) {
+      try {
+        await target.delete(name);
+      } catch (e) {
+        queue.length = 0; // the first failure ends the rotation: no further delete starts
+        throw e;
+      }
+      if (expired.includes(name)) deleted.push(name);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, queue.length) }, worker));
+  // In the order ranked (oldest last), whatever order the deletes finished in.
+  return expired.filter((n) => deleted.includes(n));
 }

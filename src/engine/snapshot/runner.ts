@@ -9,7 +9,7 @@ import { raceAbort } from './deadline';
 import { applyRetention } from './retention';
 import { createTarget } from './targets/create-target';
 import { LocalSpaceError } from './targets/local';
-import { describeStoreError, snapshotFileName, type SnapshotTarget } from './targets/target';
+import { describeStoreError, partialOf, snapshotFileName, type SnapshotTarget } from './targets/target';
 
 export interface AttemptPlan {
   target: SnapshotTarget;
@@ -53,6 +53,15 @@ export interface AttemptControl {
 export async function runAttempt(sys: SystemContext, config: SnapshotConfig, plan: AttemptPlan, startMs: number, ctl: AttemptControl): Promise<AttemptResult> {
   const { signal } = ctl;
   let archive: ArchiveStream | undefined;
+  // Retention's listing is taken while the archive is read and uploaded, so its round trip does
+  // not add to the attempt. Attempts of one config never overlap, so nothing else writes its
+  // names meanwhile: this listing, plus the new snapshot, less the orphans discarded below, is
+  // what a listing after the upload would show. Settled here: an attempt that fails before
+  // retention never looks at it.
+  const listing = plan.target.list().then(
+    (objects) => ({ objects }),
+    (error: unknown) => ({ error }),
+  );
   try {
     try {
       archive = await openArchiveStream(sys.rawStorage, sys.seal, startMs);
@@ -77,6 +86,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
     // starts: raceAbort only stops waiting, so each one is checked before it is sent.
     const proceed = () => !signal.aborted && ctl.stillWanted();
     const orphansLeft: string[] = [];
+    const discarded = new Set<string>();
     for (const name of ctl.orphans ?? []) {
       if (name === plan.name) continue;
       if (!proceed()) {
@@ -85,6 +95,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       }
       try {
         await raceAbort(plan.target.discard(name), signal);
+        discarded.add(name);
       } catch {
         orphansLeft.push(name);
       }
@@ -93,7 +104,12 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
     const sequence = new Map(ctl.sequence ?? []);
     sequence.set(plan.name, Number.MAX_SAFE_INTEGER);
     try {
-      return { deleted: await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence, proceed), signal), orphansLeft };
+      const listed = await raceAbort(listing, signal);
+      if ('error' in listed) throw listed.error;
+      const objects = listed.objects.filter((o) => o.name !== plan.name && !discarded.has(o.name) && !discarded.has(partialOf(o.name) ?? ''));
+      objects.push({ name: plan.name, size: archive.size });
+      const deleted = await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence, { proceed, listed: objects }), signal);
+      return { deleted, orphansLeft };
     } catch (e) {
       return {
         retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`,

@@ -1,8 +1,8 @@
 // Worker thread of SQLite snapshot views (see sqlite-snapshot.ts). It keeps one read-only
-// connection and serves one view at a time: for each it takes the sizes and then reads every row
-// in one read transaction, so both describe the same point in time, and hands over the entry
-// records in chunks (transferred, not copied), one chunk per chunk asked for: the parent's
-// requests bound the memory in flight. It also computes state.bin's SHA-256 and each chunk's
+// connection and serves one view at a time: for each it takes the sizes (the running totals,
+// sqlite-totals.ts) and then reads every row in one read transaction, so both describe the same
+// point in time, and hands over the entry records in chunks (transferred, not copied), one chunk
+// per chunk asked for: the parent's requests bound the memory in flight. It also computes state.bin's SHA-256 and each chunk's
 // CRC-32 (for the gzip trailer), so the event loop only forwards the chunks.
 // A chunk is one page of rows that SQLite itself encodes as records and concatenates (one
 // statement and one Buffer per page instead of a JS string and a Buffer per row: half the CPU of
@@ -49,8 +49,10 @@ const RECORD = "CAST(unhex(printf('%08x', octet_length(k))) || CAST(k AS BLOB) |
 const after = (first: boolean) => (first ? 'k >= ?' : 'k > ?');
 
 interface Statements {
-  /** Count, bytes of keys and values, and the largest record (a row's bytes + 8). */
+  /** Count, bytes of keys and values, and the largest record (a row's bytes + 8) ever stored (sqlite-totals.ts). */
   totals: Database.Statement<[], { n: number; b: number; m: number }>;
+  /** The largest record stored now (a scan). */
+  largest: Database.Statement<[], { m: number }>;
   /** Count and record bytes of the next rows, from their lengths (the values are not read out). */
   sizes: [Database.Statement<[string, number], [number, number]>, Database.Statement<[string, number], [number, number]>];
   /** The next rows' records concatenated, their count and last key. */
@@ -66,7 +68,8 @@ function prepare(d: Database.Database): Statements {
   const both = <T>(make: (first: boolean) => T): [T, T] => [make(false), make(true)];
   return {
     // Sizes in the same transaction as the rows, so they describe exactly what is read.
-    totals: d.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(octet_length(k) + length(v)), 0) AS b, COALESCE(MAX(octet_length(k) + length(v)), 0) + 8 AS m FROM kv'),
+    totals: d.prepare('SELECT n, b, m + 8 AS m FROM kv_totals WHERE id = 0'),
+    largest: d.prepare('SELECT COALESCE(MAX(octet_length(k) + length(v)), 0) + 8 AS m FROM kv'),
     sizes: both((first) =>
       d.prepare(`SELECT count(*), COALESCE(sum(len), 0) FROM (SELECT octet_length(k) + length(v) + 8 AS len FROM kv WHERE ${after(first)} ORDER BY k LIMIT ?)`).raw(),
     ),
@@ -109,7 +112,10 @@ function open(view: number): void {
   }
   db.exec('BEGIN');
   const totals = st!.totals.get()!;
-  const safeRows = Math.floor(pageBytes / totals.m);
+  // The stored largest row only grows: one since deleted could make every page need a sizes
+  // check, so a bound that would shrink pages below FIRST_ROWS rows is checked with a scan.
+  const largest = totals.m * FIRST_ROWS > pageBytes ? st!.largest.get()!.m : totals.m;
+  const safeRows = Math.floor(pageBytes / largest);
   current = { view, rows: Math.max(1, Math.min(FIRST_ROWS, safeRows)), safeRows, seen: 0, hash: createHash('sha256').update(STATE_MAGIC) };
   post({ type: 'totals', view, count: totals.n, bytes: totals.b });
 }

@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import { ensurePageSize } from './sqlite-page-size';
 import { SqliteSnapshotReaders } from './sqlite-snapshot';
+import { ensureTotals } from './sqlite-totals';
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
 import { WalSync, type WalSyncOptions } from './wal-sync';
 
@@ -56,6 +57,7 @@ export class SqliteStorage implements Storage {
     // A flush ending frees a slot: commit whatever queued while they were all busy.
     this.wal = new WalSync(`${file}-wal`, walSync, () => this.flush(false));
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID');
+    ensureTotals(this.db);
     this.readers = new SqliteSnapshotReaders(file);
     this.stmt = {
       get: this.db.prepare('SELECT v FROM kv WHERE k = ?'),

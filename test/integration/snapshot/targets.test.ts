@@ -110,6 +110,7 @@ describe('cloudone-store specifics (s3rver)', () => {
     try {
       const t = new S3Target(opts());
       await t.put('vault-snapshot-1.snap', () => Readable.from([Buffer.from('env creds')]), 9, live);
+      await t.cleanup(); // the temporary key's delete runs in the background
       expect((await t.list()).map((o) => o.name)).toEqual(['vault-snapshot-1.snap']);
       await t.close();
     } finally {
@@ -176,6 +177,7 @@ describe('cloudone-store specifics (s3rver)', () => {
   it('discard removes the final and the temporary key a failed put may have left', async () => {
     const t = new S3Target({ ...opts(), accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
     for (const n of ['vault-snapshot-11.snap', partialName('vault-snapshot-11.snap')]) await t.put(n, () => Readable.from([Buffer.from('x')]), 1, live);
+    await t.cleanup();
     expect((await t.list()).length).toBe(2);
     await t.discard('vault-snapshot-11.snap');
     expect(await t.list()).toEqual([]);

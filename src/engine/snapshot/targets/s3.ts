@@ -6,7 +6,8 @@
 // bytes arrive (and keep what an aborted one had sent), so only a copy of a complete object is
 // safe to name. Above S3's 5 GiB single-PUT and copy limit the archive goes through a multipart
 // upload instead, each part streamed with its exact length, invisible until
-// CompleteMultipartUpload. A failure aborts the request (and the multipart upload), and the keys
+// CompleteMultipartUpload. The temporary key is deleted in the background once the copy is done
+// (cleanup() and close() wait for it). A failure aborts the request (and the multipart upload), and the keys
 // get a best-effort delete: a request the store completed but whose answer was lost must not leave
 // an object the status calls failed.
 
@@ -187,9 +188,10 @@ export class S3Target implements SnapshotTarget {
     );
     const source = `${bucket}/${temp.split('/').map(encodeURIComponent).join('/')}`;
     await this.client.send(new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: source, ...this.encryption() }), { abortSignal });
-    // The snapshot is complete: a temporary key that cannot be deleted now only costs space, and
-    // the background retry (close() waits for it) removes it when the store answers.
-    await this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: temp }), { abortSignal }).catch(() => this.deleteLater([temp]));
+    // The snapshot is complete. The temporary key's delete runs while the caller goes on
+    // (retention's deletes overlap it); cleanup() and close() wait for it, and a delete that
+    // fails now only costs space: retention removes leftover temporary keys.
+    this.deleteLater([temp]);
   }
 
   /** CreateMultipartUpload, parts of exact lengths streamed one after another, then Complete. */
@@ -283,8 +285,9 @@ export class S3Target implements SnapshotTarget {
   }
 
   /**
-   * Waits for the deletes failed puts started in the background. Temporary keys an engine crash
-   * left are not listed for here (the store may be stalled at start): retention removes them.
+   * Waits for the deletes started in the background (temporary keys of completed puts, keys of
+   * failed ones). Temporary keys an engine crash left are not listed for here (the store may be
+   * stalled at start): retention removes them.
    */
   async cleanup(): Promise<void> {
     await Promise.all(this.cleanups);

@@ -17,7 +17,8 @@ export interface SnapshotTarget {
   /**
    * Streams the `size` bytes of `open()` (called once, produced while they are sent) and makes
    * them visible as `name` only once complete: a failed, interrupted or aborted (`signal`) put
-   * never leaves anything under `name`.
+   * never leaves anything under `name`. A temporary object of a completed put (S3) may still be
+   * being deleted when it resolves: cleanup() and close() wait for that.
    */
   put(name: string, open: () => Readable, size: number, signal: AbortSignal): Promise<void>;
   /** Objects directly under the prefix (no deeper levels), any name. */
@@ -27,7 +28,10 @@ export interface SnapshotTarget {
   delete(name: string): Promise<void>;
   /** Deletes whatever a failed put of `name` may have left: the object and any temporary one. */
   discard(name: string): Promise<void>;
-  /** Removes leftovers of interrupted writes where the store keeps them (local temp files). */
+  /**
+   * Removes leftovers of interrupted writes where the store keeps them (local temp files), and
+   * waits for the deletes of temporary objects that puts started in the background.
+   */
   cleanup(): Promise<void>;
   close(): Promise<void>;
 }
