@@ -7,15 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemContext } from '../../../../src/engine/backend';
 import { ManualClock } from '../../../../src/engine/clock';
-import { silentLogger } from '../../../../src/engine/log';
-import { AesSeal } from '../../../../src/engine/seal/aes-seal';
 import { runAttempt } from '../../../../src/engine/snapshot/runner';
 import { LocalTarget } from '../../../../src/engine/snapshot/targets/local';
-import { JsonStore } from '../../../../src/engine/storage/json-store';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
 import { validateSnapshotConfigWrite } from '../../../../src/schema/snapshot-validate';
+import { systemContext } from '../../../support/system-context';
 
 const T0 = Date.UTC(2026, 0, 1);
 let dir: string;
@@ -47,16 +44,7 @@ async function setup(oldSnapshots: number) {
   const out = join(dir, 'out');
   const storage = new MemoryStorage();
   await storage.put('k', randomBytes(100));
-  const sys: SystemContext = {
-    rawStorage: storage,
-    store: new JsonStore(storage),
-    seal: new AesSeal(randomBytes(32)),
-    edition: 'enterprise',
-    clock: new ManualClock(T0),
-    log: silentLogger,
-    dataDir: join(dir, 'data'),
-    reload: async () => undefined,
-  };
+  const sys = systemContext({ storage, clock: new ManualClock(T0), dataDir: join(dir, 'data') });
   await mkdir(out, { recursive: true });
   for (let i = 1; i <= oldSnapshots; i++) await writeFile(join(out, `vault-snapshot-${i}.snap`), 'old');
   const abort = new AbortController();

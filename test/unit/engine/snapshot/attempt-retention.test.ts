@@ -8,15 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemContext } from '../../../../src/engine/backend';
 import { ManualClock } from '../../../../src/engine/clock';
-import { silentLogger } from '../../../../src/engine/log';
-import { AesSeal } from '../../../../src/engine/seal/aes-seal';
 import { runAttempt } from '../../../../src/engine/snapshot/runner';
 import { LocalTarget } from '../../../../src/engine/snapshot/targets/local';
-import { JsonStore } from '../../../../src/engine/storage/json-store';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
 import { validateSnapshotConfigWrite } from '../../../../src/schema/snapshot-validate';
+import { systemContext } from '../../../support/system-context';
 
 const T0 = Date.UTC(2026, 0, 1);
 let dir: string;
@@ -31,16 +28,7 @@ async function attempt(existing: string[], retain: number, orphans: string[] = [
   for (const n of existing) await writeFile(join(out, n), 'old');
   const storage = new MemoryStorage();
   await storage.put('k', randomBytes(100));
-  const sys: SystemContext = {
-    rawStorage: storage,
-    store: new JsonStore(storage),
-    seal: new AesSeal(randomBytes(32)),
-    edition: 'enterprise',
-    clock: new ManualClock(T0),
-    log: silentLogger,
-    dataDir: join(dir, 'data'),
-    reload: async () => undefined,
-  };
+  const sys = systemContext({ storage, clock: new ManualClock(T0), dataDir: join(dir, 'data') });
   const config = validateSnapshotConfigWrite({ storage_type: 'local', interval: 60, retain, path_prefix: out, local_max_space: 1e9 }).config;
   const target = new LocalTarget({ dir: out, filePrefix: 'vault-snapshot', maxSpace: 1e9 });
   const name = `vault-snapshot-${T0}000000.snap`;

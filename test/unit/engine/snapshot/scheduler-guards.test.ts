@@ -4,7 +4,6 @@
 
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SystemContext } from '../../../../src/engine/backend';
@@ -12,10 +11,9 @@ import { ManualClock, type Clock } from '../../../../src/engine/clock';
 import { createLogger } from '../../../../src/engine/log';
 import { SnapshotRecords } from '../../../../src/engine/snapshot/records';
 import { SnapshotScheduler } from '../../../../src/engine/snapshot/scheduler';
-import { AesSeal } from '../../../../src/engine/seal/aes-seal';
-import { JsonStore } from '../../../../src/engine/storage/json-store';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
 import { validateSnapshotConfigWrite } from '../../../../src/schema/snapshot-validate';
+import { systemContext } from '../../../support/system-context';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -35,16 +33,7 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 function context(storage: MemoryStorage, clock: Clock, logs: string[] = []): SystemContext {
-  return {
-    rawStorage: storage,
-    store: new JsonStore(storage),
-    seal: new AesSeal(randomBytes(32)),
-    edition: 'enterprise',
-    clock,
-    log: createLogger('warn', (l) => logs.push(l)),
-    dataDir: join(dir, 'data'),
-    reload: async () => undefined,
-  };
+  return systemContext({ storage, clock, dataDir: join(dir, 'data'), log: createLogger('warn', (l) => logs.push(l)) });
 }
 
 it('removes leftover temp files before arming any timer (an overdue attempt starts after the cleanup)', async () => {
