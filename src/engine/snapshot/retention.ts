@@ -46,9 +46,10 @@ export async function applyRetention(
     });
   const expired = ours.slice(Math.max(1, retain)).map((x) => x.name);
   const leftovers = listed.map((o) => o.name).filter((n) => pattern.test(partialOf(n) ?? ''));
-  const deleted: string[] = [];
+  const deleted = new Set<string>();
   // Independent deletes go out together (each is a round trip to the store), a few at a time.
   const queue = [...expired, ...leftovers];
+  const isExpired = new Set(expired);
   const worker = async () => {
     for (let name = queue.shift(); name !== undefined && proceed(); name = queue.shift()) {
       try {
@@ -57,10 +58,10 @@ export async function applyRetention(
         queue.length = 0; // the first failure ends the rotation: no further delete starts
         throw e;
       }
-      if (expired.includes(name)) deleted.push(name);
+      if (isExpired.has(name)) deleted.add(name);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, queue.length) }, worker));
   // In the order ranked (oldest last), whatever order the deletes finished in.
-  return expired.filter((n) => deleted.includes(n));
+  return expired.filter((n) => deleted.has(n));
 }

@@ -2,8 +2,9 @@
 // connection and serves one view at a time: for each it takes the sizes (the running totals,
 // sqlite-totals.ts) and then reads every row in one read transaction, so both describe the same
 // point in time, and hands over the entry records in chunks (transferred, not copied), one chunk
-// per chunk asked for: the parent's requests bound the memory in flight. It also computes state.bin's SHA-256 and each chunk's
-// CRC-32 (for the gzip trailer), so the event loop only forwards the chunks.
+// per chunk asked for: the parent's requests bound the memory in flight. It also computes
+// state.bin's SHA-256 and each chunk's CRC-32 (for the gzip trailer), so the event loop only
+// forwards the chunks.
 // A chunk is one page of rows that SQLite itself encodes as records and concatenates (one
 // statement and one Buffer per page instead of a JS string and a Buffer per row: half the CPU of
 // iterating rows, bench/snapshot.ts). A page is bounded in bytes whatever the values' sizes: its
@@ -49,7 +50,7 @@ const RECORD = "CAST(unhex(printf('%08x', octet_length(k))) || CAST(k AS BLOB) |
 const after = (first: boolean) => (first ? 'k >= ?' : 'k > ?');
 
 interface Statements {
-  /** Count, bytes of keys and values, and the largest record (a row's bytes + 8) ever stored (sqlite-totals.ts). */
+  /** Count, bytes of keys and values, and the largest record (a row's bytes + 8) ever stored. */
   totals: Database.Statement<[], { n: number; b: number; m: number }>;
   /** The largest record stored now (a scan). */
   largest: Database.Statement<[], { m: number }>;

@@ -24,13 +24,13 @@ export function ensureTotals(db: Database.Database): void {
       CREATE TABLE kv_totals (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL, b INTEGER NOT NULL, m INTEGER NOT NULL);
       INSERT INTO kv_totals (id, n, b, m)
         SELECT 0, count(*), COALESCE(sum(octet_length(k) + length(v)), 0), COALESCE(max(octet_length(k) + length(v)), 0) FROM kv;
-      CREATE TRIGGER IF NOT EXISTS kv_totals_insert AFTER INSERT ON kv BEGIN
+      CREATE TRIGGER kv_totals_insert AFTER INSERT ON kv BEGIN
         UPDATE kv_totals SET n = n + 1, b = b + ${ROW('NEW')}, m = max(m, ${ROW('NEW')}) WHERE id = 0;
       END;
-      CREATE TRIGGER IF NOT EXISTS kv_totals_update AFTER UPDATE ON kv BEGIN
+      CREATE TRIGGER kv_totals_update AFTER UPDATE ON kv BEGIN
         UPDATE kv_totals SET b = b - ${ROW('OLD')} + ${ROW('NEW')}, m = max(m, ${ROW('NEW')}) WHERE id = 0;
       END;
-      CREATE TRIGGER IF NOT EXISTS kv_totals_delete AFTER DELETE ON kv BEGIN
+      CREATE TRIGGER kv_totals_delete AFTER DELETE ON kv BEGIN
         UPDATE kv_totals SET n = n - 1, b = b - ${ROW('OLD')}, m = CASE WHEN n = 1 THEN 0 ELSE m END WHERE id = 0;
       END;
     `);

@@ -7,9 +7,9 @@
 // safe to name. Above S3's 5 GiB single-PUT and copy limit the archive goes through a multipart
 // upload instead, each part streamed with its exact length, invisible until
 // CompleteMultipartUpload. The temporary key is deleted in the background once the copy is done
-// (cleanup() and close() wait for it). A failure aborts the request (and the multipart upload), and the keys
-// get a best-effort delete: a request the store completed but whose answer was lost must not leave
-// an object the status calls failed.
+// (cleanup() and close() wait for it). A failure aborts the request (and the multipart upload),
+// and the keys get a best-effort delete: a request the store completed but whose answer was lost
+// must not leave an object the status calls failed.
 
 import {
   AbortMultipartUploadCommand,

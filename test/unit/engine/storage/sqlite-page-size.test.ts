@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAGE_SIZE } from '../../../../src/engine/storage/sqlite-page-size';
 import { SqliteStorage } from '../../../../src/engine/storage/sqlite';
+import { writeEarlierStore } from '../../../support/earlier-store';
 
 let dir: string;
 beforeEach(() => {
@@ -35,15 +36,11 @@ it('gives a new store 8 KiB pages in WAL mode', async () => {
 it('rewrites a 4 KiB-page store once, keeping every entry', async () => {
   const file = join(dir, 'old.db');
   // The layout the store had before: the default 4 KiB pages, WAL mode.
-  const old = new Database(file);
-  old.pragma('page_size = 4096');
-  old.pragma('journal_mode = WAL');
-  old.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID');
-  const put = old.prepare('INSERT INTO kv (k, v) VALUES (?, ?)');
-  old.transaction(() => {
-    for (let i = 0; i < 2000; i++) put.run(`k/${String(i).padStart(5, '0')}`, Buffer.alloc(1000, i % 251));
-  })();
-  old.close();
+  writeEarlierStore(
+    file,
+    4096,
+    Array.from({ length: 2000 }, (_, i): [string, Buffer] => [`k/${String(i).padStart(5, '0')}`, Buffer.alloc(1000, i % 251)]),
+  );
   const before = statSync(file).size;
   expect(pageSize(file)).toEqual([4096, 'wal']);
 

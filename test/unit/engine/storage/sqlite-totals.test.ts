@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStorage } from '../../../../src/engine/storage/sqlite';
+import { writeEarlierStore } from '../../../support/earlier-store';
 
 let dir: string;
 beforeEach(() => {
@@ -59,13 +60,7 @@ it('equal a scan of the rows after every kind of write', async () => {
 
 it('are computed on open for a store written before they existed', async () => {
   const file = join(dir, 'old.db');
-  const old = new Database(file);
-  old.pragma('page_size = 8192');
-  old.pragma('journal_mode = WAL');
-  old.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID');
-  const ins = old.prepare('INSERT INTO kv (k, v) VALUES (?, ?)');
-  for (let i = 0; i < 100; i++) ins.run(`k${i}`, Buffer.alloc(i));
-  old.close();
+  writeEarlierStore(file, 8192, Array.from({ length: 100 }, (_, i): [string, Buffer] => [`k${i}`, Buffer.alloc(i)]));
   const s = new SqliteStorage(file);
   expect(totals(file)).toEqual([{ n: 100, b: 290 + 4950 }, { n: 100, b: 290 + 4950 }]);
   await s.put('k0', Buffer.alloc(10));
