@@ -2,12 +2,14 @@
 // 100 MB) archived and streamed to a local directory and to each object-store emulator (S3:
 // s3rver, GCS: our JSON-API emulator, Azure Blob: azurite), beside the raw SDK upload of an
 // equal-sized in-memory buffer to the same emulator, measured in the same run. Timing rounds
-// interleave snapshot and raw upload (--rounds, default 3) and compare medians, because the
-// machine is shared and noisy. Peak RSS growth is measured in a first pass of snapshots only, at
-// a quarter of the size and at the full size: streaming means it does not follow store size.
+// interleave snapshot and raw upload and compare medians, because the machine is shared and noisy:
+// --rounds (default 5) at the full size and 4x as many at the quarter size (the same time per size:
+// shorter runs are noisier), after one untimed warm-up round per size and target. Peak RSS growth
+// is measured in a first pass of snapshots only, at a quarter of the size and at the full size:
+// streaming means it does not follow store size.
 // Emulators run in a child process so their memory is not counted.
 //
-//   node --expose-gc -r tsx/cjs bench/snapshot.ts [--entries 100000] [--value-bytes 1000] [--rounds 3]
+//   node --expose-gc -r tsx/cjs bench/snapshot.ts [--entries 100000] [--value-bytes 1000] [--rounds 5]
 //     [--targets local,cloudone-store,cloudtwo-store,cloudthree-store]   (default: all four)
 
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
@@ -174,7 +176,7 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 async function main(): Promise<void> {
   const entries = arg('entries', 100_000);
   const valueBytes = arg('value-bytes', 1000);
-  const rounds = Math.max(1, arg('rounds', 3));
+  const rounds = Math.max(1, arg('rounds', 5));
   const only = process.argv.includes('--targets') ? process.argv[process.argv.indexOf('--targets') + 1].split(',') : Object.keys(STORES);
   const unknown = only.filter((t) => !(t in STORES));
   if (unknown.length > 0) throw new Error(`--targets: unknown target ${unknown.join(', ')} (known: ${Object.keys(STORES).join(', ')})`);
@@ -216,6 +218,8 @@ async function main(): Promise<void> {
   };
   const results: Record<number, Record<string, Row>> = {};
   const sizes = [Math.floor(entries / 4), entries];
+  /** The same time budget per size: a smaller store gets proportionally more rounds. */
+  const roundsAt = (size: number) => Math.round((rounds * entries) / size);
   try {
     let filled = 0;
     for (const size of sizes) {
@@ -235,7 +239,10 @@ async function main(): Promise<void> {
       filled = size;
       for (const [type, extra] of targets) {
         const row = results[size][type];
-        for (let r = 0; r < rounds; r++) {
+        // Round -1 warms up, untimed: its retention rotates out the snapshots the other size left
+        // (deleting those is not this size's work) and the store's and emulator's caches settle.
+        for (let r = -1; r < roundsAt(size); r++) {
+          const timed = r >= 0;
           // Alternating order, so a drift in the machine's load does not favour one side.
           const raw = async () => {
             const buf = randomBytes(row.size);
@@ -243,6 +250,7 @@ async function main(): Promise<void> {
             const m = mainCpuMs();
             const t = performance.now();
             await rawUpload(type, emulators.fields[type] ?? {}, work, buf);
+            if (!timed) return;
             row.rawMs.push(performance.now() - t);
             row.rawCpu.push(cpuMs(cpu));
             row.rawMain.push(mainCpuMs() - m);
@@ -250,7 +258,9 @@ async function main(): Promise<void> {
           const snap = async () => {
             const cpu = process.cpuUsage();
             const m = mainCpuMs();
-            row.snapMs.push(await snapshot(type, extra));
+            const ms = await snapshot(type, extra);
+            if (!timed) return;
+            row.snapMs.push(ms);
             row.snapCpu.push(cpuMs(cpu));
             row.snapMain.push(mainCpuMs() - m);
           };
@@ -271,11 +281,11 @@ async function main(): Promise<void> {
   }
 
   const mb = (n: number) => (n / 1024 ** 2).toFixed(1);
-  console.log(`snapshot bench: ${entries} entries of ${valueBytes} B, ${rounds} interleaved timing rounds (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs)`);
+  console.log(`snapshot bench: ${entries} entries of ${valueBytes} B, ${rounds} interleaved timing rounds at ${entries} entries, ${roundsAt(sizes[0])} at ${sizes[0]} (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs)`);
   console.log(`targets: ${Object.entries(STORES).map(([t, d]) => `${t} (${d})`).join(', ')}`);
   for (const size of sizes) {
     const rows = results[size];
-    console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB (times: median of ${rounds}, all in ms)`);
+    console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB (times: median of ${roundsAt(size)}, all in ms)`);
     console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs             | CPU ms snapshot / raw (medians) | main thread');
     for (const [type, r] of Object.entries(rows)) {
       const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ').padEnd(24);
