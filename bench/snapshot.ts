@@ -144,18 +144,21 @@ const STORES: Record<string, string> = {
   'cloudthree-store': 'Azure Blob, azurite',
 };
 
+/** The timed runs of one side (snapshot or raw upload), ms each. */
+interface Runs {
+  ms: number[];
+  /** CPU time of this process (all its threads: the SQLite reader too). */
+  cpu: number[];
+  /** CPU time of the main thread alone (10 ms resolution). */
+  main: number[];
+}
+
 interface Row {
   /** First pass: the snapshot's time and memory before any raw buffer upload ran. */
   rss: Measured;
   size: number;
-  snapMs: number[];
-  rawMs: number[];
-  /** CPU time of this process (all its threads: the SQLite reader too) per run, ms. */
-  snapCpu: number[];
-  rawCpu: number[];
-  /** CPU time of the main thread alone per run, ms (10 ms resolution). */
-  snapMain: number[];
-  rawMain: number[];
+  snap: Runs;
+  raw: Runs;
 }
 
 /** CPU time of the main thread alone (the event loop), ms: /proc's utime + stime of its task. */
@@ -231,7 +234,7 @@ async function main(): Promise<void> {
       for (const [type, extra] of targets) {
         let archiveSize = 0;
         const rss = await measure(() => snapshot(type, extra, (b) => (archiveSize = b)));
-        results[size][type] = { rss, size: archiveSize, snapMs: [], rawMs: [], snapCpu: [], rawCpu: [], snapMain: [], rawMain: [] };
+        results[size][type] = { rss, size: archiveSize, snap: { ms: [], cpu: [], main: [] }, raw: { ms: [], cpu: [], main: [] } };
       }
     }
     for (const size of [...sizes].reverse()) {
@@ -242,28 +245,23 @@ async function main(): Promise<void> {
         // Round -1 warms up, untimed: its retention rotates out the snapshots the other size left
         // (deleting those is not this size's work) and the store's and emulator's caches settle.
         for (let r = -1; r < roundsAt(size); r++) {
-          const timed = r >= 0;
-          // Alternating order, so a drift in the machine's load does not favour one side.
-          const raw = async () => {
-            const buf = randomBytes(row.size);
+          /** Runs `fn` (which may report its own wall time) and records it in `into` unless warming up. */
+          const run = async (into: Runs, fn: () => Promise<number | void>) => {
             const cpu = process.cpuUsage();
             const m = mainCpuMs();
             const t = performance.now();
-            await rawUpload(type, emulators.fields[type] ?? {}, work, buf);
-            if (!timed) return;
-            row.rawMs.push(performance.now() - t);
-            row.rawCpu.push(cpuMs(cpu));
-            row.rawMain.push(mainCpuMs() - m);
+            const reported = await fn();
+            if (r < 0) return;
+            into.ms.push(typeof reported === 'number' ? reported : performance.now() - t);
+            into.cpu.push(cpuMs(cpu));
+            into.main.push(mainCpuMs() - m);
           };
-          const snap = async () => {
-            const cpu = process.cpuUsage();
-            const m = mainCpuMs();
-            const ms = await snapshot(type, extra);
-            if (!timed) return;
-            row.snapMs.push(ms);
-            row.snapCpu.push(cpuMs(cpu));
-            row.snapMain.push(mainCpuMs() - m);
+          // Alternating order, so a drift in the machine's load does not favour one side.
+          const raw = async () => {
+            const buf = randomBytes(row.size);
+            await run(row.raw, () => rawUpload(type, emulators.fields[type] ?? {}, work, buf));
           };
+          const snap = () => run(row.snap, () => snapshot(type, extra));
           if (r % 2 === 0) {
             await raw();
             await snap();
@@ -289,9 +287,9 @@ async function main(): Promise<void> {
     console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs             | CPU ms snapshot / raw (medians) | main thread');
     for (const [type, r] of Object.entries(rows)) {
       const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ').padEnd(24);
-      const s = median(r.snapMs);
-      const w = median(r.rawMs);
-      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snapMs)} | ${runs(r.rawMs)} | ${median(r.snapCpu).toFixed(0)} / ${median(r.rawCpu).toFixed(0)} | ${median(r.snapMain).toFixed(0)} / ${median(r.rawMain).toFixed(0)}`);
+      const s = median(r.snap.ms);
+      const w = median(r.raw.ms);
+      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snap.ms)} | ${runs(r.raw.ms)} | ${median(r.snap.cpu).toFixed(0)} / ${median(r.raw.cpu).toFixed(0)} | ${median(r.snap.main).toFixed(0)} / ${median(r.raw.main).toFixed(0)}`);
     }
   }
   const [small, large] = sizes;
@@ -303,7 +301,7 @@ async function main(): Promise<void> {
   }
   console.log('\nsummary (acceptance: cloud targets time ratio <= 1.5, RSS growth flat):');
   for (const [type] of targets) {
-    const ratios = sizes.map((n) => (median(results[n][type].snapMs) / median(results[n][type].rawMs)).toFixed(2));
+    const ratios = sizes.map((n) => (median(results[n][type].snap.ms) / median(results[n][type].raw.ms)).toFixed(2));
     console.log(`  ${type.padEnd(16)} ratio ${ratios.join(' / ')} at ${sizes.join(' / ')} entries; RSS +${results[small][type].rss.peakRssMb.toFixed(1)} / +${results[large][type].rss.peakRssMb.toFixed(1)} MB`);
   }
 }
