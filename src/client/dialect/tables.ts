@@ -3,6 +3,8 @@
 // shared/reference/cloud-auth.md and snapshot-auto.md (section 0.1), checked against Vault's API
 // docs (website/content/api-docs/auth/gcp.mdx, .../system/storage/raftautosnapshots.mdx).
 
+import { SNAPSHOT_VAULT_NAMES } from '../../schema/snapshot-fields';
+
 /** The shapes a request body or read response can have. */
 export type Shape = 'cloud-config' | 'cloud-role' | 'snapshot-config' | 'snapshot-status';
 
@@ -15,31 +17,8 @@ export const FIELD_NAMES: Readonly<Record<Shape, Readonly<Record<string, string>
   'cloud-role': {
     allow_vm_inference: 'allow_gce_inference',
   },
-  'snapshot-config': {
-    cloudone_bucket: 'aws_s3_bucket',
-    cloudone_region: 'aws_s3_region',
-    cloudone_access_key_id: 'aws_access_key_id',
-    cloudone_secret_access_key: 'aws_secret_access_key',
-    cloudone_session_token: 'aws_session_token',
-    cloudone_endpoint: 'aws_s3_endpoint',
-    cloudone_disable_tls: 'aws_s3_disable_tls',
-    cloudone_force_path_style: 'aws_s3_force_path_style',
-    cloudone_enable_kms: 'aws_s3_enable_kms',
-    cloudone_server_side_encryption: 'aws_s3_server_side_encryption',
-    cloudone_kms_key: 'aws_s3_kms_key',
-    cloudtwo_bucket: 'google_gcs_bucket',
-    cloudtwo_service_account_key: 'google_service_account_key',
-    cloudtwo_endpoint: 'google_endpoint',
-    cloudtwo_disable_tls: 'google_disable_tls',
-    cloudthree_container_name: 'azure_container_name',
-    cloudthree_account_name: 'azure_account_name',
-    cloudthree_account_key: 'azure_account_key',
-    cloudthree_blob_environment: 'azure_blob_environment',
-    cloudthree_endpoint: 'azure_endpoint',
-    // Vault >= 1.18 only; not in the seed, renamed so a read of them never leaks Vault's names.
-    cloudthree_auth_mode: 'azure_auth_mode',
-    cloudthree_client_id: 'azure_client_id',
-  },
+  // From the field table (src/schema/snapshot-fields.ts), where each field carries its Vault name.
+  'snapshot-config': SNAPSHOT_VAULT_NAMES,
   // Status fields are spelled the same (snapshot-auto.md 0.1: "all status field names").
   'snapshot-status': {},
 };
