@@ -1,8 +1,11 @@
-// The rename tables between keyward's names (the seed) and Vault's (Vault Enterprise, OpenBao):
-// the only place in the code that knows Vault's names. Sources: the rename tables at the top of
+// The rename tables between keyward's names (the seed) and Vault's (Vault Enterprise, OpenBao). Field
+// renames come from the field tables in src/schema (each field carries its Vault name); enum values,
+// mount types and error words are here. Sources: the rename tables at the top of
 // shared/reference/cloud-auth.md and snapshot-auto.md (section 0.1), checked against Vault's API
 // docs (website/content/api-docs/auth/gcp.mdx, .../system/storage/raftautosnapshots.mdx).
 
+import { CLOUD_CONFIG_VAULT_NAMES } from '../../schema/cloud-config-fields';
+import { ROLE_VAULT_NAMES } from '../../schema/cloud-role-fields';
 import { SNAPSHOT_VAULT_NAMES } from '../../schema/snapshot-fields';
 
 /** The shapes a request body or read response can have. */
@@ -10,14 +13,8 @@ export type Shape = 'cloud-config' | 'cloud-role' | 'snapshot-config' | 'snapsho
 
 /** keyward name -> Vault name. Fields not listed are spelled the same in both dialects. */
 export const FIELD_NAMES: Readonly<Record<Shape, Readonly<Record<string, string>>>> = {
-  'cloud-config': {
-    vm_alias: 'gce_alias',
-    vm_metadata: 'gce_metadata',
-  },
-  'cloud-role': {
-    allow_vm_inference: 'allow_gce_inference',
-  },
-  // From the field table (src/schema/snapshot-fields.ts), where each field carries its Vault name.
+  'cloud-config': CLOUD_CONFIG_VAULT_NAMES,
+  'cloud-role': ROLE_VAULT_NAMES,
   'snapshot-config': SNAPSHOT_VAULT_NAMES,
   // Status fields are spelled the same (snapshot-auto.md 0.1: "all status field names").
   'snapshot-status': {},
