@@ -59,7 +59,9 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   for (const o of plan.objects) {
     const d = desired.objects.get(o.id);
     for (const c of o.changes) if (c.sensitive && c.after !== null && d?.secrets[c.field]) snapshotSecretCheck(d.id, c.field, d.secrets[c.field], src);
-    if ((o.action === 'create' || o.action === 'replace') && d) for (const [f, s] of Object.entries(d.secrets)) snapshotSecretCheck(d.id, f, s, src);
+    // Snapshot configs are written whole (write-bodies.ts): every declared secret goes with any change.
+    const whole = o.action === 'create' || o.action === 'replace' || (o.action === 'update' && o.address.kind === 'snapshot-config');
+    if (whole && d) for (const [f, s] of Object.entries(d.secrets)) snapshotSecretCheck(d.id, f, s, src);
   }
   opts.saveRecord?.(rec);
 
