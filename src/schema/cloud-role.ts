@@ -2,66 +2,11 @@
 // defaults, owning type, deprecated aliases), zod field schemas, label syntax and list rules.
 // The write/merge rules live in cloud-role-write.ts; both are pure so the reconciler can share them.
 
+import { ROLE_FIELDS, type RoleFieldKind, type RoleType } from './cloud-role-fields';
 import { field } from './fields';
 
-export const ROLE_TYPES = ['iam', 'vm'] as const;
-export type RoleType = (typeof ROLE_TYPES)[number];
-
-export type RoleFieldKind = 'string' | 'bool' | 'int' | 'duration' | 'commaList' | 'labels';
-
-export interface RoleFieldSpec {
-  name: string;
-  kind: RoleFieldKind;
-  /** Create default as returned on read; undefined when the field is write-only or required. */
-  default?: unknown;
-  /** The role type a field belongs to; 'both' for common fields. */
-  appliesTo: 'both' | RoleType;
-  /** For deprecated fields: the field they fold into. */
-  aliasOf?: string;
-  /** Set-valued list (order-free, sorted on write). */
-  set?: boolean;
-  secret: false;
-}
-
-const f = (
-  name: string,
-  kind: RoleFieldKind,
-  appliesTo: RoleFieldSpec['appliesTo'],
-  extra: Partial<Pick<RoleFieldSpec, 'default' | 'aliasOf' | 'set'>> = {},
-): RoleFieldSpec => ({ name, kind, appliesTo, secret: false, ...extra });
-
-export const ROLE_FIELDS: readonly RoleFieldSpec[] = [
-  f('type', 'string', 'both'),
-  f('bound_service_accounts', 'commaList', 'both', { default: [], set: true }),
-  f('bound_projects', 'commaList', 'both', { default: [], set: true }),
-  f('add_group_aliases', 'bool', 'both', { default: false }),
-  f('max_jwt_exp', 'duration', 'iam', { default: 900 }),
-  f('allow_vm_inference', 'bool', 'iam', { default: true }),
-  f('bound_zones', 'commaList', 'vm', { default: [], set: true }),
-  f('bound_regions', 'commaList', 'vm', { default: [], set: true }),
-  f('bound_instance_groups', 'commaList', 'vm', { default: [], set: true }),
-  f('bound_labels', 'labels', 'vm', { default: {} }),
-  f('token_policies', 'commaList', 'both', { default: [] }),
-  f('token_ttl', 'duration', 'both', { default: 0 }),
-  f('token_max_ttl', 'duration', 'both', { default: 0 }),
-  f('token_explicit_max_ttl', 'duration', 'both', { default: 0 }),
-  f('token_period', 'duration', 'both', { default: 0 }),
-  f('token_no_default_policy', 'bool', 'both', { default: false }),
-  f('token_num_uses', 'int', 'both', { default: 0 }),
-  f('token_type', 'string', 'both', { default: 'default' }),
-  f('token_bound_cidrs', 'commaList', 'both', { default: [] }),
-  // Deprecated aliases.
-  f('policies', 'commaList', 'both', { aliasOf: 'token_policies' }),
-  f('ttl', 'duration', 'both', { aliasOf: 'token_ttl' }),
-  f('max_ttl', 'duration', 'both', { aliasOf: 'token_max_ttl' }),
-  f('period', 'duration', 'both', { aliasOf: 'token_period' }),
-  f('service_accounts', 'commaList', 'both', { aliasOf: 'bound_service_accounts' }),
-  f('project_id', 'string', 'both', { aliasOf: 'bound_projects' }),
-  f('bound_zone', 'string', 'vm', { aliasOf: 'bound_zones' }),
-  f('bound_region', 'string', 'vm', { aliasOf: 'bound_regions' }),
-  f('bound_instance_group', 'string', 'vm', { aliasOf: 'bound_instance_groups' }),
-  f('name', 'string', 'both'),
-];
+// The field table is plain data in cloud-role-fields.ts (the Terraform provider's schema needs it without zod).
+export * from './cloud-role-fields';
 
 /** Token fields (Vault's tokenutil) in their canonical names. */
 export const TOKEN_FIELDS = [

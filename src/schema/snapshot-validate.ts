@@ -3,6 +3,7 @@
 
 import { ApiError } from './errors';
 import {
+  CLOUDTHREE_AUTH_MODES,
   DEFAULT_FILE_PREFIX,
   SNAPSHOT_FIELDS,
   STORAGE_TYPES,
@@ -27,6 +28,8 @@ export interface SnapshotWriteOptions {
   existing?: SnapshotConfig;
   /** Skip "required" checks on secret fields (the reconciler's desired state carries no secrets). */
   secretsOptional?: boolean;
+  /** Add the embedded engine's own rules (engineOnlySnapshotProblems), reported with the others. */
+  engineRules?: boolean;
 }
 
 export interface SnapshotWriteResult {
@@ -41,8 +44,8 @@ function show(v: unknown): string {
 
 const TYPE_LIST = STORAGE_TYPES.join(', ');
 
-/** The longest interval a config may have: one year. Beyond it a schedule is a mistake, and the
- * next-run time must stay within the range dates can represent. */
+/** The longest interval the embedded engine takes: one year. Vault sets no cap; beyond it a schedule
+ * is a mistake, and the engine's next-run time must stay within the range dates can represent. */
 export const MAX_SNAPSHOT_INTERVAL_SECONDS = 365 * 24 * 3600;
 
 /**
@@ -105,8 +108,10 @@ export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts:
   }
   merged.storage_type = type;
   if (merged.file_prefix === '') merged.file_prefix = DEFAULT_FILE_PREFIX;
+  if (merged.cloudthree_auth_mode === '') merged.cloudthree_auth_mode = 'shared';
 
   checkRules(type, merged, failed, problems, opts.secretsOptional ?? false);
+  if (opts.engineRules) problems.push(...engineOnlySnapshotProblems(merged as SnapshotConfig, failed));
   if (problems.length > 0) throw new ApiError('invalid_request', problems);
   return { config: merged as SnapshotConfig, unknown: unknown.sort() };
 }
@@ -121,9 +126,6 @@ function checkRules(
   if (!failed.has('interval')) {
     if (c.interval === undefined) problems.push('interval is required');
     else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval must be a positive number of seconds or a duration string');
-    else if (c.interval > MAX_SNAPSHOT_INTERVAL_SECONDS) {
-      problems.push(`interval must be at most ${MAX_SNAPSHOT_INTERVAL_SECONDS} seconds (8760h, one year), got ${c.interval}`);
-    }
   }
   if (!failed.has('retain') && (typeof c.retain !== 'number' || c.retain < 1)) problems.push('retain must be a positive integer (at least 1)');
   for (const spec of fieldsForStorageType(type)) {
@@ -139,11 +141,7 @@ function checkRules(
       );
     }
   }
-  const pathPrefix = String(c.path_prefix ?? '');
-  if (pathPrefix !== '' && (type === 'cloudtwo-store' || type === 'cloudthree-store') && !pathPrefix.endsWith('/')) {
-    problems.push(`path_prefix must end with "/" for storage_type=${type} (got ${JSON.stringify(pathPrefix)})`);
-  }
-  if (String(c.file_prefix).includes('/')) problems.push('file_prefix must not contain "/" (put directories in path_prefix)');
+  if (c.autoload_enabled === true && type === 'local') problems.push('autoload_enabled is not supported for storage_type=local');
 
   if (type === 'cloudone-store') {
     if (c.cloudone_enable_kms === true && c.cloudone_server_side_encryption === true) {
@@ -154,19 +152,54 @@ function checkRules(
     if (hasId !== hasSecret && !(secretsOptional && hasId)) {
       problems.push('cloudone_access_key_id and cloudone_secret_access_key must be set together');
     }
-    if (String(c.cloudone_bucket).includes('/')) problems.push('cloudone_bucket must be a bare bucket name (put key segments in path_prefix)');
   }
   if (type === 'cloudtwo-store') {
     const key = String(c.cloudtwo_service_account_key ?? '');
     if (key !== '' && !isJsonObject(key)) problems.push('cloudtwo_service_account_key must be a JSON object');
-    if (String(c.cloudtwo_bucket).includes('/')) problems.push('cloudtwo_bucket must be a bare bucket name (put object prefixes in path_prefix)');
+  }
+  if (type === 'cloudthree-store') {
+    const mode = String(c.cloudthree_auth_mode);
+    if (!(CLOUDTHREE_AUTH_MODES as readonly string[]).includes(mode)) {
+      problems.push(`cloudthree_auth_mode must be one of ${CLOUDTHREE_AUTH_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    } else if (mode === 'shared' && !secretsOptional && !c.cloudthree_account_key) {
+      problems.push('cloudthree_account_key is required for cloudthree_auth_mode=shared');
+    } else if (mode === 'managed' && !c.cloudthree_client_id) {
+      problems.push('cloudthree_client_id is required for cloudthree_auth_mode=managed');
+    }
+    if (mode !== 'managed' && c.cloudthree_client_id) problems.push(`cloudthree_client_id is only used with cloudthree_auth_mode=managed (got ${mode})`);
+  }
+}
+
+/**
+ * Rules of keyward's embedded engine only, on a validated config: hardening beyond what Vault
+ * accepts. Vault takes these values, so the constructs, the manifest and the provider do too; the
+ * engine refuses them, and its message says so.
+ */
+export function engineOnlySnapshotProblems(c: SnapshotConfig, failed: ReadonlySet<string> = new Set()): string[] {
+  const problems: string[] = [];
+  const note = " (a rule of keyward's embedded engine; Vault accepts it)";
+  const type = c.storage_type;
+  if (!failed.has('interval') && c.interval > MAX_SNAPSHOT_INTERVAL_SECONDS) {
+    problems.push(`interval must be at most ${MAX_SNAPSHOT_INTERVAL_SECONDS} seconds (8760h, one year), got ${c.interval}${note}`);
+  }
+  const pathPrefix = String(c.path_prefix ?? '');
+  if (pathPrefix !== '' && (type === 'cloudtwo-store' || type === 'cloudthree-store') && !pathPrefix.endsWith('/')) {
+    problems.push(`path_prefix must end with "/" for storage_type=${type} (got ${JSON.stringify(pathPrefix)})${note}`);
+  }
+  if (String(c.file_prefix).includes('/')) problems.push(`file_prefix must not contain "/" (put directories in path_prefix)${note}`);
+  if (type === 'cloudone-store' && String(c.cloudone_bucket).includes('/')) {
+    problems.push(`cloudone_bucket must be a bare bucket name (put key segments in path_prefix)${note}`);
+  }
+  if (type === 'cloudtwo-store' && String(c.cloudtwo_bucket).includes('/')) {
+    problems.push(`cloudtwo_bucket must be a bare bucket name (put object prefixes in path_prefix)${note}`);
   }
   if (type === 'cloudthree-store') {
     const env = String(c.cloudthree_blob_environment ?? '');
     if (env !== '' && !(env.toUpperCase() in BLOB_ENVIRONMENTS)) {
-      problems.push(`cloudthree_blob_environment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')} (case-insensitive)`);
+      problems.push(`cloudthree_blob_environment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')} (case-insensitive)${note}`);
     }
   }
+  return problems;
 }
 
 function isJsonObject(text: string): boolean {
@@ -205,7 +238,9 @@ export function normalizeSnapshotConfigRead(data: Record<string, unknown>): Snap
   for (const spec of fieldsForStorageType(type)) {
     if (spec.secret) continue;
     const raw = data[spec.name];
-    if (raw === undefined || raw === null) {
+    // Vault reads an unset google_endpoint back as the boolean false (terraform-provider-vault#1173):
+    // a string field read as false is unset. An enum read as "" is unset too.
+    if (raw === undefined || raw === null || (spec.kind === 'string' && (raw === false || (raw === '' && spec.default !== '')))) {
       if (spec.default !== undefined) out[spec.name] = spec.default;
       continue;
     }

@@ -1,45 +1,21 @@
-// The rename tables between keyward's names (the seed) and Vault's (Vault Enterprise, OpenBao):
-// the only place in the code that knows Vault's names. Sources: the rename tables at the top of
+// The rename tables between keyward's names (the seed) and Vault's (Vault Enterprise, OpenBao). Field
+// renames come from the field tables in src/schema (each field carries its Vault name); enum values,
+// mount types and error words are here. Sources: the rename tables at the top of
 // shared/reference/cloud-auth.md and snapshot-auto.md (section 0.1), checked against Vault's API
 // docs (website/content/api-docs/auth/gcp.mdx, .../system/storage/raftautosnapshots.mdx).
+
+import { CLOUD_CONFIG_VAULT_NAMES } from '../../schema/cloud-config-fields';
+import { ROLE_VAULT_NAMES } from '../../schema/cloud-role-fields';
+import { SNAPSHOT_VAULT_NAMES } from '../../schema/snapshot-fields';
 
 /** The shapes a request body or read response can have. */
 export type Shape = 'cloud-config' | 'cloud-role' | 'snapshot-config' | 'snapshot-status';
 
 /** keyward name -> Vault name. Fields not listed are spelled the same in both dialects. */
 export const FIELD_NAMES: Readonly<Record<Shape, Readonly<Record<string, string>>>> = {
-  'cloud-config': {
-    vm_alias: 'gce_alias',
-    vm_metadata: 'gce_metadata',
-  },
-  'cloud-role': {
-    allow_vm_inference: 'allow_gce_inference',
-  },
-  'snapshot-config': {
-    cloudone_bucket: 'aws_s3_bucket',
-    cloudone_region: 'aws_s3_region',
-    cloudone_access_key_id: 'aws_access_key_id',
-    cloudone_secret_access_key: 'aws_secret_access_key',
-    cloudone_session_token: 'aws_session_token',
-    cloudone_endpoint: 'aws_s3_endpoint',
-    cloudone_disable_tls: 'aws_s3_disable_tls',
-    cloudone_force_path_style: 'aws_s3_force_path_style',
-    cloudone_enable_kms: 'aws_s3_enable_kms',
-    cloudone_server_side_encryption: 'aws_s3_server_side_encryption',
-    cloudone_kms_key: 'aws_s3_kms_key',
-    cloudtwo_bucket: 'google_gcs_bucket',
-    cloudtwo_service_account_key: 'google_service_account_key',
-    cloudtwo_endpoint: 'google_endpoint',
-    cloudtwo_disable_tls: 'google_disable_tls',
-    cloudthree_container_name: 'azure_container_name',
-    cloudthree_account_name: 'azure_account_name',
-    cloudthree_account_key: 'azure_account_key',
-    cloudthree_blob_environment: 'azure_blob_environment',
-    cloudthree_endpoint: 'azure_endpoint',
-    // Vault >= 1.18 only; not in the seed, renamed so a read of them never leaks Vault's names.
-    cloudthree_auth_mode: 'azure_auth_mode',
-    cloudthree_client_id: 'azure_client_id',
-  },
+  'cloud-config': CLOUD_CONFIG_VAULT_NAMES,
+  'cloud-role': ROLE_VAULT_NAMES,
+  'snapshot-config': SNAPSHOT_VAULT_NAMES,
   // Status fields are spelled the same (snapshot-auto.md 0.1: "all status field names").
   'snapshot-status': {},
 };

@@ -33,7 +33,7 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
     const existing = (await d.records.getConfig(name))?.config;
     const body = { ...ctx.body };
     delete body.name; // the path wins, as in Vault
-    const { config, unknown } = validateSnapshotConfigWrite(body, { existing });
+    const { config, unknown } = validateSnapshotConfigWrite(body, { existing, engineRules: true });
     const key = snapshotLocationKey(config);
     for (const other of await d.records.listConfigs()) {
       if (other === name) continue;

@@ -48,7 +48,7 @@ test('the tables hold exactly the documented renames', () => {
 });
 
 test('every snapshot field of the schema is either renamed or common to both dialects', () => {
-  const common = new Set(['storage_type', 'interval', 'retain', 'path_prefix', 'file_prefix', 'local_max_space']);
+  const common = new Set(['storage_type', 'interval', 'retain', 'path_prefix', 'file_prefix', 'autoload_enabled', 'local_max_space']);
   for (const f of SNAPSHOT_FIELDS) expect(common.has(f.name) || f.name in FIELD_NAMES['snapshot-config']).toBe(true);
 });
 

@@ -25,7 +25,7 @@ const local = { storage_type: 'local', interval: '1h', path_prefix: '/tmp/snaps'
 describe('snapshot config write validation', () => {
   it('fills defaults and stores interval in seconds', () => {
     const { config } = validateSnapshotConfigWrite(local);
-    expect(config).toEqual({ storage_type: 'local', interval: 3600, retain: 1, path_prefix: '/tmp/snaps', file_prefix: 'vault-snapshot', local_max_space: 1000 });
+    expect(config).toEqual({ storage_type: 'local', interval: 3600, retain: 1, path_prefix: '/tmp/snaps', file_prefix: 'vault-snapshot', autoload_enabled: false, local_max_space: 1000 });
   });
 
   it.each([
@@ -65,12 +65,15 @@ describe('snapshot config write validation', () => {
     ]);
   });
 
-  it('requires the trailing slash for cloudtwo and cloudthree, not for cloudone', () => {
-    expect(problems({ storage_type: 'cloudtwo-store', interval: 60, path_prefix: 'backups', cloudtwo_bucket: 'b' })).toEqual([
-      'path_prefix must end with "/" for storage_type=cloudtwo-store (got "backups")',
+  it('requires the trailing slash for cloudtwo and cloudthree on the engine only (Vault accepts it), not for cloudone', () => {
+    const note = " (a rule of keyward's embedded engine; Vault accepts it)";
+    const engine = (body: Record<string, unknown>) => problems(body, { engineRules: true });
+    expect(validateSnapshotConfigWrite({ storage_type: 'cloudtwo-store', interval: 60, path_prefix: 'backups', cloudtwo_bucket: 'b' }).config.path_prefix).toBe('backups');
+    expect(engine({ storage_type: 'cloudtwo-store', interval: 60, path_prefix: 'backups', cloudtwo_bucket: 'b' })).toEqual([
+      `path_prefix must end with "/" for storage_type=cloudtwo-store (got "backups")${note}`,
     ]);
     expect(
-      problems({
+      engine({
         storage_type: 'cloudthree-store',
         interval: 60,
         path_prefix: 'backups',
@@ -78,7 +81,7 @@ describe('snapshot config write validation', () => {
         cloudthree_account_name: 'a',
         cloudthree_account_key: 'k',
       }),
-    ).toEqual(['path_prefix must end with "/" for storage_type=cloudthree-store (got "backups")']);
+    ).toEqual([`path_prefix must end with "/" for storage_type=cloudthree-store (got "backups")${note}`]);
     const ok = validateSnapshotConfigWrite({ storage_type: 'cloudone-store', interval: 60, path_prefix: 'backups', cloudone_bucket: 'b', cloudone_region: 'r' });
     expect(ok.config.path_prefix).toBe('backups');
   });
