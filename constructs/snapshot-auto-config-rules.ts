@@ -3,7 +3,6 @@
 
 import { parseDurationSeconds } from '../src/schema/duration';
 import { fieldsForStorageType, isStorageType, snapshotConfigNameProblem } from '../src/schema/snapshot-config';
-import { BLOB_ENVIRONMENTS } from '../src/schema/snapshot-validate';
 import { KeywardServer } from './keyward-server';
 import { RemovalPolicy } from './manifest-parts';
 import type { SnapshotAutoConfigProps } from './snapshot-auto-config';
@@ -31,7 +30,7 @@ const OPTION_NAMES: Record<string, string> = {
 const storageOf = (p: SnapshotAutoConfigProps) => (p.storage && isStorageType(p.storage.storageType) ? p.storage : undefined);
 
 /** Every prop a SnapshotAutoConfig knows; anything else is a misspelling. */
-export const KNOWN_SNAPSHOT_PROPS = ['server', 'configName', 'interval', 'retain', 'pathPrefix', 'filePrefix', 'storage', 'removalPolicy'] as const;
+export const KNOWN_SNAPSHOT_PROPS = ['server', 'configName', 'interval', 'retain', 'pathPrefix', 'filePrefix', 'autoloadEnabled', 'storage', 'removalPolicy'] as const;
 
 export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfigInput>[] = [
   { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SNAPSHOT_PROPS) },
@@ -91,19 +90,12 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
       return out;
     },
   },
+  // Rules of the embedded engine beyond Vault's (path_prefix's trailing "/", "/" in filePrefix or a
+  // bucket name, blob environments, the interval cap) are checked by the engine at apply, not here:
+  // the same stack also manages Vault, which accepts those values.
   {
-    id: 'trailing-slash',
-    check: ({ props }) => {
-      const s = storageOf(props);
-      if (!s || (s.storageType !== 'cloudtwo-store' && s.storageType !== 'cloudthree-store')) return [];
-      return when(props.pathPrefix, (p) =>
-        p === '' || p.endsWith('/') ? undefined : `pathPrefix must end with "/" for storage type ${s.storageType} (got ${JSON.stringify(p)})`,
-      );
-    },
-  },
-  {
-    id: 'file-prefix',
-    check: ({ props }) => when(props.filePrefix, (f) => (f.includes('/') ? 'filePrefix must not contain "/" (put directories in pathPrefix)' : undefined)),
+    id: 'autoload',
+    check: ({ props }) => (props.autoloadEnabled === true && storageOf(props)?.storageType === 'local' ? ['autoloadEnabled is not supported for local storage'] : []),
   },
   {
     id: 'cloudone-options',
@@ -118,16 +110,6 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
         out.push('cloudOne: accessKeyId and secretAccessKey must be set together');
       }
       return out;
-    },
-  },
-  {
-    id: 'bucket-names',
-    check: ({ props }) => {
-      const s = storageOf(props);
-      if (!s) return [];
-      return ['cloudone_bucket', 'cloudtwo_bucket', 'cloudthree_container_name'].flatMap((f) =>
-        when(s.fields[f] as string | undefined, (b) => (String(b).includes('/') ? `${OPTION_NAMES[f] ?? f}: must be a bare name without "/" (put prefixes in pathPrefix)` : undefined)),
-      );
     },
   },
   {
@@ -146,11 +128,20 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
     },
   },
   {
-    id: 'blob-environment',
-    check: ({ props }) =>
-      when(storageOf(props)?.fields.cloudthree_blob_environment as string | undefined, (e) =>
-        e === '' || e.toUpperCase() in BLOB_ENVIRONMENTS ? undefined : `cloudThree: blobEnvironment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')}`,
-      ),
+    id: 'cloudthree-auth-mode',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      if (s?.storageType !== 'cloudthree-store') return [];
+      const mode = s.fields.cloudthree_auth_mode ?? 'shared';
+      if (isToken(mode)) return [];
+      const out: string[] = [];
+      if (!['shared', 'managed', 'environment'].includes(String(mode))) out.push(`cloudThree: authMode must be CloudThreeAuthMode.SHARED, MANAGED or ENVIRONMENT (got ${JSON.stringify(mode)})`);
+      if (mode !== 'environment' && s.fields.cloudthree_account_name === undefined) out.push(`cloudThree: accountName is required with authMode ${String(mode)}`);
+      if (mode === 'shared' && s.secrets.cloudthree_account_key === undefined && !s.givenSecrets.includes('cloudthree_account_key')) out.push('cloudThree: accountKey is required with authMode SHARED');
+      if (mode === 'managed' && s.fields.cloudthree_client_id === undefined) out.push('cloudThree: clientId is required with authMode MANAGED');
+      if (mode !== 'managed' && s.fields.cloudthree_client_id !== undefined) out.push('cloudThree: clientId is only used with authMode MANAGED');
+      return out;
+    },
   },
   { id: 'secrets', check: ({ secretProblems }) => secretProblems },
   {

@@ -27,8 +27,8 @@ export interface SnapshotAutoConfigProps {
    */
   readonly retain?: number;
   /**
-   * `local`: the directory. Object stores: the key prefix, which must end with "/" for cloudTwo and
-   * cloudThree.
+   * `local`: the directory. Object stores: the key prefix (Vault's docs ask for a trailing "/" on
+   * cloudTwo and cloudThree; the embedded engine requires it).
    */
   readonly pathPrefix: string;
   /**
@@ -36,6 +36,12 @@ export interface SnapshotAutoConfigProps {
    * @default 'vault-snapshot'
    */
   readonly filePrefix?: string;
+  /**
+   * Load the newest snapshot of this config automatically when the cluster recovers (Vault 1.21+;
+   * the embedded engine stores it but loads nothing). Not for local storage; one config per server.
+   * @default false
+   */
+  readonly autoloadEnabled?: boolean;
   /** Where snapshots go: `SnapshotStorage.local(...)`, `.cloudOne(...)`, `.cloudTwo(...)`, `.cloudThree(...)`. */
   readonly storage: SnapshotStorage;
   /**
@@ -90,6 +96,7 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
       retain: p.retain,
       path_prefix: p.pathPrefix,
       file_prefix: p.filePrefix,
+      autoload_enabled: p.autoloadEnabled,
       ...compact({ ...p.storage.fields }),
       ...Object.assign({}, ...this.bindings.map((b) => secretAttributes(b.field, b, this.server.secretVersion))),
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
@@ -106,6 +113,7 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
       retain: p.retain,
       path_prefix: p.pathPrefix,
       file_prefix: p.filePrefix,
+      autoload_enabled: p.autoloadEnabled,
       ...compact({ ...p.storage.fields }),
       ...secrets,
     }) as SnapshotEntry;

@@ -59,12 +59,39 @@ export interface CloudTwoStorageOptions {
   readonly disableTls?: boolean;
 }
 
-/** An Azure-Blob-like object store (`cloudthree-store`), shared-key authentication. */
+/** How a `cloudthree-store` is authenticated (Vault 1.18+ `azure_auth_mode`). */
+export enum CloudThreeAuthMode {
+  /** The shared account key (`accountKey`). */
+  SHARED = 'shared',
+  /** A managed identity (`clientId`). The embedded engine cannot use it: its attempts fail. */
+  MANAGED = 'managed',
+  /** Credentials from the server's environment. The embedded engine cannot use it: its attempts fail. */
+  ENVIRONMENT = 'environment',
+}
+
+/** An Azure-Blob-like object store (`cloudthree-store`). */
 export interface CloudThreeStorageOptions {
   readonly containerName: string;
-  readonly accountName: string;
-  /** Shared account key (a secret). */
-  readonly accountKey: SecretString;
+  /**
+   * Storage account name; required unless authMode is ENVIRONMENT.
+   * @default none
+   */
+  readonly accountName?: string;
+  /**
+   * How the store is authenticated.
+   * @default CloudThreeAuthMode.SHARED
+   */
+  readonly authMode?: CloudThreeAuthMode;
+  /**
+   * Shared account key (a secret); required in SHARED mode.
+   * @default none
+   */
+  readonly accountKey?: SecretString;
+  /**
+   * Client id of the managed identity; required in MANAGED mode.
+   * @default none
+   */
+  readonly clientId?: string;
   /** Cloud environment name, e.g. AZUREPUBLICCLOUD. @default AZUREPUBLICCLOUD */
   readonly blobEnvironment?: string;
   /** Custom endpoint (Azurite). @default derived from the account name and environment */
@@ -98,7 +125,7 @@ export class SnapshotStorage {
     );
   }
 
-  /** A GCS-like bucket (`path_prefix` must end with "/"). */
+  /** A GCS-like bucket (`path_prefix` is the object-name prefix). */
   static cloudTwo(o: CloudTwoStorageOptions): SnapshotStorage {
     return new SnapshotStorage(
       'cloudtwo-store',
@@ -108,13 +135,15 @@ export class SnapshotStorage {
     );
   }
 
-  /** An Azure-Blob-like container (`path_prefix` must end with "/"). */
+  /** An Azure-Blob-like container (`path_prefix` is the blob-name prefix). */
   static cloudThree(o: CloudThreeStorageOptions): SnapshotStorage {
     return new SnapshotStorage(
       'cloudthree-store',
       {
         cloudthree_container_name: o.containerName,
         cloudthree_account_name: o.accountName,
+        cloudthree_auth_mode: o.authMode,
+        cloudthree_client_id: o.clientId,
         cloudthree_blob_environment: o.blobEnvironment,
         cloudthree_endpoint: o.endpoint,
       },

@@ -147,7 +147,10 @@ export function snapshotsCode(snaps: ImportedSnapshot[], o: CodeOptions = {}): s
       const prop = STORAGE_PROP[f.name] ?? camel(f.name.replace(/^cloud(one|two|three)_/, ''));
       if (f.secret) {
         // Unreadable: declared when the server requires it or its pair is set, else left unmanaged.
-        const needed = f.required || (f.name === 'cloudone_secret_access_key' && s.fields.cloudone_access_key_id);
+        const needed =
+          f.required ||
+          (f.name === 'cloudone_secret_access_key' && s.fields.cloudone_access_key_id) ||
+          (f.name === 'cloudthree_account_key' && (s.fields.cloudthree_auth_mode ?? 'shared') === 'shared');
         if (needed) {
           vars = true;
           storage.push(`${prop}: ${secretVar(`${ident(s.name)}_${f.name}`, `${f.name} of snapshot config ${s.name}`, body)}`);
@@ -162,6 +165,7 @@ export function snapshotsCode(snaps: ImportedSnapshot[], o: CodeOptions = {}): s
     if (!same(s.fields.retain, 1)) p.push(`retain: ${lit(s.fields.retain)}`);
     p.push(`pathPrefix: ${lit(s.fields.path_prefix)}`);
     if (!same(s.fields.file_prefix, 'vault-snapshot')) p.push(`filePrefix: ${lit(s.fields.file_prefix)}`);
+    if (s.fields.autoload_enabled === true) p.push('autoloadEnabled: true');
     p.push(`storage: SnapshotStorage.${STORAGE_FACTORY[type]}({ ${storage.join(', ')} })`);
     body.push(`new SnapshotAutoConfig(stack, ${JSON.stringify(`snapshot-${s.name}`)}, { ${p.join(', ')} });`);
   }

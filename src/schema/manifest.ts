@@ -4,6 +4,12 @@
 
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { MOUNT_FIELDS } from './auth-mount-fields';
+import { CLOUD_CONFIG_FIELDS } from './cloud-config-fields';
+import { ROLE_FIELDS, type RoleType } from './cloud-role-fields';
+import { CUSTOM_ENDPOINT_KEYS } from './cloud-config';
+import { TOKEN_TYPE_VALUES } from './cloud-role';
+import { fieldsForStorageType, type StorageType } from './snapshot-fields';
 
 /** File name the constructs write next to cdk.tf.json, and the CLI looks for. */
 export const MANIFEST_FILE_NAME = 'keyward.manifest.json';
@@ -55,133 +61,104 @@ const int = z.union([z.number().int(), z.string().regex(/^\s*[-+]?\d+\s*$/)]);
 export const objectNamePattern = /^\w(([\w.-]+)?\w)?$/;
 const objectName = z.string().regex(objectNamePattern, 'must be letters, digits, "_", "-" or "." and start and end with a letter or digit');
 
-const roleCommon = {
-  name: objectName,
-  bound_service_accounts: stringList.optional(),
-  bound_projects: stringList.optional(),
-  add_group_aliases: z.boolean().optional(),
-  token_ttl: duration.optional(),
-  token_max_ttl: duration.optional(),
-  token_explicit_max_ttl: duration.optional(),
-  token_period: duration.optional(),
-  token_policies: stringList.optional(),
-  token_bound_cidrs: stringList.optional(),
-  token_no_default_policy: z.boolean().optional(),
-  token_num_uses: int.optional(),
-  token_type: z.enum(['default', 'service', 'batch']).optional(),
-  /** Deprecated aliases, folded into token_* by the reconciler. */
-  policies: stringList.optional(),
-  ttl: duration.optional(),
-  max_ttl: duration.optional(),
-  period: duration.optional(),
+// Field schemas come from the field tables (src/schema/*-fields.ts): one entry per field.
+const KIND: Record<string, () => z.ZodType> = {
+  string: () => z.string(),
+  bool: () => z.boolean(),
+  int: () => int,
+  duration: () => duration,
+  commaList: () => stringList,
+  list: () => stringList,
+  /** "key:value" items (list or comma string), or a map. */
+  labels: () => z.union([stringList, z.record(z.string(), z.string())]),
+  map: () => z.record(z.string(), z.string()),
 };
+const ofValues = (values: readonly string[] | undefined, kind: string) =>
+  values ? z.enum(values as [string, ...string[]]) : KIND[kind]();
 
-export const iamRoleSchema = z
-  .object({
-    ...roleCommon,
-    type: z.literal('iam'),
-    max_jwt_exp: duration.optional(),
-    allow_vm_inference: z.boolean().optional(),
-  })
+/** Deprecated role aliases a manifest may use (folded into token_* by the reconciler). */
+const MANIFEST_ROLE_ALIASES = new Set(['policies', 'ttl', 'max_ttl', 'period']);
+function roleShape(type: RoleType): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  for (const f of ROLE_FIELDS) {
+    if (f.name === 'name' || f.name === 'type' || (f.aliasOf && !MANIFEST_ROLE_ALIASES.has(f.name))) continue;
+    if (f.appliesTo !== 'both' && f.appliesTo !== type) continue;
+    out[f.name] = ofValues(f.name === 'token_type' ? TOKEN_TYPE_VALUES : undefined, f.kind).optional();
+  }
+  return out;
+}
+
+/** Fields built from a table: typed by name where code reads them, the rest by the table's schema. */
+type TableFields = { [field: string]: unknown };
+export type ManifestRole = { name: string; type: RoleType } & TableFields;
+
+export const iamRoleSchema = z.object({ name: objectName, type: z.literal('iam'), ...roleShape('iam') }).strict();
+export const vmRoleSchema = z.object({ name: objectName, type: z.literal('vm'), ...roleShape('vm') }).strict();
+
+export const roleSchema = z.discriminatedUnion('type', [iamRoleSchema, vmRoleSchema]) as unknown as z.ZodType<ManifestRole, ManifestRole>;
+
+const customEndpoint = z
+  .object(Object.fromEntries(CUSTOM_ENDPOINT_KEYS.map((k) => [k, z.string().optional()])))
   .strict();
 
-export const vmRoleSchema = z
-  .object({
-    ...roleCommon,
-    type: z.literal('vm'),
-    bound_zones: stringList.optional(),
-    bound_regions: stringList.optional(),
-    bound_instance_groups: stringList.optional(),
-    /** "key:value" items (list or comma string), or a map. */
-    bound_labels: z.union([stringList, z.record(z.string(), z.string())]).optional(),
-  })
-  .strict();
-
-export const roleSchema = z.discriminatedUnion('type', [iamRoleSchema, vmRoleSchema]);
-export type ManifestRole = z.infer<typeof roleSchema>;
-
+export type ManifestCloudConfig = TableFields;
 export const cloudConfigSchema = z
-  .object({
-    credentials: secretRefSchema.optional(),
-    iam_alias: z.enum(['role_id', 'unique_id']).optional(),
-    iam_metadata: stringList.optional(),
-    vm_alias: z.enum(['role_id', 'instance_id']).optional(),
-    vm_metadata: stringList.optional(),
-    custom_endpoint: z
-      .object({ api: z.string().optional(), iam: z.string().optional(), crm: z.string().optional(), compute: z.string().optional() })
-      .strict()
-      .optional(),
-  })
-  .strict();
-export type ManifestCloudConfig = z.infer<typeof cloudConfigSchema>;
+  .object(
+    Object.fromEntries(
+      CLOUD_CONFIG_FIELDS.map((f) => [
+        f.name,
+        (f.secret ? secretRefSchema : f.name === 'custom_endpoint' ? customEndpoint : ofValues(f.values, f.kind)).optional(),
+      ]),
+    ),
+  )
+  .strict() as unknown as z.ZodType<ManifestCloudConfig, ManifestCloudConfig>;
 
 /** Mount path: no leading or trailing slash, segments of word characters, "-" and ".". */
 const mountPath = z.string().regex(/^[\w.-]+(\/[\w.-]+)*$/, 'must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")');
+
+const mountShape = Object.fromEntries(
+  MOUNT_FIELDS.map((f) => [f.name, ofValues(f.values, f.kind).optional()]),
+);
+
+interface AuthBackendBase {
+  path: string;
+  type: 'cloud';
+  description?: string;
+  /** Absent: the config is not managed at all (left as it is). */
+  config?: ManifestCloudConfig;
+}
+export type ManifestAuthBackend = AuthBackendBase & { roles: ManifestRole[]; exclusiveRoles: boolean } & TableFields;
+export type ManifestAuthBackendInput = AuthBackendBase & { roles?: ManifestRole[]; exclusiveRoles?: boolean } & TableFields;
 
 export const authBackendSchema = z
   .object({
     path: mountPath,
     type: z.literal('cloud'),
-    description: z.string().optional(),
-    /** Absent: the config is not managed at all (left as it is). */
+    ...mountShape,
     config: cloudConfigSchema.optional(),
     roles: z.array(roleSchema).default([]),
     /** true: roles on this mount that the manifest does not declare are deleted. */
     exclusiveRoles: z.boolean().default(false),
   })
-  .strict();
-export type ManifestAuthBackend = z.infer<typeof authBackendSchema>;
+  .strict() as unknown as z.ZodType<ManifestAuthBackend, ManifestAuthBackendInput>;
 
-const snapshotCommon = {
-  name: objectName,
-  interval: duration,
-  retain: int.optional(),
-  path_prefix: z.string(),
-  file_prefix: z.string().optional(),
-};
+function snapshotVariant<T extends StorageType>(type: T) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const f of fieldsForStorageType(type)) {
+    if (f.name === 'storage_type') continue;
+    const t = f.secret ? secretRefSchema : ofValues(f.values, f.kind);
+    shape[f.name] = f.required && !f.secret ? t : t.optional();
+  }
+  return z.object({ name: objectName, storage_type: z.literal(type), ...shape }).strict();
+}
 
+export type ManifestSnapshotConfig = { name: string; storage_type: StorageType } & TableFields;
 export const snapshotConfigSchema = z.discriminatedUnion('storage_type', [
-  z.object({ ...snapshotCommon, storage_type: z.literal('local'), local_max_space: int }).strict(),
-  z
-    .object({
-      ...snapshotCommon,
-      storage_type: z.literal('cloudone-store'),
-      cloudone_bucket: z.string(),
-      cloudone_region: z.string(),
-      cloudone_access_key_id: z.string().optional(),
-      cloudone_secret_access_key: secretRefSchema.optional(),
-      cloudone_session_token: secretRefSchema.optional(),
-      cloudone_endpoint: z.string().optional(),
-      cloudone_disable_tls: z.boolean().optional(),
-      cloudone_force_path_style: z.boolean().optional(),
-      cloudone_enable_kms: z.boolean().optional(),
-      cloudone_server_side_encryption: z.boolean().optional(),
-      cloudone_kms_key: z.string().optional(),
-    })
-    .strict(),
-  z
-    .object({
-      ...snapshotCommon,
-      storage_type: z.literal('cloudtwo-store'),
-      cloudtwo_bucket: z.string(),
-      cloudtwo_service_account_key: secretRefSchema.optional(),
-      cloudtwo_endpoint: z.string().optional(),
-      cloudtwo_disable_tls: z.boolean().optional(),
-    })
-    .strict(),
-  z
-    .object({
-      ...snapshotCommon,
-      storage_type: z.literal('cloudthree-store'),
-      cloudthree_container_name: z.string(),
-      cloudthree_account_name: z.string().optional(),
-      cloudthree_account_key: secretRefSchema.optional(),
-      cloudthree_blob_environment: z.string().optional(),
-      cloudthree_endpoint: z.string().optional(),
-    })
-    .strict(),
-]);
-export type ManifestSnapshotConfig = z.infer<typeof snapshotConfigSchema>;
+  snapshotVariant('local'),
+  snapshotVariant('cloudone-store'),
+  snapshotVariant('cloudtwo-store'),
+  snapshotVariant('cloudthree-store'),
+]) as unknown as z.ZodType<ManifestSnapshotConfig, ManifestSnapshotConfig>;
 
 export const manifestSchema = z
   .object({

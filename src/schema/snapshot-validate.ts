@@ -161,7 +161,10 @@ function checkRules(
     const mode = String(c.cloudthree_auth_mode);
     if (!(CLOUDTHREE_AUTH_MODES as readonly string[]).includes(mode)) {
       problems.push(`cloudthree_auth_mode must be one of ${CLOUDTHREE_AUTH_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
-    } else if (mode === 'shared' && !secretsOptional && !c.cloudthree_account_key) {
+    } else if (mode !== 'environment' && !c.cloudthree_account_name) {
+      problems.push(`cloudthree_account_name is required for cloudthree_auth_mode=${mode}`);
+    }
+    if (mode === 'shared' && !secretsOptional && !c.cloudthree_account_key) {
       problems.push('cloudthree_account_key is required for cloudthree_auth_mode=shared');
     } else if (mode === 'managed' && !c.cloudthree_client_id) {
       problems.push('cloudthree_client_id is required for cloudthree_auth_mode=managed');

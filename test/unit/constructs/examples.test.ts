@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MANIFEST_FILE_NAME, parseManifest } from '../../../src/schema/manifest';
+import { MANIFEST_FILE_NAME, parseManifest, type SecretRef } from '../../../src/schema/manifest';
 import { serviceAccountKeyJson } from './fixtures';
 
 const REPO = resolve(__dirname, '../../..');
@@ -44,7 +44,7 @@ describe('examples', () => {
     dirs.push(dir);
     const m = manifests.basic;
     expect(m.authBackends[0].roles.map((r) => `${r.name}:${r.type}`)).toEqual(['app:iam', 'web:vm']);
-    expect(m.authBackends[0].config?.credentials?.secretRef.env).toBe('KEYWARD_CLOUD_CREDENTIALS');
+    expect((m.authBackends[0].config?.credentials as SecretRef | undefined)?.secretRef.env).toBe('KEYWARD_CLOUD_CREDENTIALS');
     expect(m.snapshotConfigs.map((s) => s.storage_type)).toEqual(['local']);
     noSecrets(texts);
   });
