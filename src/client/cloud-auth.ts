@@ -13,6 +13,15 @@ export interface CloudConfigRead {
   vm_alias?: string;
   vm_metadata?: string[];
   custom_endpoint?: Record<string, string>;
+  /** Workload identity federation (Vault Enterprise): the account impersonated, the token audience and TTL (s). */
+  service_account_email?: string;
+  identity_token_audience?: string;
+  identity_token_ttl?: number;
+  /** Root credential rotation: a cron schedule or a period (s), a window (s) after the schedule. */
+  rotation_schedule?: string;
+  rotation_period?: number;
+  rotation_window?: number;
+  disable_automated_rotation?: boolean;
   [extra: string]: unknown;
 }
 
@@ -58,12 +67,19 @@ export class CloudAuthApi {
   }
 
   /**
-   * Merge semantics on the server: only the fields sent change. Fields keyward does not manage
-   * (Vault's workload identity and root rotation settings) are never sent, so never reset.
+   * Merge semantics on the server (the GCP plugin's path_config.go): only the fields sent change.
+   * Resolves to the server's warnings in keyward's words.
    */
   async writeConfig(body: Record<string, unknown>): Promise<string[]> {
     const t = await this.c.translator();
-    return this.c.write(this.p('config'), t.toServer('cloud-config', body));
+    return t.errorsFromServer(await this.c.write(this.p('config'), t.toServer('cloud-config', body)));
+  }
+
+  /** POST auth/<mount>/config/rotate-root: the server replaces its key; the new key's id. */
+  async rotateRoot(): Promise<{ private_key_id: string }> {
+    const res = await this.c.request('POST', this.p('config/rotate-root'), {});
+    const data = (res.body as { data?: { private_key_id?: unknown } } | undefined)?.data;
+    return { private_key_id: String(data?.private_key_id ?? '') };
   }
 
   async listRoles(): Promise<string[]> {
@@ -94,7 +110,7 @@ export class CloudAuthApi {
 
   async writeRole(name: string, body: Record<string, unknown>): Promise<string[]> {
     const t = await this.c.translator();
-    return this.c.write(this.p(`role/${seg(name)}`), t.toServer('cloud-role', body));
+    return t.errorsFromServer(await this.c.write(this.p(`role/${seg(name)}`), t.toServer('cloud-role', body)));
   }
 
   deleteRole(name: string): Promise<void> {

@@ -15,6 +15,12 @@ export interface SnapshotConfigRead {
   [field: string]: unknown;
 }
 
+/**
+ * GET .../status/<name> `data`, the same names in both dialects. The engine leaves a time out when
+ * there is none, Vault sends "". `consecutive_errors` is the engine's alone: Vault never sends it,
+ * so its absence means "unknown", not 0. The loaded_* fields and `loading_error` report autoload
+ * (Vault 1.21; the engine sends them blank).
+ */
 export interface SnapshotStatus {
   last_snapshot_start?: string;
   last_snapshot_end?: string;
@@ -24,6 +30,10 @@ export interface SnapshotStatus {
   snapshot_url?: string;
   next_snapshot_start?: string;
   consecutive_errors?: number;
+  loaded_snapshot_id?: string;
+  loaded_snapshot_status?: string;
+  loaded_snapshot_expires_at?: string;
+  loading_error?: string;
   [field: string]: unknown;
 }
 
@@ -54,9 +64,10 @@ export class SnapshotApi {
     return data && (t.fromServer('snapshot-config', data) as SnapshotConfigRead);
   }
 
+  /** Resolves to the server's warnings in keyward's words (empty when none). */
   async write(name: string, body: Record<string, unknown>): Promise<string[]> {
     const t = await this.ready();
-    return this.c.write(`${base}/config/${seg(name)}`, t.toServer('snapshot-config', body), root);
+    return t.errorsFromServer(await this.c.write(`${base}/config/${seg(name)}`, t.toServer('snapshot-config', body), root));
   }
 
   async delete(name: string): Promise<void> {

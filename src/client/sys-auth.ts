@@ -1,16 +1,57 @@
-// Typed calls for auth mounts (sys/auth): list, enable, disable, and description updates (tune).
-// Mount types are in keyward's names ("cloud"); the dialect translates them.
+// Typed calls for auth mounts (sys/auth): list, enable, tune, move (sys/remount) and disable.
+// Mount types are in keyward's names ("cloud"); the dialect translates them. Paths are mount
+// paths as in sys/auth ("cloud", "team/a"), without the "auth/" prefix.
 
+import { VaultClientError } from './errors';
 import type { VaultClient } from './vault-client';
+
+/** A mount's tune settings as GET sys/auth reports them (0 = the system's default/maximum). */
+export interface AuthMountConfig {
+  default_lease_ttl: number;
+  max_lease_ttl: number;
+  /** default-service | default-batch | service | batch */
+  token_type: string;
+  /** "" (not set), "hidden" or "unauth". */
+  listing_visibility: string;
+}
 
 /** One entry of GET sys/auth, keyed there by "<path>/". */
 export interface AuthMount {
   type: string;
   description: string;
   accessor?: string;
-  config?: Record<string, unknown>;
-  local?: boolean;
+  /** Not replicated to other clusters; fixed at enable time. */
+  local: boolean;
+  config: AuthMountConfig;
   seal_wrap?: boolean;
+}
+
+/** Settings for sys/auth/<path>/tune; TTLs in seconds or Go durations (0 = system default). */
+export interface AuthMountTune {
+  description?: string;
+  default_lease_ttl?: number | string;
+  max_lease_ttl?: number | string;
+  token_type?: string;
+  listing_visibility?: string;
+}
+
+export interface RemountOptions {
+  /** Give up waiting for the migration after this long (default 60 s). */
+  timeoutMs?: number;
+  /** First pause between status reads (default 100 ms, doubling up to 2 s). */
+  pollMs?: number;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : 0);
+
+function mountConfig(raw: unknown): AuthMountConfig {
+  const c = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return {
+    default_lease_ttl: num(c.default_lease_ttl),
+    max_lease_ttl: num(c.max_lease_ttl),
+    token_type: typeof c.token_type === 'string' && c.token_type !== '' ? c.token_type : 'default-service',
+    listing_visibility: typeof c.listing_visibility === 'string' ? c.listing_visibility : '',
+  };
 }
 
 export class SysAuthApi {
@@ -31,19 +72,63 @@ export class SysAuthApi {
         type: t.mountTypeFromServer(String(m.type ?? '')),
         description: String(m.description ?? ''),
         accessor: typeof m.accessor === 'string' ? m.accessor : undefined,
-        config: (m.config as Record<string, unknown>) ?? undefined,
+        local: m.local === true,
+        config: mountConfig(m.config),
+        ...(typeof m.seal_wrap === 'boolean' ? { seal_wrap: m.seal_wrap } : {}),
       });
     }
     return out;
   }
 
-  async enableAuth(path: string, options: { type: string; description?: string }): Promise<void> {
+  /** Enables an auth method; `local` and the tune settings can only be chosen here (local) or later (tune). */
+  async enableAuth(path: string, options: { type: string; description?: string; local?: boolean; config?: Omit<AuthMountTune, 'description'> }): Promise<string[]> {
     const t = await this.c.translator();
-    await this.c.write(`sys/auth/${path}`, { type: t.mountTypeToServer(options.type), description: options.description ?? '' });
+    const body: Record<string, unknown> = { type: t.mountTypeToServer(options.type), description: options.description ?? '' };
+    if (options.local !== undefined) body.local = options.local;
+    if (options.config && Object.keys(options.config).length > 0) body.config = options.config;
+    return t.errorsFromServer(await this.c.write(`sys/auth/${path}`, body));
   }
 
-  async tuneDescription(path: string, description: string): Promise<void> {
-    await this.c.write(`sys/auth/${path}/tune`, { description });
+  /** POST sys/auth/<path>/tune with only the settings given; resolves to the server's warnings. */
+  async tune(path: string, settings: AuthMountTune): Promise<string[]> {
+    const t = await this.c.translator();
+    const body = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+    return t.errorsFromServer(await this.c.write(`sys/auth/${path}/tune`, body));
+  }
+
+  async tuneDescription(path: string, description: string): Promise<string[]> {
+    return this.tune(path, { description });
+  }
+
+  /**
+   * Moves the mount at `from` to `to` (POST sys/remount), keeping its config, roles and accessor,
+   * and waits for the migration: resolves to the warnings once its status is "success", throws
+   * when it reports "failure" or does not finish within the bound.
+   */
+  async remount(from: string, to: string, options: RemountOptions = {}): Promise<string[]> {
+    const t = await this.c.translator();
+    const src = `auth/${from.replace(/^\/+|\/+$/g, '')}`;
+    const dst = `auth/${to.replace(/^\/+|\/+$/g, '')}`;
+    const res = await this.c.request('POST', 'sys/remount', { from: src, to: dst });
+    const env = (res.body ?? {}) as { data?: { migration_id?: unknown }; warnings?: unknown };
+    const warnings = t.errorsFromServer(Array.isArray(env.warnings) ? env.warnings.map(String) : []);
+    const id = env.data?.migration_id;
+    if (typeof id !== 'string' || id === '') throw new VaultClientError(res.status, 'POST', 'sys/remount', ['the server returned no migration_id']);
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    let pause = options.pollMs ?? 100;
+    for (;;) {
+      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
+      const status = String(data?.migration_info?.status ?? '');
+      if (status === 'success') return warnings;
+      if (status === 'failure') {
+        throw new VaultClientError(200, 'GET', `sys/remount/status/${id}`, [`moving ${src}/ to ${dst}/ failed (migration ${id}); the server's log has the cause, and the mount stays at ${src}/`]);
+      }
+      if (Date.now() + pause > deadline) {
+        throw new VaultClientError(0, 'GET', `sys/remount/status/${id}`, [], 1, { cause: new Error(`moving ${src}/ to ${dst}/ still "${status || 'unknown'}" after ${options.timeoutMs ?? 60_000} ms`) });
+      }
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 2000);
+    }
   }
 
   async disableAuth(path: string): Promise<void> {

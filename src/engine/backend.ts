@@ -8,6 +8,7 @@ import type { JsonStore } from './storage/json-store';
 import type { Reply } from './http/reply';
 import type { TokenEntry } from './token/token-entry';
 import type { RenewDecision } from './token/login-result';
+import type { MountTune } from './mount/mount-tune';
 
 export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete';
 
@@ -76,6 +77,8 @@ export interface MountInfo {
   accessor: string;
   type: string;
   namespace: NamespaceRef;
+  /** The mount's current tune settings (lease TTLs, token type), read at each login. */
+  tune?: () => MountTune;
 }
 
 export interface BackendInit {

@@ -25,6 +25,7 @@ import { TokenStore } from './token/token-store';
 import { tokenRoutes } from './token/token-routes';
 import { IdentityStore } from './identity/identity-store';
 import { authRoutes } from './sys/auth-routes';
+import { remountRoutes } from './sys/remount-routes';
 import { policyRoutes } from './sys/policy-routes';
 import { namespaceRoutes } from './sys/namespace-routes';
 import { statusRoutes } from './sys/status-routes';
@@ -98,6 +99,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const baseRoutes: Route[] = [
     ...statusRoutes({ edition, clusterName: options.clusterName ?? 'keyward', clusterId: randomUUID(), startedAt: clock.now(), clock }),
     ...authRoutes(mounts),
+    ...remountRoutes(mounts),
     ...policyRoutes(policies, namespaces),
     ...namespaceRoutes(namespaces, mounts, root),
     ...identityRoutes(identity),

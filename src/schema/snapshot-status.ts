@@ -16,6 +16,11 @@ export const snapshotStatusSchema = z.object({
   snapshot_start: z.string().optional(),
   snapshot_url: z.string().optional(),
   next_snapshot_start: z.string().optional(),
+  /** Autoload (Vault 1.21): the snapshot loaded at recovery and how that went; the engine sends them blank. */
+  loaded_snapshot_id: z.string().optional(),
+  loaded_snapshot_status: z.string().optional(),
+  loaded_snapshot_expires_at: z.string().optional(),
+  loading_error: z.string().optional(),
 });
 
 export type SnapshotStatus = z.infer<typeof snapshotStatusSchema>;

@@ -1,5 +1,6 @@
 // `keyward status`: the automated snapshot configurations of a server with their last and next
-// snapshot, consecutive errors, last error and URL, as a table or (--json) as data.
+// snapshot, consecutive errors, last error and URL, and autoload's loaded snapshot and loading
+// error where the server reports them, as a table or (--json) as data.
 
 import type { Command } from 'commander';
 import type { SnapshotConfigRead, SnapshotStatus } from '../../client/snapshots';
@@ -13,12 +14,20 @@ export interface SnapshotStatusRow {
   retain: number | null;
   last_snapshot_end: string | null;
   next_snapshot_start: string | null;
-  consecutive_errors: number;
+  /** null when the server does not count them (Vault sends no consecutive_errors). */
+  consecutive_errors: number | null;
   last_snapshot_error: string;
   last_snapshot_url: string;
+  /** Autoload (Vault 1.21), present when the server sent them. */
+  loaded_snapshot_id?: string;
+  loaded_snapshot_status?: string;
+  loaded_snapshot_expires_at?: string;
+  loading_error?: string;
   /** Set when this row could not be read; the other rows are still listed. */
   read_error?: string;
 }
+
+const LOADED = ['loaded_snapshot_id', 'loaded_snapshot_status', 'loaded_snapshot_expires_at', 'loading_error'] as const;
 
 /** A status time, or null for "not yet": the engine leaves the field out, Vault sends "". */
 const when = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -49,27 +58,51 @@ export async function collectStatus(client: VaultClient, parallelism = 8): Promi
         retain: typeof config?.retain === 'number' ? config.retain : null,
         last_snapshot_end: when(status?.last_snapshot_end),
         next_snapshot_start: when(status?.next_snapshot_start),
-        consecutive_errors: Number(status?.consecutive_errors ?? 0),
+        consecutive_errors: typeof status?.consecutive_errors === 'number' ? status.consecutive_errors : null,
         last_snapshot_error: String(status?.last_snapshot_error ?? ''),
         last_snapshot_url: String(status?.last_snapshot_url ?? ''),
       };
+      for (const k of LOADED) if (typeof status?.[k] === 'string') rows[i][k] = status[k] as string;
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallelism, names.length) }, worker));
   return rows;
 }
 
-/** A plain aligned table; "-" for values that do not exist yet (a config that never ran). */
+/**
+ * The ERRORS cell. Without the server's count (Vault) it says what the last attempt shows: ">=1"
+ * after a failure, 0 after a success, "-" before any attempt; never a made-up "0" for a failing config.
+ */
+function errorsCell(r: SnapshotStatusRow): string {
+  if (r.consecutive_errors !== null) return String(r.consecutive_errors);
+  if (r.last_snapshot_error !== '') return '>=1';
+  return r.last_snapshot_end !== null ? '0' : '-';
+}
+
+/** "<id> (<status>, expires <t>): <error>" from whichever loaded_* fields carry a value; "" when none. */
+function loadedCell(r: SnapshotStatusRow): string {
+  const id = r.loaded_snapshot_id ?? '';
+  const detail = [r.loaded_snapshot_status ?? '', r.loaded_snapshot_expires_at ? `expires ${r.loaded_snapshot_expires_at}` : ''].filter((x) => x !== '').join(', ');
+  const what = [id, detail ? `(${detail})` : ''].filter((x) => x !== '').join(' ');
+  return r.loading_error ? (what ? `${what}: ${r.loading_error}` : r.loading_error) : what;
+}
+
+/**
+ * A plain aligned table; "-" for values that do not exist yet (a config that never ran). The
+ * AUTOLOAD column appears when some config reports a loaded snapshot or a loading error.
+ */
 export function renderStatusTable(rows: SnapshotStatusRow[]): string {
   if (rows.length === 0) return 'No automated snapshot configurations.\n';
-  const header = ['NAME', 'TYPE', 'LAST SNAPSHOT', 'NEXT SNAPSHOT', 'ERRORS', 'LAST ERROR', 'URL'];
+  const autoload = rows.some((r) => loadedCell(r) !== '');
+  const header = ['NAME', 'TYPE', 'LAST SNAPSHOT', 'NEXT SNAPSHOT', 'ERRORS', 'LAST ERROR', ...(autoload ? ['AUTOLOAD'] : []), 'URL'];
   const cells = rows.map((r) => [
     r.name,
     r.storage_type,
     r.last_snapshot_end ?? '-',
     r.next_snapshot_start ?? '-',
-    String(r.consecutive_errors),
+    errorsCell(r),
     r.read_error !== undefined ? `cannot read: ${r.read_error}` : r.last_snapshot_error || '-',
+    ...(autoload ? [loadedCell(r) || '-'] : []),
     r.last_snapshot_url || '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));

@@ -51,10 +51,7 @@ export const SECRETS_ON_READ: Readonly<Record<Shape, readonly string[]>> = {
 /**
  * Vault's wording in the auth method's error texts -> keyward's (cloud-auth.md: "error texts say
  * 'VM' where Vault says 'GCE'"): e.g. `invalid GCE alias type`, `failed to parse gce metadata`,
- * `Got GCE token but IAM role …`, `expected JWT to have claims with GCE metadata`. Field names and
- * enum values inside messages are translated from the tables above as whole words.
+ * `Got GCE token but IAM role …`. Applied to whole bare words only (see the translator): never to a
+ * part of a name such as `gce-prod-1`, and never inside a quoted string.
  */
-export const ERROR_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bGCE\b/g, 'VM'],
-  [/\bgce\b/g, 'vm'],
-];
+export const ERROR_WORDS: Readonly<Record<string, string>> = { GCE: 'VM', gce: 'vm' };

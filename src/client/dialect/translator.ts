@@ -6,7 +6,6 @@ import type { ServerDialect } from '../options';
 import { ERROR_WORDS, FIELD_NAMES, FIELD_VALUES, MOUNT_TYPES, SECRETS_ON_READ, type Shape } from './tables';
 
 const invert = (m: Readonly<Record<string, string>>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([k, v]) => [v, k]));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 
 const SHAPES = Object.keys(FIELD_NAMES) as Shape[];
 const NAMES_IN: Record<Shape, Record<string, string>> = Object.fromEntries(SHAPES.map((s) => [s, invert(FIELD_NAMES[s])])) as Record<Shape, Record<string, string>>;
@@ -15,12 +14,28 @@ const VALUES_IN: Record<Shape, Record<string, Record<string, string>>> = Object.
 ) as Record<Shape, Record<string, Record<string, string>>>;
 const MOUNT_IN = invert(MOUNT_TYPES);
 
-/** Whole-word replacements for error texts: Vault field names and enum values -> keyward's. */
-const ERROR_RULES: ReadonlyArray<readonly [RegExp, string]> = [
-  ...SHAPES.flatMap((s) => Object.entries(FIELD_NAMES[s]).map(([k, v]) => [new RegExp(`(?<![\\w-])${escape(v)}(?![\\w-])`, 'g'), k] as const)),
-  ...Object.entries(FIELD_VALUES['snapshot-config'].storage_type).filter(([k, v]) => k !== v).map(([k, v]) => [new RegExp(`(?<![\\w-])${escape(v)}(?![\\w-])`, 'g'), k] as const),
-  ...ERROR_WORDS,
-];
+/** Vault field names and enum values (every shape) -> keyward's, for error texts. */
+const ERROR_NAMES: Readonly<Record<string, string>> = Object.assign(
+  {},
+  ...SHAPES.map((sh) => NAMES_IN[sh]),
+  ...SHAPES.flatMap((sh) => Object.values(VALUES_IN[sh])).map((m) => Object.fromEntries(Object.entries(m).filter(([v, k]) => v !== k))),
+);
+
+/**
+ * The pieces of an error text a translation may touch: a quoted string (only when it IS a field
+ * name or enum value: `'gce'`, `"gce_alias"`), or a bare token whose parts are joined by `-`, `.`,
+ * `/`, `:` or `@` (a name such as `gce-prod-1`, `auth/gce/config` or a label `gce:web` is one
+ * token, so nothing inside it changes).
+ * A quote must not follow a word character, so the apostrophe of "can't" opens nothing.
+ */
+const PIECES = /(?<!\w)(["'`])([^"'`\n]*)\1(?!\w)|[A-Za-z0-9_]+(?:[-./:@][A-Za-z0-9_]+)*/g;
+
+function translateError(text: string): string {
+  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined) => {
+    if (quote !== undefined) return ERROR_NAMES[inner ?? ''] !== undefined ? `${quote}${ERROR_NAMES[inner!]}${quote}` : piece;
+    return ERROR_NAMES[piece] ?? ERROR_WORDS[piece] ?? piece;
+  });
+}
 
 function renamed(
   data: Record<string, unknown>,
@@ -74,7 +89,7 @@ const vaultTranslator: Translator = {
   fromServer: (shape, data) => renamed(redact(shape, data), NAMES_IN[shape], VALUES_IN[shape]),
   mountTypeToServer: (t) => MOUNT_TYPES[t] ?? t,
   mountTypeFromServer: (t) => MOUNT_IN[t] ?? t,
-  errorsFromServer: (errors) => errors.map((e) => ERROR_RULES.reduce((s, [re, to]) => s.replace(re, to), e)),
+  errorsFromServer: (errors) => errors.map(translateError),
   fieldName: (shape, f) => FIELD_NAMES[shape][f] ?? f,
   fieldValue: (shape, f, v) => FIELD_VALUES[shape][f]?.[v] ?? v,
 };

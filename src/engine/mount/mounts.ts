@@ -7,6 +7,7 @@ import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { JsonStore } from '../storage/json-store';
 import { Errors } from '../../schema/errors';
+import { applyTune, defaultTune, type MountTune } from './mount-tune';
 
 export interface MountEntry {
   /** With a trailing slash: "cloud/", "team/a/". */
@@ -16,6 +17,20 @@ export interface MountEntry {
   accessor: string;
   uuid: string;
   namespaceId: string;
+  /** Not replicated to other clusters (Vault's `local`); set at enable time only. Absent in older stores = false. */
+  local?: boolean;
+  /** Tune settings; absent in older stores = the defaults. */
+  config?: MountTune;
+}
+
+/** A mount's tune settings, with the defaults for entries stored before they existed. */
+export const tuneOf = (e: MountEntry): MountTune => ({ ...defaultTune(), ...e.config });
+
+export interface EnableOptions {
+  description?: string;
+  local?: boolean;
+  /** Tune-style settings at enable time (Vault's `config` block). */
+  config?: Record<string, unknown>;
 }
 
 export interface LiveMount {
@@ -64,7 +79,7 @@ export class Mounts {
     const factory = this.factories.find((f) => f.type === entry.type);
     if (!factory) throw new Error(`no auth method of type ${entry.type} is available`);
     const namespace = this.namespaceById(entry.namespaceId) ?? { id: entry.namespaceId, path: '' };
-    const info: MountInfo = { path: entry.path.slice(0, -1), accessor: entry.accessor, type: entry.type, namespace };
+    const info: MountInfo = { path: entry.path.slice(0, -1), accessor: entry.accessor, type: entry.type, namespace, tune: () => tuneOf(entry) };
     const storage = this.mountStorage(entry);
     const backend = factory.create({ storage, clock: this.clock, log: this.log, mount: info, env: process.env });
     const live: LiveMount = { entry, info, backend, storage };
@@ -97,38 +112,70 @@ export class Mounts {
     return this.factories.some((f) => f.type === type);
   }
 
-  async enable(ns: NamespaceRef, path: string, type: string, description: string): Promise<MountEntry> {
+  /** A free path for a new or moved mount: valid, not the token method's, not overlapping another. */
+  private checkFreePath(ns: NamespaceRef, path: string, except?: MountEntry): string {
     const p = normalizeMountPath(path);
     if (p === '') throw Errors.badRequest('mount path is required');
     if (!/^[\w.-]+(\/[\w.-]+)*\/$/.test(p)) throw Errors.badRequest(`invalid mount path "${path}": use letters, digits, "_", "-", "." and "/"`);
     if (p === 'token/' || p.startsWith('token/')) throw Errors.badRequest(`path is already in use at token/`);
+    for (const m of this.list(ns)) {
+      if (m === except) continue;
+      if (m.path === p || p.startsWith(m.path) || m.path.startsWith(p)) throw Errors.badRequest(`path is already in use at ${m.path}`);
+    }
+    return p;
+  }
+
+  async enable(ns: NamespaceRef, path: string, type: string, options: EnableOptions = {}): Promise<MountEntry> {
+    const p = this.checkFreePath(ns, path);
     if (!type) throw Errors.badRequest('the "type" field is required (for example "cloud")');
     if (!this.typeAvailable(type)) {
       throw Errors.badRequest(`unknown auth method type "${type}"; available: ${['token', ...this.factories.map((f) => f.type)].join(', ')}`);
     }
-    for (const m of this.list(ns)) {
-      if (m.path === p || p.startsWith(m.path) || m.path.startsWith(p)) throw Errors.badRequest(`path is already in use at ${m.path}`);
-    }
     const entry: MountEntry = {
       path: p,
       type,
-      description,
+      description: options.description ?? '',
       accessor: `auth_${type}_${randomBytes(4).toString('hex')}`,
       uuid: randomUUID(),
       namespaceId: ns.id,
+      local: options.local ?? false,
+      config: applyTune(defaultTune(), options.config ?? {}),
     };
     await this.root.put(this.tableKey(ns.id), [...this.list(ns), entry]);
     this.activate(entry);
     return entry;
   }
 
-  async tune(ns: NamespaceRef, path: string, description: string): Promise<void> {
+  /** Description and tune settings (only the fields given change). */
+  async tune(ns: NamespaceRef, path: string, input: { description?: string } & Record<string, unknown>): Promise<void> {
     const p = normalizeMountPath(path);
-    const table = this.list(ns).map((m) => (m.path === p ? { ...m, description } : m));
-    if (!table.some((m) => m.path === p)) throw Errors.badRequest(`no auth mount at ${p}`);
-    await this.root.put(this.tableKey(ns.id), table);
     const live = (this.byNamespace.get(ns.id) ?? []).find((m) => m.entry.path === p);
-    if (live) live.entry.description = description;
+    if (!live) throw Errors.badRequest(`no auth mount at ${p}`);
+    const config = applyTune(tuneOf(live.entry), input);
+    const description = input.description ?? live.entry.description;
+    await this.root.put(this.tableKey(ns.id), this.list(ns).map((m) => (m === live.entry ? { ...m, description, config } : m)));
+    live.entry.description = description;
+    live.entry.config = config;
+  }
+
+  /**
+   * Moves a mount to a new path (Vault's sys/remount): same uuid (so the same data: config, roles),
+   * same accessor (so tokens issued through it keep working and renewing). Only the path changes.
+   */
+  async remount(ns: NamespaceRef, from: string, to: string): Promise<MountEntry> {
+    const src = normalizeMountPath(from);
+    const live = (this.byNamespace.get(ns.id) ?? []).find((m) => m.entry.path === src);
+    if (!live) throw Errors.badRequest(`no auth mount at auth/${src}`);
+    const dst = this.checkFreePath(ns, to, live.entry);
+    if (dst === src) throw Errors.badRequest(`the mount is already at auth/${dst}`);
+    const moved: MountEntry = { ...live.entry, path: dst };
+    await this.root.put(this.tableKey(ns.id), this.list(ns).map((m) => (m === live.entry ? moved : m)));
+    // A fresh backend for the new path (its MountInfo carries the path into logins' token paths).
+    this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
+    this.byAccessor.delete(live.entry.accessor);
+    await live.backend.close?.();
+    this.activate(moved);
+    return moved;
   }
 
   /** Removes the mount and all of its data. Disabling a path that is not mounted is a no-op. */

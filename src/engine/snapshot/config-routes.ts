@@ -41,6 +41,10 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
       if (rec && snapshotLocationKey(rec.config) === key) {
         throw Errors.badRequest(`path_prefix and file_prefix collide with config ${other}: each would rotate (delete) the other's snapshots`);
       }
+      // Vault 1.21: recovery loads from one config at most.
+      if (rec && config.autoload_enabled === true && rec.config.autoload_enabled === true) {
+        throw Errors.badRequest(`autoload_enabled is already set on config ${other}: at most one config may load snapshots automatically (turn it off there first)`);
+      }
     }
     if (unknown.length > 0) ctx.warnings.push(unknownFieldsWarning(unknown));
     await d.records.putConfig(name, { config, written_at: d.now() });
@@ -90,9 +94,14 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
       operations: {
         read: async (ctx) => {
           const name = nameOf(ctx);
-          if (!(await d.records.getConfig(name))) throw new ApiError('not_found', []);
+          const rec = await d.records.getConfig(name);
+          if (!rec) throw new ApiError('not_found', []);
           const status = d.scheduler.status(name) ?? (await d.records.getStatus(name)) ?? { consecutive_errors: 0 };
-          return reply.data(statusToWire(status));
+          const wire = statusToWire(status);
+          // Vault reports autoload's loading here; the engine never loads (README: API coverage),
+          // so an autoload config carries the fields blank.
+          if (rec.config.autoload_enabled === true) Object.assign(wire, { loaded_snapshot_id: '', loaded_snapshot_status: '', loaded_snapshot_expires_at: '', loading_error: '' });
+          return reply.data(wire);
         },
       },
     },

@@ -1,7 +1,8 @@
 // sys/auth: list, enable, tune and disable auth methods at free-form paths ("cloud", "team/a").
 
 import type { Route } from '../backend';
-import type { Mounts, MountEntry } from '../mount/mounts';
+import { tuneOf, type Mounts, type MountEntry } from '../mount/mounts';
+import { SYSTEM_MAX_TTL } from '../token/lifetime';
 import { field } from '../../schema/fields';
 import { reply } from '../http/reply';
 import { requestFields } from '../http/request-fields';
@@ -11,14 +12,22 @@ import { ENGINE_VERSION } from './status-routes';
 /** Built-in methods report the server's version with Vault's "+builtin" suffix and no plugin checksum. */
 const RUNNING_VERSION = `v${ENGINE_VERSION.split('+')[0]}+builtin`;
 
+/** A mount's `config` as Vault's mountInfo builds it: listing_visibility only when set. */
+function configOf(m: Pick<MountEntry, 'config'>) {
+  const t = tuneOf(m as MountEntry);
+  const c: Record<string, unknown> = { default_lease_ttl: t.default_lease_ttl, force_no_cache: false, max_lease_ttl: t.max_lease_ttl, token_type: t.token_type };
+  if (t.listing_visibility !== '') c.listing_visibility = t.listing_visibility;
+  return c;
+}
+
 /** A mount table entry in Vault's shape (sys/auth, sys/auth/:path). */
-function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uuid'>) {
+function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uuid' | 'local' | 'config'>) {
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: 0, force_no_cache: false, max_lease_ttl: 0, token_type: 'default-service' },
+    config: configOf(m),
     description: m.description,
     external_entropy_access: false,
-    local: false,
+    local: m.local ?? false,
     options: null,
     plugin_version: '',
     running_plugin_version: RUNNING_VERSION,
@@ -41,6 +50,15 @@ const enableShape = {
   plugin_name: field.string(),
 };
 
+/** Tune fields (raw: TTLs take seconds, Go durations, "" and "system"; mount-tune.ts parses them). */
+const tuneShape = {
+  description: field.string(),
+  default_lease_ttl: field.raw(),
+  max_lease_ttl: field.raw(),
+  token_type: field.raw(),
+  listing_visibility: field.raw(),
+};
+
 export function authRoutes(mounts: Mounts): Route[] {
   return [
     {
@@ -60,11 +78,22 @@ export function authRoutes(mounts: Mounts): Route[] {
         read: (ctx) => {
           const m = mounts.list(ctx.namespace).find((e) => e.path === `${ctx.params.path.replace(/\/+$/, '')}/`);
           if (!m) throw Errors.badRequest(`no auth mount at ${ctx.params.path}/`);
-          return reply.data({ description: m.description, default_lease_ttl: 2764800, max_lease_ttl: 2764800, token_type: 'default-service' });
+          // Like Vault's tune read: the effective TTLs (the system's where the mount sets none).
+          const t = tuneOf(m);
+          const data: Record<string, unknown> = {
+            description: m.description,
+            default_lease_ttl: t.default_lease_ttl || SYSTEM_MAX_TTL,
+            max_lease_ttl: t.max_lease_ttl || SYSTEM_MAX_TTL,
+            force_no_cache: false,
+            token_type: t.token_type,
+          };
+          if (t.listing_visibility !== '') data.listing_visibility = t.listing_visibility;
+          return reply.data(data);
         },
         update: async (ctx) => {
-          const { values } = requestFields(ctx, { description: field.string(), default_lease_ttl: field.raw(), max_lease_ttl: field.raw() });
-          if (values.description !== undefined) await mounts.tune(ctx.namespace, ctx.params.path, values.description);
+          const { values } = requestFields(ctx, tuneShape);
+          if (ctx.params.path.replace(/\/+$/, '') === 'token') throw Errors.badRequest('the token auth method cannot be tuned here');
+          await mounts.tune(ctx.namespace, ctx.params.path, values);
         },
       },
     },
@@ -79,7 +108,13 @@ export function authRoutes(mounts: Mounts): Route[] {
         },
         update: async (ctx) => {
           const { values } = requestFields(ctx, enableShape);
-          await mounts.enable(ctx.namespace, ctx.params.path, values.type ?? values.plugin_name ?? '', values.description ?? '');
+          const config = values.config ?? {};
+          if (typeof config !== 'object' || Array.isArray(config) || config === null) throw Errors.badRequest('config: must be an object of tune settings');
+          await mounts.enable(ctx.namespace, ctx.params.path, values.type ?? values.plugin_name ?? '', {
+            description: values.description ?? '',
+            local: values.local ?? false,
+            config: config as Record<string, unknown>,
+          });
         },
         delete: async (ctx) => {
           if (ctx.params.path.replace(/\/+$/, '') === 'token') throw Errors.badRequest('the token auth method cannot be disabled');

@@ -6,6 +6,7 @@ import type { IdentityStore } from '../identity/identity-store';
 import { Errors } from '../../schema/errors';
 import { authBlock, tokenPolicies, type AuthBlock } from './auth-block';
 import { issueTtl } from './lifetime';
+import { effectiveTokenType, withMountLimits } from '../mount/mount-tune';
 import type { LoginResult } from './login-result';
 import type { TokenStore } from './token-store';
 
@@ -14,10 +15,12 @@ export async function issueLoginToken(
   mount: MountInfo,
   login: LoginResult,
 ): Promise<{ auth: AuthBlock; warnings: string[] }> {
-  const s = login.settings;
+  // The mount's tune settings: its default/max lease TTL and the token type it hands out.
+  const tune = mount.tune?.();
+  const s = withMountLimits(login.settings, tune);
   const policies = tokenPolicies(s.policies, s.noDefaultPolicy);
   if (policies.includes('root')) throw Errors.badRequest('auth methods cannot create root tokens');
-  const type = s.type === 'batch' ? 'batch' : 'service';
+  const type = effectiveTokenType(s.type, tune);
   const warnings = [...(login.warnings ?? [])];
   const { ttl, capped } = issueTtl(s);
   if (capped) warnings.push(`TTL of ${ttl}s is capped by the role's max TTL or explicit max TTL`);

@@ -12,6 +12,8 @@ import { reply } from '../http/reply';
 import { requestFields } from '../http/request-fields';
 import { authBlock, tokenPolicies } from './auth-block';
 import { issueTtl, renewTtl } from './lifetime';
+import { withMountLimits } from '../mount/mount-tune';
+import { tuneOf } from '../mount/mounts';
 import type { TokenEntry } from './token-entry';
 import type { TokenStore } from './token-store';
 
@@ -128,6 +130,7 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
       if (mount.backend.renew) {
         try {
           settings = await mount.backend.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
+          settings = withMountLimits({ ...settings, explicitMaxTtl: t.explicitMaxTtl }, tuneOf(mount.entry));
         } catch (e) {
           if (ApiError.isApiError(e)) throw new ApiError(e.code, e.errors.map((m) => `renewal refused: ${m}`), e.status);
           throw e;

@@ -83,7 +83,7 @@ describe('with damaged stored records', () => {
     const { stdout } = await run(process.execPath, [BIN, 'status'], { env: env() });
     const lines = stdout.trimEnd().split('\n');
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'broken', 'far', 'hourly', 'weekly']);
-    expect(lines[1]).toMatch(/^broken\s+-\s+-\s+0\s+cannot read: .*500.*\s+-$/);
+    expect(lines[1]).toMatch(/^broken\s+-\s+-\s+-\s+cannot read: .*500.*\s+-$/);
     expect(lines[3]).toMatch(/^hourly\s+local\s+2026-01-01T01:00:00Z/);
     const json = JSON.parse((await run(process.execPath, [BIN, 'status', '--json'], { env: env() })).stdout).snapshots;
     expect(json[0]).toMatchObject({ name: 'broken', read_error: expect.stringMatching(/500/) });

@@ -71,11 +71,11 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   const changed = seen((await s.apply(stack(localDir, { vmAlias: 'role_id' }))).plan);
   expect(changed.objects.find((o) => o.id === 'auth/cloud/config')?.changes.map((ch) => ch.field)).toEqual(['vm_alias']);
   expect(gcp.config.gce_alias).toBe('role_id');
-  expect(gcp.config.extra).toMatchObject({ rotation_period: 86400, disable_automated_rotation: true, service_account_email: 'vault@p.iam.gserviceaccount.com' });
+  expect(gcp.config).toMatchObject({ rotation_period: 86400, disable_automated_rotation: true, service_account_email: 'vault@p.iam.gserviceaccount.com' });
 
   // Drift made on the server in Vault's names is shown in keyward's and corrected.
   await raw('POST', 'auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/offsite', { aws_s3_region: 'us-east-2' });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/offsite', { ...vault.snapshots.get('offsite'), aws_s3_region: 'us-east-2' });
   const drift = seen(await s.plan(stack(localDir, { vmAlias: 'role_id' })));
   expect(drift.drift.map((d) => `${d.id} ${d.field}`).sort()).toEqual(['auth/cloud/role/web allow_vm_inference', 'auth/cloud/role/web token_ttl', 'snapshot/offsite cloudone_region']);
   const text = renderText(drift);

@@ -62,7 +62,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
       retain: 1,
       last_snapshot_end: null,
       next_snapshot_start: null,
-      consecutive_errors: 0,
+      consecutive_errors: null,
       last_snapshot_error: '',
       last_snapshot_url: '',
     },
@@ -73,7 +73,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
       retain: 5,
       last_snapshot_end: '2025-08-29T17:41:55+02:00',
       next_snapshot_start: '2025-08-29T18:41:54+02:00',
-      consecutive_errors: 0,
+      consecutive_errors: null,
       last_snapshot_error: '',
       last_snapshot_url: 'file:///opt/vault/snaps/vault-snapshot-1756482114000000000.snap',
     },
@@ -84,7 +84,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
       retain: 1,
       last_snapshot_end: '2025-08-29T17:00:01+02:00',
       next_snapshot_start: null,
-      consecutive_errors: 0,
+      consecutive_errors: null,
       last_snapshot_error: 'AccessDenied: Access Denied (status 403)',
       last_snapshot_url: '',
     },
@@ -94,15 +94,47 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
   expect(table.code).toBe(0);
   const lines = table.out.trimEnd().split('\n');
   expect(lines[0]).toMatch(/^NAME\s+TYPE\s+LAST SNAPSHOT\s+NEXT SNAPSHOT\s+ERRORS\s+LAST ERROR\s+URL$/);
-  expect(lines[1].split(/\s{2,}/)).toEqual(['blobs', 'cloudthree-store', '-', '-', '0', '-', '-']);
+  // Vault sends no consecutive_errors: "-" before any run, 0 after a success, ">=1" after a failure.
+  expect(lines[1].split(/\s{2,}/)).toEqual(['blobs', 'cloudthree-store', '-', '-', '-', '-', '-']);
   expect(lines[2].split(/\s{2,}/)).toEqual(['hourly', 'local', '2025-08-29T17:41:55+02:00', '2025-08-29T18:41:54+02:00', '0', '-', 'file:///opt/vault/snaps/vault-snapshot-1756482114000000000.snap']);
-  expect(lines[3].split(/\s{2,}/)).toEqual(['offsite', 'cloudone-store', '2025-08-29T17:00:01+02:00', '-', '0', 'AccessDenied: Access Denied (status 403)', '-']);
+  expect(lines[3].split(/\s{2,}/)).toEqual(['offsite', 'cloudone-store', '2025-08-29T17:00:01+02:00', '-', '>=1', 'AccessDenied: Access Denied (status 403)', '-']);
 
   // Vault's own paths were read, in the root namespace; nothing else was asked of it.
   expect(vault.requests.filter((r) => r.path.includes('/status/')).map((r) => r.path).sort()).toEqual(
     ['blobs', 'blobs', 'hourly', 'hourly', 'offsite', 'offsite'].map((n) => `/v1/sys/storage/raft/snapshot-auto/status/${n}`),
   );
   expect(vault.problems).toEqual([]);
+  expect(leakedSecrets(json.out + table.out)).toEqual([]);
+});
+
+test('a failing config on Vault never shows "0" errors; next start, autoload and its loading error are shown', async () => {
+  vault.snapshots.clear();
+  vault.statuses.clear();
+  await raw('sys/storage/raft/snapshot-auto/config/offsite', {
+    storage_type: 'aws-s3', interval: 3600, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET, autoload_enabled: true,
+  });
+  vault.failSnapshot('offsite', 'NoSuchBucket: The specified bucket does not exist', '2026-03-01T10:00:00-05:00');
+  vault.statuses.set('offsite', { ...vault.statuses.get('offsite')!, next_snapshot_start: '2026-03-01T11:00:00-05:00' });
+  vault.failLoading('offsite', 'snapshot vault-snapshot-17.snap: checksum mismatch');
+
+  const json = await keyward('status', '--json');
+  const [row] = (JSON.parse(json.out) as { snapshots: Array<Record<string, unknown>> }).snapshots;
+  expect(row).toMatchObject({
+    name: 'offsite',
+    consecutive_errors: null,
+    last_snapshot_error: 'NoSuchBucket: The specified bucket does not exist',
+    next_snapshot_start: '2026-03-01T11:00:00-05:00',
+    loaded_snapshot_status: 'failed',
+    loading_error: 'snapshot vault-snapshot-17.snap: checksum mismatch',
+  });
+  const table = await keyward('status');
+  const lines = table.out.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^NAME\s+TYPE\s+LAST SNAPSHOT\s+NEXT SNAPSHOT\s+ERRORS\s+LAST ERROR\s+AUTOLOAD\s+URL$/);
+  expect(lines[1].split(/\s{2,}/)).toEqual([
+    'offsite', 'cloudone-store', '2026-03-01T10:00:00-05:00', '2026-03-01T11:00:00-05:00', '>=1', 'NoSuchBucket: The specified bucket does not exist',
+    '(failed): snapshot vault-snapshot-17.snap: checksum mismatch', '-',
+  ]);
+  expect(table.out).not.toMatch(/\s0\s/);
   expect(leakedSecrets(json.out + table.out)).toEqual([]);
 });
 

@@ -95,7 +95,7 @@ test('backend: apply in Vault names, plan empty, drift shown in keyward names an
   expect(changed.plan.changes).toEqual(['config.vm_alias']);
   expect(writes()).toEqual(['POST auth/cloud/config']);
   expect(gcp.config.gce_alias).toBe('role_id');
-  expect(gcp.config.extra).toMatchObject({ rotation_period: 86400, service_account_email: 'vault@p.iam.gserviceaccount.com' });
+  expect(gcp.config).toMatchObject({ rotation_period: 86400, service_account_email: 'vault@p.iam.gserviceaccount.com' });
 
   // Drift made in Vault's names appears on refresh in keyward's names; apply corrects it.
   await raw('POST', 'auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
@@ -235,8 +235,8 @@ test('snapshot configs of all four storage types round-trip; secrets read back i
   }
 
   // Drift in Vault's names, shown in keyward's, corrected.
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/offsite', { aws_s3_region: 'us-east-2', retain: 7 });
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/blobs', { azure_blob_environment: 'AZURECHINACLOUD' });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/offsite', { ...vault.snapshots.get('offsite'), aws_s3_region: 'us-east-2', retain: 7 });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/blobs', { ...vault.snapshots.get('blobs'), azure_blob_environment: 'AZURECHINACLOUD' });
   const { offsite, blobs } = snapshotConfigs('/var/kw-snaps');
   const o = track(await d.deploy(states.offsite, d.config(offsite)));
   expect(o.plan.changes.sort()).toEqual(['cloudone_region', 'retain']);

@@ -16,18 +16,31 @@ export interface GcpConfig {
   gce_alias: string;
   gce_metadata?: string[];
   custom_endpoint: Record<string, string>;
-  /** Vault-only settings keyward never manages (workload identity federation, root rotation). */
-  extra: Record<string, unknown>;
+  /** Workload identity federation (pluginidentityutil) and root rotation (automatedrotationutil). */
+  service_account_email: string;
+  identity_token_audience: string;
+  identity_token_ttl: number;
+  rotation_schedule: string;
+  rotation_window: number;
+  rotation_period: number;
+  disable_automated_rotation: boolean;
 }
 
 export const newGcpConfig = (): GcpConfig => ({
   iam_alias: '',
   gce_alias: '',
   custom_endpoint: {},
-  extra: { service_account_email: '', identity_token_audience: '', identity_token_ttl: 0, rotation_schedule: '', rotation_window: 0, rotation_period: 0, disable_automated_rotation: false },
+  service_account_email: '',
+  identity_token_audience: '',
+  identity_token_ttl: 3600,
+  rotation_schedule: '',
+  rotation_window: 0,
+  rotation_period: 0,
+  disable_automated_rotation: false,
 });
 
-const CONFIG_FIELDS = ['credentials', 'iam_alias', 'iam_metadata', 'gce_alias', 'gce_metadata', 'custom_endpoint', 'google_certs_endpoint', ...Object.keys(newGcpConfig().extra)];
+const WIF_ROTATION = ['service_account_email', 'identity_token_audience', 'identity_token_ttl', 'rotation_schedule', 'rotation_window', 'rotation_period', 'disable_automated_rotation'];
+const CONFIG_FIELDS = ['credentials', 'iam_alias', 'iam_metadata', 'gce_alias', 'gce_metadata', 'custom_endpoint', 'google_certs_endpoint', ...WIF_ROTATION];
 
 function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): string[] | undefined | Reply {
   const items = asList(v).map((s) => s.toLowerCase());
@@ -40,31 +53,67 @@ function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): strin
   return [...new Set(items)].sort();
 }
 
+/**
+ * A cron schedule as the rotation manager parses it: five fields or a descriptor (assumption: the
+ * exact parser of sdk/rotation is not public in the sources read).
+ */
+const CRON = /^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\S+\s+){4}\S+)$/;
+
+/** A new key id, as when Vault creates a service-account key and drops the old one. */
+function rotateKey(cfg: GcpConfig): string {
+  const id = randomUUID().replace(/-/g, '').slice(0, 40);
+  cfg.credentials = { ...cfg.credentials!, private_key_id: id };
+  return id;
+}
+
+/** POST auth/<mount>/config/rotate-root (path_config_rotate_root.go): a new key, its id returned. */
+export function rotateRoot(ctx: Ctx, cfg: GcpConfig): Reply {
+  if (ctx.method !== 'update') return errors(405, 'unsupported operation');
+  if (!cfg.credentials) return errors(400, 'no credentials configured to rotate');
+  return envelope({ private_key_id: rotateKey(cfg) });
+}
+
+/** The test hook for "Vault rotated the key on its schedule". */
+export const rotateOnSchedule = (cfg: GcpConfig): string => rotateKey(cfg);
+
 export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
   if (ctx.method === 'read') {
     const data: Record<string, unknown> = {
       iam_metadata: cfg.iam_metadata ?? IAM_META,
       gce_metadata: cfg.gce_metadata ?? GCE_META,
-      ...cfg.extra,
+      identity_token_audience: cfg.identity_token_audience,
+      identity_token_ttl: cfg.identity_token_ttl,
+      // automatedrotationutil.PopulateAutomatedRotationData: durations as float seconds.
+      rotation_schedule: cfg.rotation_schedule,
+      rotation_window: cfg.rotation_window,
+      rotation_period: cfg.rotation_period,
+      disable_automated_rotation: cfg.disable_automated_rotation,
     };
     if (cfg.credentials) for (const k of ['client_email', 'client_id', 'private_key_id', 'project_id']) if (cfg.credentials[k]) data[k] = cfg.credentials[k];
     if (cfg.iam_alias) data.iam_alias = cfg.iam_alias;
     if (cfg.gce_alias) data.gce_alias = cfg.gce_alias;
     const ce = Object.fromEntries(Object.entries(cfg.custom_endpoint).filter(([, v]) => v !== ''));
     if (Object.keys(ce).length) data.custom_endpoint = ce;
-    if (data.service_account_email === '') delete data.service_account_email;
+    if (cfg.service_account_email !== '') data.service_account_email = cfg.service_account_email;
     return envelope(data);
   }
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   const bad = rejectUnknown(ctx, CONFIG_FIELDS);
   if (bad) return bad;
   const b = ctx.body;
+  // path_config.go reads the stored config and applies the fields sent (merge), then validates.
+  const next: GcpConfig = { ...cfg, custom_endpoint: { ...cfg.custom_endpoint } };
   if (b.credentials !== undefined) {
-    if (b.credentials === '') cfg.credentials = undefined;
+    if (b.credentials === '') next.credentials = undefined;
     else {
-      const parsed = JSON.parse(String(b.credentials)) as Record<string, string>;
+      let parsed: Record<string, string>;
+      try {
+        parsed = JSON.parse(String(b.credentials)) as Record<string, string>;
+      } catch {
+        return errors(400, 'error reading google credentials from given JSON: invalid character');
+      }
       if (!parsed.private_key_id) return errors(400, 'missing private key in credentials');
-      cfg.credentials = parsed;
+      next.credentials = parsed;
     }
   }
   for (const k of ['iam_alias', 'gce_alias'] as const) {
@@ -72,21 +121,49 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
     const v = String(b[k]);
     const ok = k === 'iam_alias' ? ['', 'role_id', 'unique_id'] : ['', 'role_id', 'instance_id'];
     if (!ok.includes(v)) ctx.problem(`${k}: value ${JSON.stringify(v)}`);
-    cfg[k] = v;
+    next[k] = v;
   }
   for (const [k, allowed] of [['iam_metadata', IAM_META], ['gce_metadata', GCE_META]] as const) {
     if (b[k] === undefined) continue;
     const m = metadata(ctx, k, b[k], allowed);
     if (m && !Array.isArray(m)) return m as Reply;
-    cfg[k] = m as string[] | undefined;
+    next[k] = m as string[] | undefined;
   }
   if (b.custom_endpoint !== undefined) {
     for (const [k, v] of Object.entries(b.custom_endpoint as Record<string, unknown>)) {
       if (!['api', 'iam', 'crm', 'compute'].includes(k)) return errors(400, `invalid custom endpoint type "${k}". Available types are: 'api', 'iam', 'crm', 'compute'`);
-      cfg.custom_endpoint[k] = String(v);
+      next.custom_endpoint[k] = String(v);
     }
   }
-  for (const k of Object.keys(cfg.extra)) if (b[k] !== undefined) cfg.extra[k] = b[k];
+  // pluginidentityutil.ParsePluginIdentityTokenFields
+  if (b.identity_token_audience !== undefined) next.identity_token_audience = String(b.identity_token_audience);
+  if (b.identity_token_ttl !== undefined) next.identity_token_ttl = asSeconds(b.identity_token_ttl);
+  // automatedrotationutil.ParseAutomatedRotationFields: the checks look at the fields of this request.
+  const has = (k: string) => b[k] !== undefined;
+  const period = has('rotation_period') ? asSeconds(b.rotation_period) : 0;
+  const window = has('rotation_window') ? asSeconds(b.rotation_window) : 0;
+  if (has('rotation_schedule')) {
+    if (period !== 0 && String(b.rotation_schedule) !== '') {
+      return errors(400, 'mutually exclusive fields rotation_schedule and rotation_period were both specified; only one of them can be provided');
+    }
+    next.rotation_schedule = String(b.rotation_schedule);
+    if (next.rotation_schedule !== '' && !CRON.test(next.rotation_schedule.trim())) {
+      return errors(400, `failed to parse provided rotation_schedule: expected exactly 5 fields, found ${next.rotation_schedule.trim().split(/\s+/).length}: [${next.rotation_schedule}]`);
+    }
+  }
+  if (has('rotation_window')) {
+    if (period !== 0 && window !== 0) return errors(400, 'rotation_window does not apply to period');
+    next.rotation_window = window;
+  }
+  if (has('rotation_period')) next.rotation_period = period;
+  if (window !== 0 && !has('rotation_schedule')) return errors(400, 'cannot use rotation_window without rotation_schedule');
+  if (has('disable_automated_rotation')) next.disable_automated_rotation = asBool(b.disable_automated_rotation);
+  if (has('service_account_email')) next.service_account_email = String(b.service_account_email);
+  if (next.identity_token_audience !== '' && next.credentials) return errors(400, "only one of 'credentials' or 'identity_token_audience' can be set");
+  if (next.identity_token_audience !== '' && next.service_account_email === '') {
+    return errors(400, "missing required 'service_account_email' when 'identity_token_audience' is set");
+  }
+  Object.assign(cfg, next);
   return noContent;
 }
 
@@ -154,6 +231,11 @@ export function writeRole(ctx: Ctx, roles: Map<string, Role>, name: string): Rep
     r.bound_labels = Object.fromEntries(asList(b.bound_labels).map((kv) => [kv.slice(0, kv.indexOf(':')), kv.slice(kv.indexOf(':') + 1)]));
   }
   if (type === 'iam' && (r.bound_service_accounts as string[]).length === 0) return errors(400, 'IAM role must have at least one service account');
+  // path_role.go checks the wildcard beside other accounts for iam roles only; a gce role keeps it.
+  const sas = r.bound_service_accounts as string[];
+  if (type === 'iam' && sas.length > 1 && sas.includes('*')) {
+    return errors(400, "cannot provide IAM service account wildcard '*' (all service accounts) with other service accounts");
+  }
   roles.set(name, r);
   return envelope(null);
 }

@@ -5,9 +5,11 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gcpConfig, newGcpConfig, readRole, writeRole, type GcpConfig, type Role } from './gcp-auth';
+import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeRole, type GcpConfig, type Role } from './gcp-auth';
 import { errors, type Ctx, type Reply } from './http';
-import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotRun } from './snapshot-auto';
+import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
+import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
+import { startStandby } from './standby';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
 
 export const CONTRACT_TOKEN = 'contract-root-token';
@@ -16,6 +18,12 @@ export interface ContractOptions {
   /** Enterprise (default) answers sys/license/status and snapshot-auto; community builds do not. */
   enterprise?: boolean;
   version?: string;
+  /** Snapshot config updates: 'replace' (default; Vault's docs do not promise a merge) or 'merge'. */
+  snapshotUpdate?: 'replace' | 'merge';
+  /** Managed-identity Azure configs need azure_client_id (default true; see snapshot-auto.ts). */
+  azureManagedNeedsClientId?: boolean;
+  /** sys/remount/status reads answered "in-progress" before the result (default 1). */
+  remountPendingReads?: number;
 }
 
 export interface VaultContract {
@@ -28,6 +36,23 @@ export interface VaultContract {
   snapshots: Map<string, SnapshotConfig>;
   /** Status of configs that have "run" (tests set it, as Vault's scheduler would); others read blank. */
   statuses: Map<string, SnapshotRun>;
+  /** Snapshot update semantics in force; tests may switch it between calls. */
+  snapshotOptions: SnapshotOptions;
+  /** Remount behaviour: set `failNext` to make the next migration fail. */
+  remountOptions: RemountOptions;
+  migrations: Map<string, Migration>;
+  /** Records a failed run of a config, as Vault's scheduler would (no consecutive_errors in Vault). */
+  failSnapshot(name: string, message: string, at?: string): void;
+  /** Records an autoload failure of a config (loading_error). */
+  failLoading(name: string, message: string): void;
+  /** Vault rotating the mount's root key on its schedule: a new private_key_id. */
+  rotateKey(mount: string): string;
+  /**
+   * A standby node of this cluster on its own port: sys/health answers 429 (`standby`) or 473
+   * (`perfstandby`), every other request a 307 to the active node (http/handler.go without
+   * request forwarding). Closed with the contract server.
+   */
+  standby(kind?: 'standby' | 'perfstandby'): Promise<{ url: string; requests: Array<{ method: string; path: string }> }>;
   close(): Promise<void>;
 }
 
@@ -39,17 +64,33 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const gcp: VaultContract['gcp'] = new Map();
   const snapshots = new Map<string, SnapshotConfig>();
   const statuses = new Map<string, SnapshotRun>();
+  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true };
+  const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
+  const migrations = new Map<string, Migration>();
+  const closers: Array<() => Promise<void>> = [];
+  /** A remount keeps the mount entry (accessor, config) and the method's data. */
+  const move = (from: string, to: string) => {
+    mounts.set(to, mounts.get(from)!);
+    mounts.delete(from);
+    const data = gcp.get(from);
+    if (data) {
+      gcp.set(to, data);
+      gcp.delete(from);
+    }
+  };
 
   const gcpOf = (mount: string) => {
     if (!gcp.has(mount)) gcp.set(mount, { config: newGcpConfig(), roles: new Map() });
     return gcp.get(mount)!;
   };
 
-  const route = (ctx: Ctx, token: string | undefined): Reply => {
+  const route = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
     const p = ctx.path;
-    if (p === 'sys/health') return health(sys);
+    if (p === 'sys/health') return health(sys, 'active', query);
     if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
     if (p === 'sys/license/status') return licenseStatus(sys);
+    if (p === 'sys/remount') return remount(ctx, mounts, migrations, remountOptions, move);
+    if (p.startsWith('sys/remount/status/')) return remountStatus(ctx, migrations, decodeURIComponent(p.slice('sys/remount/status/'.length)));
     if (p === 'sys/auth' || p.startsWith('sys/auth/')) {
       const r = sysAuth(ctx, mounts, p.slice('sys/auth'.length).replace(/^\//, ''));
       for (const k of [...gcp.keys()]) if (mounts.get(k)?.type !== 'gcp') gcp.delete(k);
@@ -62,7 +103,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
         if (ctx.method !== 'list') return errors(405, 'unsupported operation');
         return snapshots.size ? envelopeKeys([...snapshots.keys()]) : errors(404);
       }
-      if (rest.startsWith('config/')) return snapshotConfig(ctx, snapshots, decodeURIComponent(rest.slice('config/'.length)));
+      if (rest.startsWith('config/')) return snapshotConfig(ctx, snapshots, decodeURIComponent(rest.slice('config/'.length)), snapshotOptions);
       if (rest.startsWith('status/') && ctx.method === 'read') return snapshotStatus(snapshots, statuses, decodeURIComponent(rest.slice('status/'.length)));
       return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
     }
@@ -73,6 +114,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
       if (rest === 'config') return gcpConfig(ctx, m.config);
+      if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config);
       if (rest === 'roles' || rest === 'role') {
         if (ctx.method !== 'list') return errors(405, 'unsupported operation');
         return m.roles.size ? envelopeKeys([...m.roles.keys()]) : errors(404);
@@ -103,7 +145,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     requests.push({ method: verb, path: url.pathname + url.search });
     const ctx: Ctx = { method, path, body, problem: (m) => problems.push(m) };
     const token = (req.headers['x-vault-token'] as string | undefined) ?? undefined;
-    const r = route(ctx, token);
+    const r = route(ctx, token, url.searchParams);
     if (r.body === undefined) res.writeHead(r.status).end();
     else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(r.body));
   };
@@ -121,15 +163,33 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     problems,
     requests,
     mounts,
     gcp,
     snapshots,
     statuses,
+    snapshotOptions,
+    remountOptions,
+    migrations,
+    failSnapshot: (name, message, at = '2025-08-29T17:00:00+02:00') => {
+      statuses.set(name, { ...statuses.get(name), last_snapshot_start: at, last_snapshot_end: at, last_snapshot_error: message, last_snapshot_url: '', snapshot_start: at, snapshot_url: '' });
+    },
+    failLoading: (name, message) => {
+      const prev = statuses.get(name) ?? { last_snapshot_start: '', last_snapshot_end: '', last_snapshot_error: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '' };
+      statuses.set(name, { ...prev, loaded_snapshot_status: 'failed', loading_error: message });
+    },
+    rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config),
+    standby: async (kind = 'standby') => {
+      const s = await startStandby(url, (q) => health(sys, kind, q));
+      closers.push(s.close);
+      return { url: s.url, requests: s.requests };
+    },
     close: async () => {
+      for (const c of closers) await c();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -1,31 +1,51 @@
-// sys/health, sys/license/status and sys/auth of the contract server, shaped like Vault's API docs
-// (api-docs/system/health, system/license, system/auth sample responses).
+// sys/health, sys/license/status and sys/auth (enable, list, tune) of the contract server, shaped
+// like Vault's API docs (api-docs/system/health, system/license, system/auth sample responses) and
+// vault/logical_system.go's tune handlers.
 
 import { randomUUID } from 'node:crypto';
-import { envelope, errors, ignoredWarning, noContent, unsupportedPath, type Ctx, type Reply } from './http';
+import { asBool, asSeconds, envelope, errors, ignoredWarning, noContent, unsupportedPath, type Ctx, type Reply } from './http';
+
+export interface MountConfig {
+  default_lease_ttl: number;
+  max_lease_ttl: number;
+  token_type: string;
+  listing_visibility: string;
+}
 
 export interface Mount {
   type: string;
   description: string;
   accessor: string;
+  local?: boolean;
+  config?: MountConfig;
 }
 
 /** Types a stock Vault has in its catalog (a subset; "cloud" is not one of them). */
 const BUILTIN_AUTH = ['approle', 'gcp', 'jwt', 'kubernetes', 'ldap', 'oidc', 'userpass', 'token'];
+/** The system defaults Vault reports on a tune read when a mount has none (768h). */
+const SYSTEM_TTL = 2764800;
+const TOKEN_TYPES = ['default-service', 'default-batch', 'service', 'batch'];
+const VISIBILITY = ['', 'hidden', 'unauth'];
 
 export interface SysOptions {
   enterprise: boolean;
   version: string;
 }
 
-export function health(o: SysOptions): Reply {
+export type NodeRole = 'active' | 'standby' | 'perfstandby';
+
+/** sys/health: 200 active, 429 standby, 473 performance standby (the `*ok`/`*code` query overrides). */
+export function health(o: SysOptions, role: NodeRole = 'active', query: URLSearchParams = new URLSearchParams()): Reply {
+  let status = 200;
+  if (role === 'standby' && query.get('standbyok') !== 'true') status = Number(query.get('standbycode') ?? 429);
+  if (role === 'perfstandby' && query.get('perfstandbyok') !== 'true') status = Number(query.get('performancestandbycode') ?? 473);
   return {
-    status: 200,
+    status,
     body: {
       initialized: true,
       sealed: false,
-      standby: false,
-      performance_standby: false,
+      standby: role !== 'active',
+      performance_standby: role === 'perfstandby',
       replication_performance_mode: 'disabled',
       replication_dr_mode: 'disabled',
       server_time_utc: 1700000000,
@@ -48,13 +68,19 @@ export function licenseStatus(o: SysOptions): Reply {
   });
 }
 
+const configOf = (m: Mount): MountConfig => m.config ?? { default_lease_ttl: 0, max_lease_ttl: 0, token_type: 'default-service', listing_visibility: '' };
+
 function mountEntry(m: Mount) {
+  const c = configOf(m);
+  const config: Record<string, unknown> = { default_lease_ttl: c.default_lease_ttl, max_lease_ttl: c.max_lease_ttl, force_no_cache: false, token_type: c.token_type };
+  // mountInfo adds listing_visibility only when set.
+  if (c.listing_visibility !== '') config.listing_visibility = c.listing_visibility;
   return {
     type: m.type,
     description: m.description,
     accessor: m.accessor,
-    config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false, token_type: 'default-service' },
-    local: false,
+    config,
+    local: m.local ?? false,
     seal_wrap: false,
     external_entropy_access: false,
     options: null,
@@ -64,6 +90,36 @@ function mountEntry(m: Mount) {
     deprecation_status: 'supported',
   };
 }
+
+/** A tune TTL: "" keeps it, "system" resets it, else seconds or a Go duration. */
+function ttl(v: unknown, current: number): number {
+  if (v === undefined || v === '') return current;
+  if (v === 'system') return 0;
+  return asSeconds(v);
+}
+
+/** Applies tune-style settings (tune body, or the `config` of an enable) to a mount's config. */
+function applyConfig(base: MountConfig, b: Record<string, unknown>): MountConfig | Reply {
+  const c = { ...base };
+  try {
+    c.default_lease_ttl = ttl(b.default_lease_ttl, c.default_lease_ttl);
+    c.max_lease_ttl = ttl(b.max_lease_ttl, c.max_lease_ttl);
+  } catch (e) {
+    return errors(400, `unable to parse lease TTL: ${(e as Error).message}`);
+  }
+  if (c.max_lease_ttl !== 0 && c.default_lease_ttl > c.max_lease_ttl) return errors(400, 'backend max lease TTL cannot be less than backend default lease TTL');
+  if (b.token_type !== undefined && b.token_type !== '') {
+    if (!TOKEN_TYPES.includes(String(b.token_type))) return errors(400, `invalid value for "token_type": ${String(b.token_type)}`);
+    c.token_type = String(b.token_type);
+  }
+  if (b.listing_visibility !== undefined) {
+    if (!VISIBILITY.includes(String(b.listing_visibility))) return errors(400, 'invalid listing_visibility type');
+    c.listing_visibility = String(b.listing_visibility);
+  }
+  return c;
+}
+
+const isReply = (x: MountConfig | Reply): x is Reply => 'status' in x;
 
 export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Reply {
   if (rest === '') {
@@ -75,10 +131,27 @@ export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Rep
   const tune = rest.endsWith('/tune');
   const path = tune ? rest.slice(0, -'/tune'.length) : rest;
   if (tune) {
-    if (ctx.method !== 'update') return errors(405, 'unsupported operation');
     const m = mounts.get(path);
     if (!m) return errors(400, `cannot fetch sysview for path "auth/${path}/"`);
+    const c = configOf(m);
+    if (ctx.method === 'read') {
+      // handleTuneReadCommon reports the effective TTLs (system defaults where the mount has none).
+      const data: Record<string, unknown> = {
+        description: m.description,
+        default_lease_ttl: c.default_lease_ttl || SYSTEM_TTL,
+        max_lease_ttl: c.max_lease_ttl || SYSTEM_TTL,
+        force_no_cache: false,
+        token_type: c.token_type,
+      };
+      if (c.listing_visibility !== '') data.listing_visibility = c.listing_visibility;
+      return envelope(data);
+    }
+    if (ctx.method !== 'update') return errors(405, 'unsupported operation');
     const warnings = ignoredWarning(ctx, ['description', 'default_lease_ttl', 'max_lease_ttl', 'audit_non_hmac_request_keys', 'listing_visibility', 'token_type']);
+    if (path === 'token' && ctx.body.token_type !== undefined) return errors(400, 'tuning of token_type is not supported on the token auth method');
+    const next = applyConfig(c, ctx.body);
+    if (isReply(next)) return next;
+    m.config = next;
     if (typeof ctx.body.description === 'string') m.description = ctx.body.description;
     return warnings ? envelope(null, warnings) : noContent;
   }
@@ -94,6 +167,8 @@ export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Rep
     return errors(400, `plugin not found in the catalog: ${type}`);
   }
   if (mounts.has(path)) return errors(400, `path is already in use at ${path}/`);
-  mounts.set(path, { type, description: String(ctx.body.description ?? ''), accessor: `auth_${type}_${randomUUID().slice(0, 8)}` });
+  const config = applyConfig(configOf({} as Mount), (ctx.body.config ?? {}) as Record<string, unknown>);
+  if (isReply(config)) return config;
+  mounts.set(path, { type, description: String(ctx.body.description ?? ''), accessor: `auth_${type}_${randomUUID().slice(0, 8)}`, local: asBool(ctx.body.local), config });
   return warnings ? envelope(null, warnings) : noContent;
 }

@@ -37,7 +37,16 @@ export function createTarget(c: SnapshotConfig): SnapshotTarget {
         endpoint: str(c.cloudtwo_endpoint),
         disableTls: c.cloudtwo_disable_tls === true,
       });
-    case 'cloudthree-store':
+    case 'cloudthree-store': {
+      // Managed identity and environment credentials need Azure's identity endpoints, which the
+      // engine does not speak: it stores such a config, and each attempt fails with this text.
+      const mode = str(c.cloudthree_auth_mode) ?? 'shared';
+      if (mode !== 'shared') {
+        throw new Error(
+          `cloudthree_auth_mode=${mode} is not supported by keyward's embedded engine (it authenticates to the store with an account key only); ` +
+            'use cloudthree_auth_mode=shared with cloudthree_account_key, or run this config on Vault Enterprise',
+        );
+      }
       return new AzureTarget({
         container: String(c.cloudthree_container_name),
         accountName: String(c.cloudthree_account_name),
@@ -46,5 +55,6 @@ export function createTarget(c: SnapshotConfig): SnapshotTarget {
         blobEnvironment: str(c.cloudthree_blob_environment),
         endpoint: str(c.cloudthree_endpoint),
       });
+    }
   }
 }

@@ -128,3 +128,21 @@ test("error texts: Vault's words become keyward's", () => {
   expect(vault.errorsFromServer(['bucket my-aws-s3-bucket missing'])).toEqual(['bucket my-aws-s3-bucket missing']);
   expect(keyward.errorsFromServer(['invalid GCE alias'])).toEqual(['invalid GCE alias']);
 });
+
+describe('error texts: names and values are never rewritten from the inside', () => {
+  test.each([
+    ['instance "gce-prod-1" not found in zone us-central1-a', 'instance "gce-prod-1" not found in zone us-central1-a'],
+    ["instance 'gce_batch.7' is not in a bound group", "instance 'gce_batch.7' is not in a bound group"],
+    ['service account gce-runner@p.iam.gserviceaccount.com is not authorized', 'service account gce-runner@p.iam.gserviceaccount.com is not authorized'],
+    ['bucket aws-s3.backups.example and mount auth/gce/config', 'bucket aws-s3.backups.example and mount auth/gce/config'],
+    ['label gce:web on gce instance gce@p.example', 'label gce:web on vm instance gce@p.example'],
+    ['instance "gce-1" of GCE role', 'instance "gce-1" of VM role'],
+    ['zone "us-east1-gce" (GCE) has no aws_s3_bucket', 'zone "us-east1-gce" (VM) has no cloudone_bucket'],
+    ["can't use gce_alias with 'aws-s3'", "can't use vm_alias with 'cloudone-store'"],
+    ['storage_type=aws-s3: aws_s3_region is required.', 'storage_type=cloudone-store: cloudone_region is required.'],
+    ["missing required 'service_account_email' when 'identity_token_audience' is set", "missing required 'service_account_email' when 'identity_token_audience' is set"],
+    ['azure_account_key is required for azure_auth_mode=shared', 'cloudthree_account_key is required for cloudthree_auth_mode=shared'],
+  ])('%s', (vaultText, keywardText) => {
+    expect(vault.errorsFromServer([vaultText])).toEqual([keywardText]);
+  });
+});

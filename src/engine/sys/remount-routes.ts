@@ -1,0 +1,62 @@
+// sys/remount and sys/remount/status/:migration_id (Vault >= 1.10): moves an auth mount to a new
+// path, keeping its config, roles and accessor (tokens issued through it keep working). Vault runs
+// the move as a background migration; the engine's move is one table write, so it is done when the
+// POST returns and the status reads "success" at once. Only auth mounts exist in the engine.
+
+import { randomUUID } from 'node:crypto';
+import type { Route } from '../backend';
+import type { Mounts } from '../mount/mounts';
+import { field } from '../../schema/fields';
+import { reply } from '../http/reply';
+import { requestFields } from '../http/request-fields';
+import { Errors } from '../../schema/errors';
+
+interface Migration {
+  namespaceId: string;
+  source_mount: string;
+  target_mount: string;
+  status: 'in-progress' | 'success' | 'failure';
+}
+
+/** Migrations kept for status reads (Vault keeps them in memory too); the oldest go first. */
+const KEPT = 256;
+
+const authPath = (field: string, v: string | undefined): string => {
+  const p = (v ?? '').replace(/^\/+|\/+$/g, '');
+  if (p === '') throw Errors.badRequest(`the "${field}" field is required (for example "auth/cloud")`);
+  if (!p.startsWith('auth/')) throw Errors.badRequest(`${field}: "${p}" is not an auth mount path; the engine moves auth mounts only (paths start with "auth/")`);
+  return p.slice('auth/'.length);
+};
+
+export function remountRoutes(mounts: Mounts): Route[] {
+  const migrations = new Map<string, Migration>();
+  return [
+    {
+      pattern: 'sys/remount',
+      sudo: true,
+      operations: {
+        update: async (ctx) => {
+          const { values } = requestFields(ctx, { from: field.string(), to: field.string() });
+          const from = authPath('from', values.from);
+          const to = authPath('to', values.to);
+          const moved = await mounts.remount(ctx.namespace, from, to);
+          const id = randomUUID();
+          migrations.set(id, { namespaceId: ctx.namespace.id, source_mount: `auth/${from}/`, target_mount: `auth/${moved.path}`, status: 'success' });
+          if (migrations.size > KEPT) migrations.delete(migrations.keys().next().value!);
+          return reply.data({ migration_id: id });
+        },
+      },
+    },
+    {
+      pattern: 'sys/remount/status/:id',
+      sudo: true,
+      operations: {
+        read: (ctx) => {
+          const m = migrations.get(ctx.params.id);
+          if (!m || m.namespaceId !== ctx.namespace.id) throw Errors.badRequest(`no migration with ID ${ctx.params.id}`);
+          return reply.data({ migration_id: ctx.params.id, migration_info: { source_mount: m.source_mount, target_mount: m.target_mount, status: m.status } });
+        },
+      },
+    },
+  ];
+}
