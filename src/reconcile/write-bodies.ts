@@ -62,12 +62,22 @@ export function roleBody(d: DesiredObject, changes: readonly FieldChange[] | 'al
  */
 export function snapshotBody(d: DesiredObject, changes: readonly FieldChange[] | 'all', src: SecretSource): Record<string, unknown> {
   const changed = new Set(changes === 'all' ? [] : changes.map((c) => c.field));
+  const secrets: Record<string, string> = {};
+  for (const [field, s] of Object.entries(d.secrets)) secrets[field] = secretValue(d.id, field, s, src.salt, src.env);
+  if (changes !== 'all') for (const c of changes) if (c.sensitive && c.after === null) secrets[c.field] = '';
+  return completeSnapshotBody(d.fields, changed, secrets);
+}
+
+/**
+ * The complete write of a snapshot config (the CLI's and the Terraform provider's): every canonical
+ * field that is required, not at its default, or changed (`changed`), and every secret given
+ * (values, or "" to clear one the declaration dropped).
+ */
+export function completeSnapshotBody(fields: Readonly<Record<string, Json>>, changed: ReadonlySet<string>, secrets: Readonly<Record<string, string>>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const [field, v] of Object.entries(d.fields)) {
+  for (const [field, v] of Object.entries(fields)) {
     const spec = snapshotFieldSpec(field);
     if (changed.has(field) || spec?.required || field === 'storage_type' || !sameValue(v, spec?.default ?? null)) body[field] = v;
   }
-  for (const [field, s] of Object.entries(d.secrets)) body[field] = secretValue(d.id, field, s, src.salt, src.env);
-  if (changes !== 'all') for (const c of changes) if (c.sensitive && c.after === null) body[c.field] = '';
-  return body;
+  return { ...body, ...secrets };
 }
