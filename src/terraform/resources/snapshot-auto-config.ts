@@ -4,10 +4,12 @@
 
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
+import { fieldProblemsOf } from '../../schema/field-problems';
 import { snapshotConfigSchema } from '../../schema/manifest';
 import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
 import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
+import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretToSend } from './secrets';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
@@ -16,27 +18,53 @@ import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpel
 const empty = (): ObjectValue => Object.fromEntries(Object.keys(schema.attributes).map((n) => [n, null]));
 const canonical = (o: ObjectValue): Record<string, Json> => desiredSnapshotFields(`snapshot/${String(o.name)}`, pick(o, PLAIN_NAMES));
 
+/** The attribute a snapshot field's value is in (a secret's: the one of its attributes set). */
+function attributeOf(config: ObjectValue, field: string): string | undefined {
+  if (SECRETS.includes(field)) return [`${field}_wo`, `${field}_env`, `${field}_wo_version`].find((a) => config[a] !== null) ?? `${field}_env`;
+  return field in schema.attributes ? field : undefined;
+}
+
+/**
+ * One diagnostic per failing value, all at once, each on its attribute: the manifest's schema,
+ * then the server's write rules (FieldProblem per field) over the values the schema accepted.
+ * Values known only after apply are skipped here and checked at plan.
+ */
 function validate(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const reported = new Set<string>();
   if (typeof config.name === 'string') {
     const p = snapshotConfigNameProblem(config.name);
-    if (p) out.push(errorAt(['name'], `Invalid ${p}`));
+    if (p) out.push(errorAt(['name'], `Invalid ${p}`, `Given: name = ${JSON.stringify(config.name)}.`));
   }
-  if (PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return out;
   const type = config.storage_type;
+  if (hasUnknown(type)) return out;
   for (const s of SECRETS) {
-    const set = secretAttributeNames(s).some((a) => config[a] !== null && !a.endsWith('_fingerprint'));
-    if (set && isStorageType(type) && !s.startsWith(type.replace('-store', ''))) out.push(errorAt([`${s}_env`], `${s} does not apply to storage_type ${type}`));
+    const set = secretAttributeNames(s).find((a) => config[a] !== null && config[a] !== undefined && !a.endsWith('_fingerprint'));
+    if (set && isStorageType(type) && !s.startsWith(type.replace('-store', ''))) {
+      out.push(errorAt([set], `Invalid ${set}: ${s} does not apply to storage_type ${type}`, `Given: storage_type = ${JSON.stringify(type)}.`));
+    }
   }
-  const r = snapshotConfigSchema.safeParse({ name: config.name, ...pick(config, PLAIN_NAMES) });
+  const known = pick(config, PLAIN_NAMES.filter((n) => !hasUnknown(config[n])));
+  const r = snapshotConfigSchema.safeParse({ name: typeof config.name === 'string' ? config.name : 'unknown', ...known });
   if (!r.success) {
-    for (const i of r.error.issues) out.push(errorAt(i.path.length ? pathOf([], i.path) : ['storage_type'], `Invalid ${i.path.join('.') || 'storage_type'}: ${i.message}`));
-    return out;
+    for (const i of r.error.issues) {
+      const fields = i.code === 'unrecognized_keys' ? i.keys : [typeof i.path[0] === 'string' ? i.path[0] : 'storage_type'];
+      for (const field of fields) {
+        // A value known only after apply is absent from `known`, not missing: plan checks it.
+        if (field === 'name' || reported.has(field) || hasUnknown(config[field])) continue;
+        reported.add(field);
+        const value = config[field];
+        const given = value === null || value === undefined ? undefined : `Given: ${field} = ${JSON.stringify(value)}.`;
+        out.push(errorAt(pathOf([], [field]), `Invalid ${field}: ${i.code === 'unrecognized_keys' ? `does not apply to storage_type ${String(type)}` : i.message}`, given));
+      }
+    }
+    if (reported.has('storage_type')) return out;
   }
   try {
-    canonical(config);
+    desiredSnapshotFields(`snapshot/${String(config.name)}`, Object.fromEntries(Object.entries(known).filter(([k]) => !reported.has(k))));
   } catch (e) {
-    out.push(errorAt([], `Invalid snapshot config: ${e instanceof Error ? e.message : String(e)}`));
+    const problems = fieldProblemsOf(e) ?? [{ field: '', message: e instanceof Error ? e.message : String(e) }];
+    out.push(...problemDiagnostics([], problems, { values: config, reported, attributeOf: (f) => attributeOf(config, f) }));
   }
   return out;
 }
