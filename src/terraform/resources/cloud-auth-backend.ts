@@ -7,7 +7,7 @@ import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type Plan
 import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
-import { planConfig, validateConfig } from './config-values';
+import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
 import { planRole, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
@@ -36,7 +36,11 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const config = req.config;
   if (!config) return { planned: null };
   const diagnostics = validateBackend(config);
-  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  if (diagnostics.some((d) => d.severity === 'error')) {
+    // Everything wrong in one plan: the secret's environment problems beside the invalid values.
+    if (isObject(config.config)) diagnostics.push(...configSecretDiagnostics(ctx, ['config'], config.config));
+    throw new DiagnosticsError(diagnostics);
+  }
   const replace = req.prior !== null && req.prior.path !== config.path;
   const prior = replace ? null : req.prior;
   const planned: ObjectValue = { ...config };

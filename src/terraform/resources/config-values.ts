@@ -68,6 +68,11 @@ function singleFieldProblems(rest: Record<string, unknown>, e: unknown): FieldPr
 
 const stripWhere = (e: unknown): string => (e instanceof Error ? e.message.replace(/^config: /, '') : String(e));
 
+/** The secret's plan-time problems (an unset `credentials_env` variable …), reported beside validation's. */
+export function configSecretDiagnostics(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue): Diagnostic[] {
+  return planSecret(ctx, base, SECRET, config, { ...config });
+}
+
 export function planConfig(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null): { planned: ObjectValue; diagnostics: Diagnostic[] } {
   const planned: ObjectValue = { ...emptyConfig(), ...config };
   const diagnostics = planSecret(ctx, base, SECRET, config, planned);

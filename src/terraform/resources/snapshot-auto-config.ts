@@ -94,7 +94,11 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const config = req.config;
     if (!config) return { planned: null };
     const diagnostics = validate(config);
-    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
+    if (diagnostics.length) {
+      // Everything wrong in one plan: unset secret variables beside the invalid values.
+      for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, { ...config }));
+      throw new DiagnosticsError(diagnostics);
+    }
     const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
