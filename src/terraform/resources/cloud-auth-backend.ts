@@ -9,6 +9,7 @@ import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
+import { roleRemovalWarnings } from './role-removals';
 import { planRole, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
 
@@ -64,6 +65,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     planned.roles = roles;
   }
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  if (prior && isObject(prior.roles) && isObject(config.roles)) diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
   return { planned, requiresReplace: replace ? [['path']] : [], diagnostics };
 }
 
