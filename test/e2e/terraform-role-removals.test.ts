@@ -27,6 +27,13 @@ resource "keyward_cloud_auth_backend" "cloud" {
   path            = "removals"
   exclusive_roles = true
 ${roles}}
+# The expressions CloudAuthBackend.accessor and CloudAuthRole.roleId synthesize.
+output "accessor" {
+  value = keyward_cloud_auth_backend.cloud.accessor
+}
+output "keep_role_id" {
+  value = keyward_cloud_auth_backend.cloud.roles["keep"].role_id
+}
 `;
 
 /** The jq program of the README's policy check (so the README cannot drift from what is tested). */
@@ -77,6 +84,10 @@ describe('role deletions in a terraform plan', () => {
     writeFileSync(join(dir, 'main.tf'), MAIN(engine.url, before));
     await ok('init', '-input=false');
     await ok('apply', '-input=false', '-auto-approve');
+    const outputs = JSON.parse((await run('terraform', ['output', '-json'])).stdout) as Record<string, { value: string }>;
+    const mounts = (await api(engine, 'GET', 'sys/auth')).body as { data: Record<string, { accessor: string }> };
+    expect(outputs.accessor!.value).toBe(mounts.data['removals/']!.accessor);
+    expect(outputs.keep_role_id!.value).toBe(((await api(engine, 'GET', 'auth/removals/role/keep')).body as { data: { role_id: string } }).data.role_id);
     const quiet = await ok('plan', '-input=false');
     expect(quiet).toContain('No changes.');
     expect(quiet).not.toContain('Warning');
