@@ -71,6 +71,30 @@ function validate(config: ObjectValue): Diagnostic[] {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * Creating a config the server already holds would overwrite it silently: refuse, and say how to
+ * bring it under management instead. Terraform does not tell a provider the resource's address,
+ * so the commands name it by placeholder; the diagnostic itself is shown under the address.
+ */
+async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean): Promise<void> {
+  let exists: boolean;
+  try {
+    exists = ctx.client !== undefined && (await ctx.client.snapshots.read(name)) !== undefined;
+  } catch (e) {
+    // At plan a server that cannot answer (a community edition …) is apply's to report, as a write failure.
+    if (atPlan) return;
+    throw e;
+  }
+  if (!exists) return;
+  throw new DiagnosticsError([
+    errorAt(
+      ['name'],
+      `Snapshot config ${JSON.stringify(name)} already exists on the server`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+    ),
+  ]);
+}
+
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -99,6 +123,8 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, { ...config }));
       throw new DiagnosticsError(diagnostics);
     }
+    // A create (not the create half of a replace, whose config is this resource's own).
+    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true);
     const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
@@ -135,8 +161,10 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       }
     }
     try {
+      if (!prior) await refuseExisting(ctx, String(planned.name), false);
       if (changed || secretsSent) await client.snapshots.write(String(planned.name), body);
     } catch (e) {
+      if (e instanceof DiagnosticsError) return { state: prior, diagnostics: e.diagnostics };
       // The server's message names fields, never secret values.
       return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };
     }
