@@ -7,8 +7,9 @@ import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type Plan
 import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
-import { planConfig, validateConfig } from './config-values';
+import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
+import { roleRemovalWarnings } from './role-removals';
 import { planRole, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
 
@@ -36,7 +37,11 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const config = req.config;
   if (!config) return { planned: null };
   const diagnostics = validateBackend(config);
-  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  if (diagnostics.some((d) => d.severity === 'error')) {
+    // Everything wrong in one plan: the secret's environment problems beside the invalid values.
+    if (isObject(config.config)) diagnostics.push(...configSecretDiagnostics(ctx, ['config'], config.config));
+    throw new DiagnosticsError(diagnostics);
+  }
   const replace = req.prior !== null && req.prior.path !== config.path;
   const prior = replace ? null : req.prior;
   const planned: ObjectValue = { ...config };
@@ -59,8 +64,36 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     }
     planned.roles = roles;
   }
+  if (!req.prior && typeof config.path === 'string') diagnostics.push(...(await existingMount(ctx, config.path)));
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+  if (prior && isObject(prior.roles) && isObject(config.roles)) diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
   return { planned, requiresReplace: replace ? [['path']] : [], diagnostics };
+}
+
+/**
+ * A create on a path the server already uses. A cloud mount is adopted, as the docs promise (a
+ * mount made by `keyward apply` or by hand carries on under Terraform), with a warning that says
+ * so and how to import it instead; any other mount type is an error at plan, not at apply.
+ */
+async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
+  let existing: { type: string } | undefined;
+  try {
+    existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
+  } catch {
+    return []; // apply reports an unreachable server
+  }
+  if (!existing) return [];
+  if (existing.type !== 'cloud') {
+    return [errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.')];
+  }
+  return [
+    {
+      severity: 'warning',
+      summary: `auth/${path} already exists on the server: this resource adopts it`,
+      detail: `Apply writes the declared description, config and roles onto the existing mount; roles it holds that the configuration does not declare are left alone (deleted with exclusive_roles). To manage it with what it holds instead, import it: \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }.`,
+      attribute: ['path'],
+    },
+  ];
 }
 
 export function importedBackend(id: string): ObjectValue {

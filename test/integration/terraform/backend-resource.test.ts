@@ -270,3 +270,19 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
   expect(sent).toHaveLength(2);
   await close();
 }, 180_000);
+
+test('creating on an existing cloud mount adopts it with a warning saying how to import; another mount type is a plan error', async () => {
+  const { d, close } = await driver();
+  await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });
+  const p = await d.plan(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(p.diagnostics).toEqual([
+    expect.objectContaining({ severity: 'warning', summary: 'auth/tf-adopt already exists on the server: this resource adopts it', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
+  ]);
+  const { state } = await d.deploy(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(state!.accessor).toMatch(/^auth_cloud_/);
+
+  // The engine's only other method is the token store, at auth/token.
+  const taken = await d.plan(null, d.config({ path: 'token', roles: { web } }));
+  expect(taken.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'auth/token is already a mount of type token, not cloud', attribute: ['path'] })]);
+  await close();
+});
