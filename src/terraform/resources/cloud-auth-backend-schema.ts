@@ -3,15 +3,16 @@
 
 import type { BlockSchema } from '../plugin/contract';
 import { configAttributes } from './config-attributes';
+import { mountAttributes } from './mount-attributes';
 import { roleAttributes } from './role-attributes';
 
 export const backendSchema: BlockSchema = {
   version: 0,
   description: 'A cloud auth method mount, its config and its roles.',
   attributes: {
-    path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
-    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
-    accessor: { type: { kind: 'string' }, computed: true },
+    path: { type: { kind: 'string' }, required: true, description: 'Mount path, such as `cloud` or `team/cloud`. A change moves the mount with its config and roles (sys/remount); `terraform apply -replace` recreates it instead.' },
+    ...mountAttributes,
+    accessor: { type: { kind: 'string' }, computed: true, description: 'The mount\'s accessor, assigned by the server (entity aliases and policies refer to it).' },
     exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
     retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
   },

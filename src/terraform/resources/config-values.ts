@@ -98,7 +98,8 @@ export function configWrite(ctx: KeywardProviderContext, base: AttributePath, co
   const after = canonical(planned);
   const before = prior ? canonical(prior) : finishConfig({});
   const changes: FieldChange[] = [];
-  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: before[n], after: after[n] });
+  // A new config's defaults are left out of the write (configBody skips a change with no `before`).
+  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: prior ? before[n] : undefined, after: after[n] });
   const body = configBody(undefined, changes, { salt: '', env: {} });
   const secret = secretToSend(ctx, base, SECRET, config, prior, planned);
   if (secret !== undefined) body.credentials = secret;

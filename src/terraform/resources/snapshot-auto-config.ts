@@ -166,13 +166,13 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const body = completeSnapshotBody(after, changedFields, secrets);
     try {
       if (!prior) await refuseExisting(ctx, String(planned.name), false);
-      if (changed) await client.snapshots.write(String(planned.name), body);
+      const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
+      return { state: { ...planned }, diagnostics: warnings.map((w) => ({ severity: 'warning' as const, summary: `snapshot config ${String(planned.name)}: the server warned`, detail: w })) };
     } catch (e) {
       if (e instanceof DiagnosticsError) return { state: prior, diagnostics: e.diagnostics };
       // The server's message names fields, never secret values.
       return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };
     }
-    return { state: { ...planned } };
   },
   async import(_ctx, id) {
     const p = snapshotConfigNameProblem(id);

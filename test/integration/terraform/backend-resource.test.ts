@@ -2,7 +2,7 @@
 // port: refresh sees drift, plan compares canonically, apply writes only what changed.
 
 import type { Engine } from '../../../src/engine/engine';
-import { UNKNOWN, type ObjectValue } from '../../../src/terraform/plugin/contract';
+import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
@@ -174,14 +174,25 @@ test('import by mount path brings config and roles; the same declaration then wr
   await close();
 });
 
-test('a path change replaces the resource; nothing is written at plan', async () => {
+test('a path change is a move (sys/remount) that keeps the roles and the accessor; `local` replaces; nothing is written at plan', async () => {
   const { d, writes, reset, close } = await driver();
   const { state } = await d.deploy(null, d.config({ path: 'tf-move-a', roles: { web } }));
+  const roleId = ((state!.roles as ObjectValue).web as ObjectValue).role_id;
   reset();
-  const p = await d.plan((await d.read(state!))!, d.config({ path: 'tf-move-b', roles: { web } }));
-  expect(p.requiresReplace).toEqual(['path']);
-  expect(p.planned!.accessor).toBe(UNKNOWN);
+  const moved = d.config({ path: 'tf-move-b', roles: { web } });
+  const p = await d.plan((await d.read(state!))!, moved);
+  expect(p.requiresReplace).toEqual([]);
+  expect(p.planned!.accessor).toBe(state!.accessor);
+  expect(p.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'auth/tf-move-a moves to auth/tf-move-b' })]);
   expect(writes()).toEqual([]);
+  const r = await d.deploy((await d.read(state!))!, moved);
+  expect(writes()).toContain('POST sys/remount');
+  expect(((r.state!.roles as ObjectValue).web as ObjectValue).role_id).toBe(roleId);
+  expect((await api(engine, 'GET', 'auth/tf-move-b/role/web')).body.data.role_id).toBe(roleId);
+  expect((await api(engine, 'GET', 'auth/tf-move-a/role/web')).status).not.toBe(200);
+  expect((await d.plan((await d.read(r.state!))!, moved)).changes).toEqual([]);
+  const local = await d.plan((await d.read(r.state!))!, d.config({ path: 'tf-move-b', local: true, roles: { web } }));
+  expect(local.requiresReplace).toEqual(['local']);
   await close();
 });
 
