@@ -45,11 +45,16 @@ export interface VaultClientErrorOptions {
   /** Attempts allowed in all (for "attempt 3 of 3"). */
   maxAttempts?: number;
   cancelled?: boolean;
+  /** The request carried no token (a 403 then says to set VAULT_TOKEN). */
+  noToken?: boolean;
 }
 
 export function isRetryableStatus(status: number): boolean {
   return status === 0 || status === 429 || status >= 500;
 }
+
+/** Connection failures that mean nothing listens at the address (or the name does not resolve). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 function describe(status: number, method: string, path: string, errors: string[], attempts: number, o: VaultClientErrorOptions): string {
   const what = `${method} ${o.address ?? ''}/v1/${path}`;
@@ -60,8 +65,10 @@ function describe(status: number, method: string, path: string, errors: string[]
     // Duck-typed: errors from another realm (test sandboxes) are not `instanceof Error`.
     const c = o.cause as { code?: unknown; message?: unknown } | undefined;
     const reason = typeof c?.code === 'string' ? c.code : typeof c?.message === 'string' ? c.message : String(o.cause ?? 'no response');
-    return `${what}: no response from the server (${reason})${tries}`;
+    const hint = UNREACHABLE.has(reason) ? `: check that the server is running at ${o.address ?? 'the address'} and that VAULT_ADDR (or the address setting) points at it` : '';
+    return `${what}: no response from the server (${reason})${tries}${hint}`;
   }
   const msgs = errors.map((m) => m.trim()).filter((m) => m !== '');
-  return `${what}: HTTP ${status}${msgs.length ? `: ${msgs.join('; ')}` : ''}${isRetryableStatus(status) ? tries : ''}`;
+  const hint = status === 403 && o.noToken ? ' (no token was sent: set VAULT_TOKEN)' : '';
+  return `${what}: HTTP ${status}${msgs.length ? `: ${msgs.join('; ')}` : ''}${isRetryableStatus(status) ? tries : ''}${hint}`;
 }

@@ -84,6 +84,7 @@ export class HttpClient {
         waited: cause === undefined ? undefined : this.waitedFor(cause),
         maxAttempts: this.retry.attempts,
         cancelled: this.signal?.aborted,
+        noToken: !this.token,
       });
     let attempt = 0;
     for (;;) {

@@ -97,7 +97,7 @@ test('connection refused is status 0 after retries', async () => {
   const c = new VaultClient({ address: 'http://127.0.0.1:1', retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }, { sleep: async () => undefined });
   const e = await c.read('sys/auth').catch((x) => x);
   expect(e).toMatchObject({ status: 0, method: 'GET', attempts: 2 });
-  expect(e.message).toBe('GET http://127.0.0.1:1/v1/sys/auth: no response from the server (ECONNREFUSED) (attempt 2 of 2)');
+  expect(e.message).toBe('GET http://127.0.0.1:1/v1/sys/auth: no response from the server (ECONNREFUSED) (attempt 2 of 2): check that the server is running at http://127.0.0.1:1 and that VAULT_ADDR (or the address setting) points at it');
   await c.close();
 });
 
@@ -126,4 +126,11 @@ test('settings follow VAULT_* with flags first and the manifest last', () => {
   expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');
   expect(settingsFromEnv({}, {}, { address: 'https://manifest', namespace: 'm' })).toMatchObject({ address: 'https://manifest', namespace: 'm', tlsSkipVerify: false });
   expect(settingsFromEnv({}, {}).address).toBe('http://127.0.0.1:8200');
+});
+
+test('a 403 to a request without a token says to set VAULT_TOKEN', async () => {
+  const c = new VaultClient({ address: url, dialect: 'keyward', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  script = [json(403, { errors: ['permission denied'] })];
+  await expect(c.read('sys/auth')).rejects.toThrow(`GET ${url}/v1/sys/auth: HTTP 403: permission denied (no token was sent: set VAULT_TOKEN)`);
+  await c.close();
 });
