@@ -138,7 +138,8 @@ export class HttpClient {
   private async once(method: Method, path: string, body: unknown, root: boolean): Promise<RawResponse> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const start = new URL(this.address);
-    let hop: Hop = { origin: start.origin, path: `/v1/${path}`, sameScheme: true };
+    // An address with a path (a proxy's prefix) keeps it, as Vault's client joins it with /v1/.
+    let hop: Hop = { origin: start.origin, path: `${start.pathname.replace(/\/+$/, '')}/v1/${path}`, sameScheme: true };
     for (let redirects = 0; ; redirects++) {
       const headers: Record<string, string> = { accept: 'application/json' };
       // The token goes to the configured server and to redirect targets of the same scheme only.

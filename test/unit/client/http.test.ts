@@ -134,3 +134,11 @@ test('a 403 to a request without a token says to set VAULT_TOKEN', async () => {
   await expect(c.read('sys/auth')).rejects.toThrow(`GET ${url}/v1/sys/auth: HTTP 403: permission denied (no token was sent: set VAULT_TOKEN)`);
   await c.close();
 });
+
+test('an address with a path prefix (behind a proxy) keeps it before /v1/', async () => {
+  const c = new VaultClient({ address: `${url}/vault/`, dialect: 'keyward', token: 't' });
+  script = [json(200, { data: { ok: true } })];
+  expect(await c.read('sys/auth')).toEqual({ ok: true });
+  expect(seen[0].url).toBe('/vault/v1/sys/auth');
+  await c.close();
+});
