@@ -25,7 +25,11 @@ export const VM_ALIAS_VALUES = ['role_id', 'instance_id'] as const;
 export type IamAlias = (typeof IAM_ALIAS_VALUES)[number];
 export type VmAlias = (typeof VM_ALIAS_VALUES)[number];
 
-export const CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute'] as const;
+/** Vault's four keys, then the engine's own two for workload identity federation (Vault's plugin
+ * always calls Google's STS and IAM Credentials; the engine lets them point at an emulator). */
+export const CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute', 'sts', 'iamcredentials'] as const;
+/** The keys Vault's plugin knows; `sts` and `iamcredentials` are the embedded engine's alone. */
+export const VAULT_CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute'] as const;
 export type EndpointKey = (typeof CUSTOM_ENDPOINT_KEYS)[number];
 
 /** Google's default base URLs; an override without a path gets the service's default path. */
@@ -34,6 +38,8 @@ export const DEFAULT_ENDPOINTS: Record<EndpointKey, string> = {
   iam: 'https://iam.googleapis.com/',
   crm: 'https://cloudresourcemanager.googleapis.com/',
   compute: 'https://compute.googleapis.com/compute/v1/',
+  sts: 'https://sts.googleapis.com/',
+  iamcredentials: 'https://iamcredentials.googleapis.com/',
 };
 
 export interface ConfigFieldSpec {
@@ -170,7 +176,7 @@ export function validateAlias(value: string, which: 'iam' | 'vm'): string {
  */
 export function validateEndpoint(key: string, value: string): string {
   if (!(CUSTOM_ENDPOINT_KEYS as readonly string[]).includes(key)) {
-    throw bad(`invalid custom endpoint type ${JSON.stringify(key)}. Available types are: 'api', 'iam', 'crm', 'compute'`);
+    throw bad(`invalid custom endpoint type ${JSON.stringify(key)}. Available types are: 'api', 'iam', 'crm', 'compute' (and on the embedded engine 'sts', 'iamcredentials')`);
   }
   const v = value.trim();
   if (v === '') return '';

@@ -12,7 +12,7 @@ import { renewCloudToken } from './renew';
 export const CLOUD_AUTH_TYPE = 'cloud';
 
 export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateOptions> = {}): AuthBackend {
-  const state = new CloudState(init.storage, { clock: init.clock, env: init.env, ...extra });
+  const state = new CloudState(init.storage, { clock: init.clock, env: init.env, mount: init.mount, identityTokens: init.identityTokens, ...extra });
   return {
     routes: [...configRoutes(state), ...roleEditRoutes(state), ...roleRoutes(state), ...loginRoutes(state)],
     renew: (ctx) => renewCloudToken(state, ctx),
