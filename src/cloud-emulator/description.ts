@@ -6,6 +6,25 @@ import { parseAttributeCondition } from './attribute-condition';
 
 const parentRef = z.string().regex(/^(organizations|folders)\/\d+$/, 'parent must be "organizations/<id>" or "folders/<id>"');
 
+const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'provider id: 4-32 lower-case letters, digits or "-"'),
+    /** OIDC issuer; its discovery document and keys are fetched over HTTP at each exchange. */
+    issuerUri: z.string().url(),
+    /** Accepted `aud` values; empty = the provider's own resource name (https: or // form). */
+    allowedAudiences: z.array(z.string().min(1)).default([]),
+    /** A CEL subset on the subject: assertion.sub ==/!= "x", .startsWith("x"), .endsWith("x"), joined by && and ||. */
+    attributeCondition: z.string().optional(),
+    disabled: z.boolean().default(false),
+  })
+  .strict();
+
+function flattenOidc(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || !('oidc' in v)) return v;
+  const { oidc, ...rest } = v as Record<string, unknown>;
+  return oidc && typeof oidc === 'object' ? { ...rest, ...(oidc as Record<string, unknown>) } : v;
+}
+
 export const descriptionSchema = z
   .object({
     organizations: z.array(z.object({ id: z.string().regex(/^\d+$/), displayName: z.string().optional() }).strict()).default([]),
@@ -80,22 +99,8 @@ export const descriptionSchema = z
             project: z.string(),
             id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'pool id: 4-32 lower-case letters, digits or "-"'),
             disabled: z.boolean().default(false),
-            providers: z
-              .array(
-                z
-                  .object({
-                    id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'provider id: 4-32 lower-case letters, digits or "-"'),
-                    /** OIDC issuer; its discovery document and keys are fetched over HTTP at each exchange. */
-                    issuerUri: z.string().url(),
-                    /** Accepted `aud` values; empty = the provider's own resource name (https: or // form). */
-                    allowedAudiences: z.array(z.string().min(1)).default([]),
-                    /** A CEL subset on the subject: assertion.sub ==/!= "x", .startsWith("x"), .endsWith("x"), joined by && and ||. */
-                    attributeCondition: z.string().optional(),
-                    disabled: z.boolean().default(false),
-                  })
-                  .strict(),
-              )
-              .default([]),
+            // Google's REST shape nests issuerUri and allowedAudiences under `oidc`; both are accepted.
+            providers: z.array(z.preprocess(flattenOidc, providerSchema)).default([]),
           })
           .strict(),
       )

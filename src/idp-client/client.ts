@@ -100,7 +100,15 @@ export class IdpClient {
   private async authHeaders(): Promise<Record<string, string>> {
     const fed = this.opts.federation;
     this.tokenSource ??= fed
-      ? Promise.resolve(new FederatedSource(fed, { sts: `${this.base.sts}/v1/token`, iamcredentials: this.base.iamcredentials }, this.opts.clock, this.http))
+      ? Promise.resolve(
+          new FederatedSource(
+            fed,
+            // An override may name the token URL itself (…/v1/token) or the service root, as may IAM Credentials' (…/v1).
+            { sts: /\/token$/.test(this.base.sts) ? this.base.sts : `${this.base.sts}/v1/token`, iamcredentials: this.base.iamcredentials.replace(/\/v1$/, '') },
+            this.opts.clock,
+            this.http,
+          ),
+        )
       : resolveTokenSource(this.opts.credentials, this.opts.env ?? process.env, this.opts.clock, this.http);
     let source: TokenSource;
     try {

@@ -106,6 +106,15 @@ describe('workload identity federation against the emulator', () => {
     expect(emu.counts['metadata-token'] ?? 0).toBe(0);
   });
 
+  it('accepts sts and iamcredentials overrides written as the full token URL and the /v1 root', async () => {
+    await configure(main, 'wif-urls', {
+      service_account_email: SA.keyward.email,
+      identity_token_audience: providerAudience('engine-main'),
+      custom_endpoint: { ...emulatorEndpoints(emu), sts: `${emu.url}/v1/token`, iamcredentials: `${emu.url}/v1` },
+    });
+    expect((await iamLogin(main, 'wif-urls')).status).toBe(200);
+  });
+
   it('refuses a subject token whose audience the provider does not allow, naming the step', async () => {
     await configure(main, 'wif-aud', { service_account_email: SA.keyward.email, identity_token_audience: providerAudience('engine-aud') });
     const r = await iamLogin(main, 'wif-aud');

@@ -23,6 +23,13 @@ describe('attribute conditions', () => {
     expect(c('plugin-identity:team:auth:y')).toBe(false);
     expect(parseAttributeCondition('assertion.sub == "a" || assertion.sub == "b"')('b')).toBe(true);
   });
+  it("accepts providers in Google's REST shape (oidc.issuerUri, oidc.allowedAudiences)", () => {
+    const d = parseDescription({
+      projects: [{ id: 'p', number: '1' }],
+      workloadIdentityPools: [{ project: 'p', id: 'pool-1', providers: [{ id: 'prov-1', oidc: { issuerUri: 'http://issuer.test', allowedAudiences: ['a'] } }] }],
+    });
+    expect(d.workloadIdentityPools[0].providers[0]).toMatchObject({ issuerUri: 'http://issuer.test', allowedAudiences: ['a'] });
+  });
   it('refuses what it cannot understand, in the description', () => {
     expect(() => parseAttributeCondition('assertion.email == "x"')).toThrow(/unsupported syntax/);
     expect(() =>
