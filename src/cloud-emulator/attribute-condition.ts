@@ -4,7 +4,8 @@
 
 export type Condition = (sub: string) => boolean;
 
-const TOKEN = /\s*(\|\||&&|\(|\)|==|!=|"(?:[^"\\]|\\.)*"|assertion\.sub\.startsWith|assertion\.sub\.endsWith|assertion\.sub)/y;
+// `google.subject` is the subject under the default attribute mapping (google.subject = assertion.sub).
+const TOKEN = /\s*(\|\||&&|\(|\)|==|!=|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|(?:assertion\.sub|google\.subject)(?:\.startsWith|\.endsWith)?)/y;
 
 function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -14,8 +15,8 @@ function tokenize(text: string): string[] {
     if (/^\s*$/.test(text.slice(at))) break;
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(text);
-    if (!m) throw new Error(`attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub ==, !=, .startsWith(), .endsWith(), &&, ||)`);
-    out.push(m[1]);
+    if (!m) throw new Error(`attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub or google.subject with ==, !=, .startsWith(), .endsWith(), &&, ||)`);
+    out.push(m[1].replace(/^google\.subject/, 'assertion.sub'));
     at = TOKEN.lastIndex;
   }
   return out;
@@ -33,8 +34,9 @@ export function parseAttributeCondition(text: string): Condition {
   };
   const literal = () => {
     const t = take();
-    if (!t.startsWith('"')) throw new Error(`attribute condition: expected a string literal, found ${t}`);
-    return JSON.parse(t) as string;
+    if (!t.startsWith('"') && !t.startsWith("'")) throw new Error(`attribute condition: expected a string literal, found ${t}`);
+    // CEL strings take either quote; the escapes the emulator needs are JSON's.
+    return JSON.parse(`"${t.slice(1, -1).replace(/\\'/g, "'").replace(/(^|[^\\])"/g, '$1\\"')}"`) as string;
   };
   const atom = (): Condition => {
     const t = take();
