@@ -1,11 +1,11 @@
 // The subset of CEL a workload identity provider's attribute condition may use in the emulator:
-// comparisons on the subject token's `sub` claim (==, !=, startsWith, endsWith) combined with &&,
-// || and parentheses. Parsed once when the description is loaded; anything else is refused there.
+// comparisons on the subject token's `sub` claim (==, !=, startsWith, endsWith) combined with !,
+// &&, || and parentheses. Parsed once when the description is loaded; anything else is refused there.
 
 export type Condition = (sub: string) => boolean;
 
 // `google.subject` is the subject under the default attribute mapping (google.subject = assertion.sub).
-const TOKEN = /\s*(\|\||&&|\(|\)|==|!=|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|(?:assertion\.sub|google\.subject)(?:\.startsWith|\.endsWith)?)/y;
+const TOKEN = /\s*(\|\||&&|\(|\)|==|!=|!|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|(?:assertion\.sub|google\.subject)(?:\.startsWith|\.endsWith)?)/y;
 
 function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -15,7 +15,7 @@ function tokenize(text: string): string[] {
     if (/^\s*$/.test(text.slice(at))) break;
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(text);
-    if (!m) throw new Error(`attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub or google.subject with ==, !=, .startsWith(), .endsWith(), &&, ||)`);
+    if (!m) throw new Error(`attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub or google.subject with ==, !=, .startsWith(), .endsWith(), !, &&, ||)`);
     out.push(m[1].replace(/^google\.subject/, 'assertion.sub'));
     at = TOKEN.lastIndex;
   }
@@ -40,6 +40,10 @@ export function parseAttributeCondition(text: string): Condition {
   };
   const atom = (): Condition => {
     const t = take();
+    if (t === '!') {
+      const inner = atom();
+      return (s) => !inner(s);
+    }
     if (t === '(') {
       const inner = or();
       take(')');

@@ -56,7 +56,13 @@ describe('workload identity federation against the emulator', () => {
           {
             project: 'keyward-ops',
             id: POOL,
-            providers: [provider('engine-main', issuerOf(main)), provider('engine-late', issuerOf(late)), { ...provider('engine-aud', issuerOf(main)), allowedAudiences: ['https://other.example/aud'] }],
+            providers: [
+              provider('engine-main', issuerOf(main)),
+              provider('engine-late', issuerOf(late)),
+              { ...provider('engine-aud', issuerOf(main)), allowedAudiences: ['https://other.example/aud'] },
+              // The team namespace has its own issuer and key; its subjects name its namespace id.
+              { id: 'engine-team', issuerUri: `${main.url}/v1/team/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:") && !(assertion.sub.startsWith("plugin-identity:root:"))' },
+            ],
           },
         ],
       },
@@ -146,6 +152,30 @@ describe('workload identity federation against the emulator', () => {
     expect(r.body.errors[0]).toMatch(new RegExp(`impersonation of ${SA.other.email.replace(/[.]/g, '\\.')} .*failed: .*403.*workloadIdentityUser`));
     expect(r.text).not.toMatch(/ya29\./);
     expect(emu.records.impersonations.at(-1)).toMatchObject({ ok: false, serviceAccount: SA.other.email });
+  });
+
+  it('signs a namespace mount with the namespace key, under the namespace issuer', async () => {
+    expect((await api(main, 'POST', 'sys/namespaces/team')).status).toBe(200);
+    const inTeam = { namespace: 'team' };
+    expect((await api(main, 'POST', 'sys/auth/wif', { ...inTeam, body: { type: 'cloud' } })).status).toBeLessThan(300);
+    const w = await api(main, 'POST', 'auth/wif/config', {
+      ...inTeam,
+      body: { service_account_email: SA.keyward.email, identity_token_audience: providerAudience('engine-team'), custom_endpoint: { ...emulatorEndpoints(emu), sts: emu.url, iamcredentials: emu.url } },
+    });
+    expect(w.status).toBe(204);
+    expect((await api(main, 'POST', 'auth/wif/role/iam-app', { ...inTeam, body: { type: 'iam', bound_service_accounts: [SA.app.email] } })).status).toBeLessThan(300);
+    const disco = await api(main, 'GET', 'team/identity/oidc/plugins/.well-known/openid-configuration', { token: null });
+    expect(disco.body.issuer).toBe(`${main.url}/v1/team/identity/oidc/plugins`);
+    const teamKeys = (await api(main, 'GET', 'team/identity/oidc/plugins/.well-known/keys', { token: null })).body.keys.map((k: { kid: string }) => k.kid);
+    const rootKeys = (await api(main, 'GET', 'identity/oidc/plugins/.well-known/keys', { token: null })).body.keys.map((k: { kid: string }) => k.kid);
+    expect(teamKeys.filter((k: string) => rootKeys.includes(k))).toEqual([]);
+
+    const jwt = emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('iam-app') });
+    const r = await api(main, 'POST', 'auth/wif/login', { ...inTeam, token: null, body: { role: 'iam-app', jwt } });
+    expect(r.status).toBe(200);
+    const nsId = (await api(main, 'GET', 'sys/namespaces/team')).body.data.id;
+    const acc = (await api(main, 'GET', 'sys/auth', inTeam)).body.data['wif/'].accessor;
+    expect(emu.records.exchanges.at(-1)).toMatchObject({ ok: true, subject: `plugin-identity:${nsId}:auth:${acc}` });
   });
 
   it('keeps verifying tokens across a rotation of the identity key', async () => {

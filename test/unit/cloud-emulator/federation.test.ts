@@ -22,6 +22,8 @@ describe('attribute conditions', () => {
     expect(c('plugin-identity:root:auth:y')).toBe(true);
     expect(c('plugin-identity:team:auth:y')).toBe(false);
     expect(parseAttributeCondition('assertion.sub == "a" || assertion.sub == "b"')('b')).toBe(true);
+    expect(parseAttributeCondition('!(assertion.sub == "a") && !assertion.sub.endsWith("z")')('b')).toBe(true);
+    expect(parseAttributeCondition('!(assertion.sub == "a")')('a')).toBe(false);
     expect(parseAttributeCondition("google.subject.startsWith('plugin-identity:')")('plugin-identity:x')).toBe(true);
     expect(parseAttributeCondition(`assertion.sub == 'it\\'s "q"'`)(`it's "q"`)).toBe(true);
   });
