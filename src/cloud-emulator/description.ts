@@ -19,6 +19,13 @@ const providerSchema = z
   })
   .strict();
 
+/** Google's REST field names (workloadIdentityPoolId, workloadIdentityPoolProviderId) as aliases. */
+function renameKey(v: unknown, from: string, to: string): unknown {
+  if (!v || typeof v !== 'object' || !(from in v) || to in v) return v;
+  const { [from]: value, ...rest } = v as Record<string, unknown>;
+  return { ...rest, [to]: value };
+}
+
 function flattenOidc(v: unknown): unknown {
   if (!v || typeof v !== 'object' || !('oidc' in v)) return v;
   const { oidc, ...rest } = v as Record<string, unknown>;
@@ -36,6 +43,8 @@ export const descriptionSchema = z
             id: z.string().min(1),
             number: z.string().regex(/^\d+$/),
             parent: parentRef.optional(),
+            /** Project-level IAM policy; roles/iam.workloadIdentityUser here covers every account in the project. */
+            bindings: z.array(z.object({ role: z.string().min(1), members: z.array(z.string().min(1)) }).strict()).default([]),
           })
           .strict(),
       )
@@ -93,16 +102,19 @@ export const descriptionSchema = z
       .default([]),
     workloadIdentityPools: z
       .array(
-        z
-          .object({
-            /** Project id (its number names the pool, as in Google's resource names). */
-            project: z.string(),
-            id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'pool id: 4-32 lower-case letters, digits or "-"'),
-            disabled: z.boolean().default(false),
-            // Google's REST shape nests issuerUri and allowedAudiences under `oidc`; both are accepted.
-            providers: z.array(z.preprocess(flattenOidc, providerSchema)).default([]),
-          })
-          .strict(),
+        z.preprocess(
+          (v) => renameKey(v, 'workloadIdentityPoolId', 'id'),
+          z
+            .object({
+              /** Project id or number (the number names the pool, as in Google's resource names). */
+              project: z.string(),
+              id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'pool id: 4-32 lower-case letters, digits or "-"'),
+              disabled: z.boolean().default(false),
+              // Google's REST shape nests issuerUri and allowedAudiences under `oidc`; both are accepted.
+              providers: z.array(z.preprocess((v) => flattenOidc(renameKey(v, 'workloadIdentityPoolProviderId', 'id')), providerSchema)).default([]),
+            })
+            .strict(),
+        ),
       )
       .default([]),
   })
@@ -143,6 +155,8 @@ export function parseDescription(input: unknown): Description {
     }
   }
   for (const pool of d.workloadIdentityPools) {
+    // A pool's project may be named by its number, as Google's resource names do.
+    pool.project = d.projects.find((p) => p.number === pool.project)?.id ?? pool.project;
     if (!projects.has(pool.project)) problems.push(`workload identity pool ${pool.id}: unknown project ${pool.project}`);
     for (const p of pool.providers) {
       if (p.attributeCondition === undefined) continue;

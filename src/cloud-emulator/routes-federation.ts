@@ -144,7 +144,9 @@ export function federationRoutes(x: EmulatorScope): EmulatorRoute[] {
       if (!fed || fed.expires < x.now()) throw new HttpError(401, 'Request had invalid authentication credentials: a federated access token from the Security Token Service is required.');
       const sa = x.liveAccount(account);
       record.serviceAccount = sa.email;
-      const members = sa.bindings.filter((b) => b.role === WORKLOAD_IDENTITY_USER).flatMap((b) => b.members);
+      // The account's own policy, or its project's (a project-level grant covers every account in it).
+      const project = x.d.projects.find((p) => p.id === sa.project);
+      const members = [...sa.bindings, ...(project?.bindings ?? [])].filter((b) => b.role === WORKLOAD_IDENTITY_USER).flatMap((b) => b.members);
       if (!members.includes(fed.principal) && !members.includes(fed.poolSet)) {
         throw new HttpError(403, `Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist): ${fed.principal} has no ${WORKLOAD_IDENTITY_USER} binding on ${sa.email}.`);
       }

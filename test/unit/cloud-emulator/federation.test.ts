@@ -33,6 +33,11 @@ describe('attribute conditions', () => {
       workloadIdentityPools: [{ project: 'p', id: 'pool-1', providers: [{ id: 'prov-1', oidc: { issuerUri: 'http://issuer.test', allowedAudiences: ['a'] } }] }],
     });
     expect(d.workloadIdentityPools[0].providers[0]).toMatchObject({ issuerUri: 'http://issuer.test', allowedAudiences: ['a'] });
+    const g = parseDescription({
+      projects: [{ id: 'p', number: '7' }],
+      workloadIdentityPools: [{ project: '7', workloadIdentityPoolId: 'pool-2', providers: [{ workloadIdentityPoolProviderId: 'prov-2', oidc: { issuerUri: 'http://i.test' } }] }],
+    });
+    expect(g.workloadIdentityPools[0]).toMatchObject({ project: 'p', id: 'pool-2', providers: [{ id: 'prov-2', issuerUri: 'http://i.test' }] });
   });
   it('refuses what it cannot understand, in the description', () => {
     expect(() => parseAttributeCondition('assertion.email == "x"')).toThrow(/unsupported syntax/);
@@ -101,6 +106,9 @@ describe('STS and IAM Credentials', () => {
     emu = await startCloudEmulator({
       description: {
         ...cloudDescription,
+        projects: cloudDescription.projects.map((p) =>
+          p.id === 'proj-a' ? { ...p, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: ['principalSet://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/*'] }] } : p,
+        ),
         serviceAccounts: cloudDescription.serviceAccounts.map((sa) =>
           sa.email === SA.app.email
             ? { ...sa, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: [`principal://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/subject/${SUB}`] }] }
@@ -166,6 +174,12 @@ describe('STS and IAM Credentials', () => {
     expect((await exchange({ subject_token: '' })).body.error_description).toMatch(/subject_token is required/);
     const unknown = await exchange({ subject_token: token, audience: RESOURCE.replace('test-prov', 'nope-prov') });
     expect(unknown.body.error).toBe('invalid_target');
+  });
+
+  it('honours a project-level workloadIdentityUser grant', async () => {
+    const ex = await exchange({ subject_token: await sign({ sub: 'plugin-identity:root:auth:other' }) });
+    expect((await impersonate(ex.body.access_token, SA.vm.email)).status).toBe(200);
+    expect((await impersonate(ex.body.access_token, SA.other.email)).status).toBe(403);
   });
 
   it('refuses impersonation without a binding or without a federated token', async () => {
