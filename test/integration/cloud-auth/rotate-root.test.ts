@@ -132,6 +132,23 @@ describe('cloud auth root rotation', () => {
     await until(() => deletes() === 3, 'the rotation after resuming');
   });
 
+  it('catches up on a scheduled rotation missed while the engine was down, within rotation_window only', async () => {
+    const dataDir = engine.dataDir;
+    const inWindow = await freshMount({ rotation_schedule: '0 3 * * *', rotation_window: '2h' });
+    // Its own account: rotating the first mount deletes the key it was configured with.
+    const noWindow = await freshMount({ rotation_schedule: '0 3 * * *', credentials: JSON.stringify(emu.keyFile(SA.app.email)) });
+    const before = { inWindow: await keyId(inWindow), noWindow: await keyId(noWindow) };
+    await engine.close();
+    await clock.set(Date.UTC(2026, 0, 1, 3, 30));
+    engine = await startTestEngine({ clock, dataDir });
+    await clock.advance(0);
+    await until(async () => (await keyId(inWindow)) !== before.inWindow, 'the missed rotation');
+    expect(await keyId(noWindow)).toBe(before.noWindow);
+    // Both mounts now wait for tomorrow's 03:00.
+    await clock.set(Date.UTC(2026, 0, 2, 3, 0));
+    await until(async () => (await keyId(noWindow)) !== before.noWindow, "the next day's rotation");
+  });
+
   it('rotates on a cron schedule, and retries a failed attempt within rotation_window', async () => {
     // 2026-01-01T00:00Z now: the next 03:00 is three hours away.
     const mount = await freshMount({ rotation_schedule: '0 3 * * *', rotation_window: '1h' });

@@ -115,7 +115,8 @@ export class RootRotation {
       const missed = window > 0 ? previousCronTime(schedule, now, window) : undefined;
       due = missed !== undefined && missed > (rec.last_rotation ?? 0) && missed >= (rec.since ?? 0) ? now : nextCronTime(schedule, now);
     }
-    if (due === undefined) return;
+    // The mount may have been disabled while the config was read.
+    if (due === undefined || this.closed) return;
     this.timer = this.clock.setTimer(Math.max(0, due - now), () => void this.fire(cfg));
   }
 
