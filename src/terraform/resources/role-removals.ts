@@ -35,6 +35,7 @@ export function roleRemovalWarnings(path: string, prior: ObjectValue, config: Ob
   const gone = Object.keys(prior).filter((k) => !(k in config));
   const added = Object.keys(config).filter((k) => !(k in prior));
   const out: Diagnostic[] = [];
+  if (gone.length === 0) return retyped(path, prior, config);
 
   // A removed role whose fields a new role repeats exactly is most likely a rename.
   const byFields = new Map<string, string[]>();
@@ -74,6 +75,13 @@ export function roleRemovalWarnings(path: string, prior: ObjectValue, config: Ob
       attribute: ['exclusive_roles'],
     });
   }
+  out.push(...retyped(path, prior, config));
+  return out;
+}
+
+/** A role whose type changes is deleted and created again. */
+function retyped(path: string, prior: ObjectValue, config: ObjectValue): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const k of Object.keys(config)) {
     const before = prior[k];
     const after = config[k];
