@@ -211,6 +211,7 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
 resource "keyward_cloud_auth_backend" "legacy" {
   path        = "legacy"
   description = "by hand"
+  config {}
   roles "ci" {
     type                   = "vm"
     bound_service_accounts = ["*", "ci@x.iam.gserviceaccount.com"]
