@@ -197,3 +197,10 @@ describe('mounts: local, tune, remount', () => {
     expect(vault.mounts.has('to')).toBe(true);
   });
 });
+
+test('GET sys/auth/:path reads one mount; an unknown one is a 400', async () => {
+  await call('POST', 'sys/auth/one', { type: 'gcp', local: true });
+  expect((await call('GET', 'sys/auth/one')).body.data).toMatchObject({ type: 'gcp', local: true, config: { token_type: 'default-service' } });
+  expect((await call('GET', 'sys/auth/none')).status).toBe(400);
+  await call('DELETE', 'sys/auth/one');
+});
