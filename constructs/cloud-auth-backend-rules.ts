@@ -1,12 +1,15 @@
 // Validation rules of CloudAuthBackend props; the field rules come from src/schema/cloud-config.ts
 // so the construct refuses exactly what the server would.
 
+import { LISTING_VISIBILITY, MOUNT_TOKEN_TYPES } from '../src/schema/auth-mount-fields';
+import { cloudConfigProblems } from '../src/schema/cloud-config-fields';
+import { parseDurationSeconds } from '../src/schema/duration';
 import { ApiError } from '../src/schema/errors';
 import { CUSTOM_ENDPOINT_KEYS, parseMetadataList, parseServiceAccountKey, validateAlias, validateEndpoint } from '../src/schema/cloud-config';
 import type { CloudAuthBackendProps } from './cloud-auth-backend';
 import { KeywardServer } from './keyward-server';
 import { RemovalPolicy } from './manifest-parts';
-import { type ValidationRule, closest, concreteItems, isToken, sameStack, unknownProps, when } from './validation';
+import { type ValidationRule, closest, concreteItems, fractionalSeconds, isToken, sameStack, unknownProps, when } from './validation';
 
 export interface CloudAuthBackendInput {
   readonly props: CloudAuthBackendProps;
@@ -30,8 +33,47 @@ export function schemaProblems(fn: () => unknown, prefix = ''): string[] {
 const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 /** Every prop a CloudAuthBackend (and its config) knows; anything else is a misspelling. */
-export const KNOWN_BACKEND_PROPS = ['server', 'path', 'description', 'config', 'removalPolicy', 'exclusiveRoles'] as const;
-export const KNOWN_CONFIG_PROPS = ['credentials', 'iamAlias', 'iamMetadata', 'vmAlias', 'vmMetadata', 'customEndpoints'] as const;
+export const KNOWN_BACKEND_PROPS = [
+  'server',
+  'path',
+  'description',
+  'config',
+  'removalPolicy',
+  'exclusiveRoles',
+  'local',
+  'defaultLeaseTtl',
+  'maxLeaseTtl',
+  'tokenType',
+  'listingVisibility',
+] as const;
+export const KNOWN_CONFIG_PROPS = [
+  'credentials',
+  'iamAlias',
+  'iamMetadata',
+  'vmAlias',
+  'vmMetadata',
+  'customEndpoints',
+  'serviceAccountEmail',
+  'identityTokenAudience',
+  'identityTokenTtl',
+  'rotationPeriod',
+  'rotationSchedule',
+  'rotationWindow',
+  'disableAutomatedRotation',
+] as const;
+
+/** A duration prop's problem, if any (tokens are not validated). */
+function durationProblem(name: string, v: unknown): string[] {
+  if (v === undefined || isToken(v)) return [];
+  const fraction = fractionalSeconds(name, v);
+  if (fraction.length > 0) return fraction;
+  try {
+    parseDurationSeconds(v);
+    return [];
+  } catch (e) {
+    return [`${name}: ${(e as Error).message}`];
+  }
+}
 
 export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInput>[] = [
   {
@@ -91,6 +133,59 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
         }
         return when(v as string | undefined, (url) => schemaProblems(() => validateEndpoint(k, url), 'config.customEndpoints: ')[0]);
       });
+    },
+  },
+  {
+    id: 'durations',
+    check: ({ props }) => [
+      ...durationProblem('defaultLeaseTtl', props.defaultLeaseTtl),
+      ...durationProblem('maxLeaseTtl', props.maxLeaseTtl),
+      ...durationProblem('config.identityTokenTtl', props.config?.identityTokenTtl),
+      ...durationProblem('config.rotationPeriod', props.config?.rotationPeriod),
+      ...durationProblem('config.rotationWindow', props.config?.rotationWindow),
+    ],
+  },
+  {
+    id: 'mount-tune-values',
+    check: ({ props }) => [
+      ...when(props.tokenType as string | undefined, (t) =>
+        (MOUNT_TOKEN_TYPES as readonly string[]).includes(t) ? undefined : `tokenType must be one of ${MOUNT_TOKEN_TYPES.join(', ')} (got ${JSON.stringify(t)})`,
+      ),
+      ...when(props.listingVisibility as string | undefined, (t) =>
+        (LISTING_VISIBILITY as readonly string[]).includes(t) ? undefined : `listingVisibility must be "unauth" or "hidden" (got ${JSON.stringify(t)})`,
+      ),
+    ],
+  },
+  {
+    // Vault's rules (path_config.go, pluginidentityutil, automatedrotationutil) on the known values.
+    id: 'wif-and-rotation',
+    check: ({ props }) => {
+      const c = props.config;
+      if (!c) return [];
+      const known = (v: unknown) => (v === undefined || isToken(v) ? undefined : v);
+      const seconds = (v: unknown) => {
+        try {
+          return known(v) === undefined ? 0 : parseDurationSeconds(v);
+        } catch {
+          return 0;
+        }
+      };
+      const fields = {
+        service_account_email: known(c.serviceAccountEmail) ?? (isToken(c.serviceAccountEmail) ? 'token' : ''),
+        identity_token_audience: known(c.identityTokenAudience) ?? '',
+        rotation_schedule: known(c.rotationSchedule) ?? (isToken(c.rotationSchedule) ? 'token' : ''),
+        rotation_period: seconds(c.rotationPeriod),
+        rotation_window: seconds(c.rotationWindow),
+      };
+      const names: Record<string, string> = {
+        service_account_email: 'config.serviceAccountEmail',
+        identity_token_audience: 'config.identityTokenAudience',
+        credentials: 'config.credentials',
+        rotation_schedule: 'config.rotationSchedule',
+        rotation_period: 'config.rotationPeriod',
+        rotation_window: 'config.rotationWindow',
+      };
+      return cloudConfigProblems(fields, 'credentials' in c).map((m) => m.replace(/\b[a-z_]+\b/g, (w) => names[w] ?? w));
     },
   },
   {

@@ -4,6 +4,7 @@
 
 import { Construct } from 'constructs';
 import type { IamAlias, VmAlias } from '../src/schema/cloud-config';
+import type { DurationValue } from './cloud-auth-role';
 import { cloudAuthBackendRules } from './cloud-auth-backend-rules';
 import { KeywardServer } from './keyward-server';
 import { type AuthBackendEntry, type AuthBackendPart, type ManifestContext, type RoleEntry, RemovalPolicy, compact } from './manifest-parts';
@@ -57,7 +58,48 @@ export interface CloudAuthConfig {
    * @default Google's public endpoints
    */
   readonly customEndpoints?: CloudCustomEndpoints;
+  /**
+   * Service account the server impersonates through workload identity federation (keyless); needed
+   * with identityTokenAudience.
+   * @default none
+   */
+  readonly serviceAccountEmail?: string;
+  /**
+   * Audience of the server's plugin identity token, exchanged for cloud credentials (WIF: a
+   * workload identity pool provider's resource name). Excludes `credentials`.
+   * @default none - no workload identity federation
+   */
+  readonly identityTokenAudience?: string;
+  /**
+   * Lifetime of the plugin identity token (WIF).
+   * @default 1 hour
+   */
+  readonly identityTokenTtl?: DurationValue;
+  /**
+   * Rotate the root credentials this often. Once rotation is configured, `credentials` is only the
+   * initial key: a key the server rotated is not drift and is never sent again.
+   * @default no periodic rotation
+   */
+  readonly rotationPeriod?: DurationValue;
+  /**
+   * Cron schedule for rotating the root credentials (not with rotationPeriod).
+   * @default no scheduled rotation
+   */
+  readonly rotationSchedule?: string;
+  /**
+   * How long after a scheduled time a rotation may still start (needs rotationSchedule).
+   * @default no window
+   */
+  readonly rotationWindow?: DurationValue;
+  /**
+   * Pause automated rotation without removing its settings.
+   * @default false
+   */
+  readonly disableAutomatedRotation?: boolean;
 }
+
+/** The token type an auth mount issues (its `token_type` tune setting). */
+export type MountTokenType = 'default-service' | 'default-batch' | 'service' | 'batch';
 
 export interface CloudAuthBackendProps {
   /** The server the mount lives on. */
@@ -77,6 +119,32 @@ export interface CloudAuthBackendProps {
    * @default the config is not managed: whatever the server holds stays
    */
   readonly config?: CloudAuthConfig;
+  /**
+   * Keep the mount on this cluster only (not replicated to performance secondaries). Fixed when the
+   * mount is enabled: a change replaces the mount, with its roles.
+   * @default false
+   */
+  readonly local?: boolean;
+  /**
+   * Default lifetime of tokens issued through the mount (tune).
+   * @default the system default
+   */
+  readonly defaultLeaseTtl?: DurationValue;
+  /**
+   * Longest lifetime of tokens issued through the mount (tune).
+   * @default the system default
+   */
+  readonly maxLeaseTtl?: DurationValue;
+  /**
+   * Token type the mount issues (tune).
+   * @default 'default-service'
+   */
+  readonly tokenType?: MountTokenType;
+  /**
+   * `'unauth'` lists the mount to unauthenticated users (tune).
+   * @default not listed
+   */
+  readonly listingVisibility?: 'unauth' | 'hidden';
   /**
    * What `cdktf destroy` does with the mount (and its roles and config).
    * @default RemovalPolicy.DESTROY
@@ -150,23 +218,50 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     if (!this.roleByName.has(role.roleName.toLowerCase())) this.roleByName.set(role.roleName.toLowerCase(), role);
   }
 
+  /** The config's non-secret fields in wire names (the same in the resource and the manifest). */
+  private configFields(c: CloudAuthConfig): Record<string, unknown> {
+    return {
+      iam_alias: c.iamAlias,
+      iam_metadata: c.iamMetadata ? [...c.iamMetadata] : undefined,
+      vm_alias: c.vmAlias,
+      vm_metadata: c.vmMetadata ? [...c.vmMetadata] : undefined,
+      custom_endpoint: c.customEndpoints ? compact({ ...c.customEndpoints }) : undefined,
+      service_account_email: c.serviceAccountEmail,
+      identity_token_audience: c.identityTokenAudience,
+      identity_token_ttl: c.identityTokenTtl,
+      rotation_period: c.rotationPeriod,
+      rotation_schedule: c.rotationSchedule,
+      rotation_window: c.rotationWindow,
+      disable_automated_rotation: c.disableAutomatedRotation,
+    };
+  }
+
+  /** The mount's own fields in wire names. */
+  private mountFields(): Record<string, unknown> {
+    const p = this.props;
+    return {
+      description: p.description,
+      local: p.local,
+      default_lease_ttl: p.defaultLeaseTtl,
+      max_lease_ttl: p.maxLeaseTtl,
+      token_type: p.tokenType,
+      listing_visibility: p.listingVisibility,
+    };
+  }
+
   /** The keyward_cloud_auth_backend resource's attributes (docs/terraform-provider.md). */
   private resourceAttributes(): Record<string, unknown> {
     const c = this.props.config;
     const config = c
       ? compact({
           ...(this.credentials ? secretAttributes('credentials', this.credentials, this.server.secretVersion) : {}),
-          iam_alias: c.iamAlias,
-          iam_metadata: c.iamMetadata ? [...c.iamMetadata] : undefined,
-          vm_alias: c.vmAlias,
-          vm_metadata: c.vmMetadata ? [...c.vmMetadata] : undefined,
-          custom_endpoint: c.customEndpoints ? compact({ ...c.customEndpoints }) : undefined,
+          ...this.configFields(c),
         })
       : undefined;
     const roles = Object.fromEntries(this.roles.map((r) => [r.roleName.toLowerCase(), roleAttributes(r.renderRole())]));
     return compact({
       path: this.path,
-      description: this.props.description,
+      ...this.mountFields(),
       exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
       config,
@@ -176,20 +271,11 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
 
   renderAuthBackend(ctx: ManifestContext): AuthBackendEntry {
     const c = this.props.config;
-    const config = c
-      ? compact({
-          credentials: this.credentials ? ctx.secretRef(this.credentials) : undefined,
-          iam_alias: c.iamAlias,
-          iam_metadata: c.iamMetadata ? [...c.iamMetadata] : undefined,
-          vm_alias: c.vmAlias,
-          vm_metadata: c.vmMetadata ? [...c.vmMetadata] : undefined,
-          custom_endpoint: c.customEndpoints ? compact({ ...c.customEndpoints }) : undefined,
-        })
-      : undefined;
+    const config = c ? compact({ credentials: this.credentials ? ctx.secretRef(this.credentials) : undefined, ...this.configFields(c) }) : undefined;
     return compact({
       path: this.path,
       type: 'cloud' as const,
-      description: this.props.description,
+      ...this.mountFields(),
       config,
       roles: this.roles.map((r) => r.renderRole()),
       exclusiveRoles: this.props.exclusiveRoles ?? false,

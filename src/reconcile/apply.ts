@@ -5,7 +5,8 @@
 import type { VaultClient } from '../client/vault-client';
 import { fingerprintSecret } from '../schema/manifest';
 import type { DesiredState } from './desired';
-import { hasChanges, type ObjectPlan, type Plan } from './model';
+import { MOUNT_FIELDS, MOUNT_TUNE_FIELDS } from '../schema/auth-mount-fields';
+import { hasChanges, sameValue, type ObjectPlan, type Plan } from './model';
 import { makePlan } from './plan';
 import { settleLimit } from './pool';
 import { silentProgress, type Progress } from './progress';
@@ -24,6 +25,8 @@ export interface ApplyResult {
   record: LastApplied;
   applied: Array<{ id: string; action: ObjectPlan['action'] }>;
   failed: Array<{ id: string; error: unknown }>;
+  /** Warnings the server returned on writes (Vault's, translated), per object. */
+  warnings: Array<{ id: string; warning: string }>;
   /** The plan made from a fresh read after applying (empty when converged). */
   verify?: Plan;
 }
@@ -45,7 +48,7 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   const progress = opts.progress ?? silentProgress;
   const src: SecretSource = { salt: desired.fingerprintSalt, env: opts.env ?? process.env };
   const rec: LastApplied = { version: 1, objects: { ...record.objects } };
-  const result: ApplyResult = { record: rec, applied: [], failed: [] };
+  const result: ApplyResult = { record: rec, applied: [], failed: [], warnings: [] };
 
   // Unchanged declared objects are recorded as they are; objects about to be written are recorded
   // as managed (empty) first, so an apply killed midway still owns what it may have created.
@@ -59,7 +62,9 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   for (const o of plan.objects) {
     const d = desired.objects.get(o.id);
     for (const c of o.changes) if (c.sensitive && c.after !== null && d?.secrets[c.field]) snapshotSecretCheck(d.id, c.field, d.secrets[c.field], src);
-    if ((o.action === 'create' || o.action === 'replace') && d) for (const [f, s] of Object.entries(d.secrets)) snapshotSecretCheck(d.id, f, s, src);
+    // Snapshot configs are written whole (write-bodies.ts): every declared secret goes with any change.
+    const whole = o.action === 'create' || o.action === 'replace' || (o.action === 'update' && o.address.kind === 'snapshot-config');
+    if (whole && d) for (const [f, s] of Object.entries(d.secrets)) snapshotSecretCheck(d.id, f, s, src);
   }
   opts.saveRecord?.(rec);
 
@@ -79,7 +84,7 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
     // Outcomes are handled as each finishes, so progress and the record follow the work live.
     await settleLimit(runnable, par, async (o) => {
       try {
-        await execute(client, desired, o, src);
+        for (const warning of await execute(client, desired, o, src)) result.warnings.push({ id: o.id, warning });
       } catch (error) {
         result.failed.push({ id: o.id, error });
         if (o.address.mount && o.address.kind !== 'role') failedMounts.add(o.address.mount);
@@ -135,35 +140,46 @@ function snapshotSecretCheck(id: string, field: string, s: { env: string; finger
   }
 }
 
-async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan, src: SecretSource): Promise<void> {
+/** Runs one object's change; resolves to the server's warnings. */
+async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan, src: SecretSource): Promise<string[]> {
   const d = desired.objects.get(o.id);
   const a = o.address;
+  const warnings: string[] = [];
+  const w = (more: string[] | void) => {
+    if (more) warnings.push(...more);
+  };
   switch (a.kind) {
     case 'auth-mount': {
       const mount = a.mount!;
       if (o.action === 'delete' || o.action === 'replace') await client.sys.disableAuth(mount);
       if (o.action === 'create' || o.action === 'replace') {
-        await client.sys.enableAuth(mount, { type: String(d!.fields.type), description: String(d!.fields.description ?? '') });
-      } else if (o.action === 'update') await client.sys.tuneDescription(mount, String(d!.fields.description ?? ''));
-      return;
+        const f = d!.fields;
+        const tune = Object.fromEntries(MOUNT_TUNE_FIELDS.filter((n) => !sameValue(f[n], MOUNT_DEFAULTS[n])).map((n) => [n, f[n] as number | string]));
+        w(await client.sys.enableAuth(mount, { type: String(f.type), description: String(f.description ?? ''), local: f.local === true, config: tune }));
+      } else if (o.action === 'update') {
+        w(await client.sys.tune(mount, Object.fromEntries(o.changes.map((c) => [c.field, c.after as number | string]))));
+      }
+      return warnings;
     }
     case 'auth-config': {
       const api = client.cloud(a.mount!);
-      await api.writeConfig(o.action === 'delete' ? configResetBody(o.changes) : configBody(d, o.changes, src));
-      return;
+      w(await api.writeConfig(o.action === 'delete' ? configResetBody(o.changes) : configBody(d, o.changes, src)));
+      return warnings;
     }
     case 'role': {
       const api = client.cloud(a.mount!);
       if (o.action === 'delete' || o.action === 'replace') await api.deleteRole(a.name!);
-      if (o.action === 'create' || o.action === 'replace') await api.writeRole(a.name!, roleBody(d!, 'all'));
-      else if (o.action === 'update') await api.writeRole(a.name!, roleBody(d!, o.changes));
-      return;
+      if (o.action === 'create' || o.action === 'replace') w(await api.writeRole(a.name!, roleBody(d!, 'all')));
+      else if (o.action === 'update') w(await api.writeRole(a.name!, roleBody(d!, o.changes)));
+      return warnings;
     }
     case 'snapshot-config': {
       if (o.action === 'delete' || o.action === 'replace') await client.snapshots.delete(a.name!);
-      if (o.action === 'create' || o.action === 'replace') await client.snapshots.write(a.name!, snapshotBody(d!, 'all', src));
-      else if (o.action === 'update') await client.snapshots.write(a.name!, snapshotBody(d!, o.changes, src));
-      return;
+      if (o.action === 'create' || o.action === 'replace') w(await client.snapshots.write(a.name!, snapshotBody(d!, 'all', src)));
+      else if (o.action === 'update') w(await client.snapshots.write(a.name!, snapshotBody(d!, o.changes, src)));
+      return warnings;
     }
   }
 }
+
+const MOUNT_DEFAULTS: Record<string, unknown> = Object.fromEntries(MOUNT_FIELDS.map((f) => [f.name, f.default]));

@@ -3,10 +3,12 @@
 // sorted, host CIDRs as /32 or /128, labels as a sorted map, aliases folded, server defaults filled.
 
 import { canonicalCidr } from '../schema/cidr';
+import { MOUNT_FIELDS } from '../schema/auth-mount-fields';
 import { configWriteShape, canonicalConfig, IAM_METADATA_DEFAULT, VM_METADATA_DEFAULT } from '../schema/cloud-config';
+import { CLOUD_CONFIG_COMPARED, CLOUD_CONFIG_FIELDS, cloudConfigProblems } from '../schema/cloud-config-fields';
 import { ROLE_FIELDS, canonicalSet, sortedLabels, roleWriteShape, type RoleType } from '../schema/cloud-role';
 import { canonicalRole } from '../schema/cloud-role-write';
-import { parseDurationSeconds } from '../schema/duration';
+import { DurationError, parseDurationSeconds } from '../schema/duration';
 import { ApiError } from '../schema/errors';
 import { parseFields } from '../schema/fields';
 import { SNAPSHOT_FIELDS, isStorageType, type StorageType } from '../schema/snapshot-config';
@@ -118,35 +120,65 @@ export function roleWriteBody(fields: Record<string, Json>): Record<string, unkn
 
 // ---- auth config ---------------------------------------------------------------------------
 
-export const CONFIG_COMPARED = ['iam_alias', 'iam_metadata', 'vm_alias', 'vm_metadata', 'custom_endpoint'] as const;
+export const CONFIG_COMPARED = CLOUD_CONFIG_COMPARED;
 export const CONFIG_SECRET = 'credentials';
+/** Fields the engine's config write schema (cloud-config.ts) canonicalizes; the rest by kind here. */
+const ENGINE_SHAPED = new Set(['iam_alias', 'iam_metadata', 'vm_alias', 'vm_metadata', 'custom_endpoint']);
 
 /** Fills defaults and normalizes a config read shape (credential identifiers are not compared). */
 export function finishConfig(data: Record<string, unknown>): Record<string, Json> {
-  const alias = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : 'role_id');
-  const meta = (v: unknown, dflt: readonly string[]) => canonicalSet(Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : [...dflt]);
-  const ce = (data.custom_endpoint ?? {}) as Record<string, unknown>;
-  return {
-    iam_alias: alias(data.iam_alias),
-    iam_metadata: meta(data.iam_metadata, IAM_METADATA_DEFAULT),
-    vm_alias: alias(data.vm_alias),
-    vm_metadata: meta(data.vm_metadata, VM_METADATA_DEFAULT),
-    custom_endpoint: Object.fromEntries(
-      Object.keys(ce)
-        .filter((k) => typeof ce[k] === 'string' && (ce[k] as string) !== '')
-        .sort()
-        .map((k) => [k, ce[k] as string]),
-    ),
-  };
+  const out: Record<string, Json> = {};
+  for (const f of CLOUD_CONFIG_FIELDS) {
+    if (f.secret) continue;
+    const v = data[f.name];
+    switch (f.kind) {
+      case 'list': {
+        const items = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : [...(f.default as readonly string[])];
+        out[f.name] = canonicalSet(items);
+        break;
+      }
+      case 'map': {
+        const m = (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+        out[f.name] = Object.fromEntries(
+          Object.keys(m)
+            .filter((k) => typeof m[k] === 'string' && (m[k] as string) !== '')
+            .sort()
+            .map((k) => [k, m[k] as string]),
+        );
+        break;
+      }
+      case 'duration': {
+        const n = v === undefined || v === null || v === '' ? (f.default as number) : parseDurationSeconds(typeof v === 'number' ? Math.round(v) : v);
+        // A config never written with WIF reads identity_token_ttl as 0: Vault then uses its default.
+        out[f.name] = n === 0 && f.name === 'identity_token_ttl' ? (f.default as number) : n;
+        break;
+      }
+      case 'bool':
+        out[f.name] = v === undefined || v === null ? (f.default as boolean) : v === true || v === 'true';
+        break;
+      default:
+        // Unset string fields may read back as "" or false (Vault's zero values): the default.
+        out[f.name] = typeof v === 'string' && v.trim() !== '' ? v.trim() : (f.default as string);
+    }
+  }
+  return out;
 }
 
 export function desiredConfigFields(where: string, config: Record<string, unknown>): Record<string, Json> {
-  const body = { ...config };
-  delete body.credentials;
+  const engineShaped: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (k === 'credentials') continue;
+    (ENGINE_SHAPED.has(k) ? engineShaped : rest)[k] = v;
+  }
   try {
-    const { values } = parseFields(configWriteShape, body);
-    return finishConfig(canonicalConfig(values as Parameters<typeof canonicalConfig>[0]));
+    const { values } = parseFields(configWriteShape, engineShaped);
+    const fields = finishConfig({ ...canonicalConfig(values as Parameters<typeof canonicalConfig>[0]), ...rest });
+    const problems = cloudConfigProblems(fields, config.credentials !== undefined);
+    if (problems.length > 0) throw new ManifestValueError(`${where}: ${problems.join('; ')}`);
+    return fields;
   } catch (e) {
+    if (e instanceof DurationError) throw new ManifestValueError(`${where}: ${e.message}`);
     return rethrow(where, e);
   }
 }
@@ -187,6 +219,17 @@ export function liveSnapshotFields(data: Record<string, unknown>): Record<string
 
 // ---- auth mounts ---------------------------------------------------------------------------
 
-export function mountFields(type: string, description: string | undefined): Record<string, Json> {
-  return { type, description: description ?? '' };
+/** A mount's compared fields (type, then the mount field table) with defaults filled in. */
+export function mountFields(type: string, m: Record<string, unknown>): Record<string, Json> {
+  const out: Record<string, Json> = { type };
+  for (const f of MOUNT_FIELDS) {
+    const v = m[f.name];
+    if (f.kind === 'duration') out[f.name] = v === undefined || v === null || v === '' ? (f.default as number) : parseDurationSeconds(v);
+    else if (f.kind === 'bool') out[f.name] = v === undefined || v === null ? (f.default as boolean) : v === true || v === 'true';
+    else out[f.name] = typeof v === 'string' && v !== '' ? v : (f.default as string);
+  }
+  return out;
 }
+
+/** The fields that cannot change in place on a mount: a difference replaces it. */
+export const MOUNT_IMMUTABLE: readonly string[] = ['type', ...MOUNT_FIELDS.filter((f) => f.immutable).map((f) => f.name)];

@@ -8,6 +8,7 @@ import {
   desiredConfigFields,
   desiredRoleFields,
   desiredSnapshotFields,
+  MOUNT_IMMUTABLE,
   mountFields,
   snapshotSecretFields,
 } from './canonical';
@@ -50,7 +51,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
   const exclusiveRoleMounts = new Set<string>();
   for (const b of m.authBackends) {
     const mount = b.path;
-    add({ kind: 'auth-mount', mount }, mountFields(b.type, b.description), {}, ['type']);
+    add({ kind: 'auth-mount', mount }, mountFields(b.type, b), {}, [...MOUNT_IMMUTABLE]);
     if (b.config) {
       const where = objectId({ kind: 'auth-config', mount });
       const secrets: DesiredObject['secrets'] = {};

@@ -14,6 +14,7 @@ import {
   type LiveObject,
   type ObjectPlan,
 } from './model';
+import { rotationConfigured } from '../schema/cloud-config-fields';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
 export interface DiffResult {
@@ -54,7 +55,8 @@ function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: Reco
     }
     if (want) {
       const recorded = rec?.secrets[field];
-      const keyMoved = rec?.observed[field] !== undefined && live.observed[field] !== rec.observed[field];
+      // A key Vault rotated (rotation configured) is not drift: the declared one was only the first.
+      const keyMoved = !rotates(d) && rec?.observed[field] !== undefined && live.observed[field] !== rec.observed[field];
       const inSync = recorded === want.fingerprint || (recorded === APPLIED_UNKNOWN_FINGERPRINT && state !== 'unset');
       if (state === 'unset' || !inSync || keyMoved) {
         changes.push({ field, sensitive: true, before: state === 'unset' ? null : '(sensitive)', after: '(sensitive)' });
@@ -67,7 +69,10 @@ function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: Reco
   return { changes, unchanged };
 }
 
-function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject | undefined): DriftEntry[] {
+/** Whether the server rotates this object's credentials itself (a cloud config with rotation set). */
+const rotates = (d: DesiredObject): boolean => d.address.kind === 'auth-config' && rotationConfigured(d.fields);
+
+function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject | undefined, keysRotate = false): DriftEntry[] {
   if (!rec) return [];
   if (!live) return [{ id, field: '*', kind: 'deleted' }];
   const out: DriftEntry[] = [];
@@ -75,7 +80,7 @@ function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject |
     if (field in live.fields && !sameValue(applied, live.fields[field])) out.push({ id, field, lastApplied: applied, live: live.fields[field], kind: 'changed' });
   }
   for (const [field, keyId] of Object.entries(rec.observed)) {
-    if (live.observed[field] !== keyId) out.push({ id, field, sensitive: true, kind: 'changed' });
+    if (!keysRotate && live.observed[field] !== keyId) out.push({ id, field, sensitive: true, kind: 'changed' });
   }
   return out;
 }
@@ -97,7 +102,7 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const changes = [...f.changes, ...s.changes];
     const action = !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     plans.set(d.id, { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged });
-    drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
+    drift.push(...driftOf(d.id, rec, live.objects.get(d.id), rotates(d)));
   }
 
   // Managed before, no longer declared: delete (a config cannot be deleted: it is reset).

@@ -59,7 +59,10 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
     if (scope.mounts.size === 0) return;
     const mounts = await client.sys.listAuthMounts();
     const present = [...scope.mounts].filter((m) => mounts.has(m));
-    for (const m of present) put({ kind: 'auth-mount', mount: m }, mountFields(mounts.get(m)!.type, mounts.get(m)!.description));
+    for (const m of present) {
+      const a = mounts.get(m)!;
+      put({ kind: 'auth-mount', mount: m }, mountFields(a.type, { ...(a.config ?? {}), description: a.description, local: a.local }));
+    }
     // Only mounts of our type hold our config and roles; another type at the path is replaced.
     const ours = present.filter((m) => mounts.get(m)!.type === 'cloud');
     await mapLimit(ours, par, async (mount) => {

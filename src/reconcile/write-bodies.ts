@@ -1,9 +1,13 @@
-// Request bodies for each planned change: only the changed fields on updates (the server merges),
-// the full object on creates; secrets are read from the environment here and nowhere else.
+// Request bodies for each planned change; secrets are read from the environment here and nowhere
+// else. Cloud configs and roles send only the changed fields on updates: the GCP plugin's
+// path_config.go and path_role.go read the stored object and apply the fields sent (merge).
+// Snapshot configs always send the complete declared object, secrets included: Vault's docs do not
+// say that update merges, so an omitted field may be reset.
 
 import { isDefaultMetadata, finishConfig, roleWriteBody, CONFIG_SECRET } from './canonical';
 import { secretValue } from './desired';
-import type { DesiredObject, FieldChange, Json } from './model';
+import { sameValue, type DesiredObject, type FieldChange, type Json } from './model';
+import { snapshotFieldSpec } from '../schema/snapshot-fields';
 
 export interface SecretSource {
   salt: string;
@@ -19,7 +23,11 @@ function secretOrClear(d: DesiredObject | undefined, c: FieldChange, src: Secret
 /** auth/<mount>/config: changed fields; metadata back to "default" when it equals the default set. */
 export function configBody(d: DesiredObject | undefined, changes: readonly FieldChange[], src: SecretSource): Record<string, unknown> {
   const body: Record<string, unknown> = {};
+  const defaults = finishConfig({});
   for (const c of changes) {
+    // A new config's fields at their defaults are left out: Vault refuses even default WIF fields
+    // (identity_token_ttl) on editions without plugin identity tokens.
+    if (c.before === undefined && c.field !== CONFIG_SECRET && sameValue(c.after, defaults[c.field])) continue;
     if (c.field === CONFIG_SECRET) body.credentials = secretOrClear(d, c, src);
     else if (c.field === 'iam_metadata' || c.field === 'vm_metadata') body[c.field] = isDefaultMetadata(c.field, c.after) ? 'default' : c.after;
     else if (c.field === 'custom_endpoint') {
@@ -46,13 +54,30 @@ export function roleBody(d: DesiredObject, changes: readonly FieldChange[] | 'al
   return roleWriteBody(picked);
 }
 
-/** Snapshot configs: the full non-secret body always (merge keeps omitted secrets), plus the secrets that change. */
+/**
+ * Snapshot configs: every declared field and every declared secret, on creates and updates alike,
+ * so the write is right whether the server merges or replaces. A field at its default that did not
+ * change is left out (either way the server keeps the default: a pre-1.21 Vault would only warn
+ * about an unknown `autoload_enabled: false`); a secret the declaration dropped is cleared ("").
+ */
 export function snapshotBody(d: DesiredObject, changes: readonly FieldChange[] | 'all', src: SecretSource): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...d.fields };
-  if (changes === 'all') {
-    for (const [field, s] of Object.entries(d.secrets)) body[field] = secretValue(d.id, field, s, src.salt, src.env);
-  } else {
-    for (const c of changes) if (c.sensitive) body[c.field] = secretOrClear(d, c, src);
+  const changed = new Set(changes === 'all' ? [] : changes.map((c) => c.field));
+  const secrets: Record<string, string> = {};
+  for (const [field, s] of Object.entries(d.secrets)) secrets[field] = secretValue(d.id, field, s, src.salt, src.env);
+  if (changes !== 'all') for (const c of changes) if (c.sensitive && c.after === null) secrets[c.field] = '';
+  return completeSnapshotBody(d.fields, changed, secrets);
+}
+
+/**
+ * The complete write of a snapshot config (the CLI's and the Terraform provider's): every canonical
+ * field that is required, not at its default, or changed (`changed`), and every secret given
+ * (values, or "" to clear one the declaration dropped).
+ */
+export function completeSnapshotBody(fields: Readonly<Record<string, Json>>, changed: ReadonlySet<string>, secrets: Readonly<Record<string, string>>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [field, v] of Object.entries(fields)) {
+    const spec = snapshotFieldSpec(field);
+    if (changed.has(field) || spec?.required || field === 'storage_type' || !sameValue(v, spec?.default ?? null)) body[field] = v;
   }
-  return body;
+  return { ...body, ...secrets };
 }

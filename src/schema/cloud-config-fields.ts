@@ -60,3 +60,16 @@ export const CLOUD_CONFIG_VAULT_NAMES: Readonly<Record<string, string>> = Object
 export function rotationConfigured(fields: Readonly<Record<string, unknown>>): boolean {
   return (typeof fields.rotation_period === 'number' && fields.rotation_period > 0) || (typeof fields.rotation_schedule === 'string' && fields.rotation_schedule !== '');
 }
+
+/**
+ * Vault's cross-field rules of the config (path_config.go, pluginidentityutil, automatedrotationutil),
+ * on canonical fields; `hasCredentials` says whether credentials are declared.
+ */
+export function cloudConfigProblems(f: Readonly<Record<string, unknown>>, hasCredentials: boolean): string[] {
+  const out: string[] = [];
+  if (f.identity_token_audience && !f.service_account_email) out.push('service_account_email is required with identity_token_audience (workload identity federation)');
+  if (f.identity_token_audience && hasCredentials) out.push('credentials cannot be set together with identity_token_audience: workload identity federation uses no key');
+  if (f.rotation_schedule && typeof f.rotation_period === 'number' && f.rotation_period > 0) out.push('rotation_schedule and rotation_period are mutually exclusive');
+  if (typeof f.rotation_window === 'number' && f.rotation_window > 0 && !f.rotation_schedule) out.push('rotation_window requires rotation_schedule');
+  return out;
+}

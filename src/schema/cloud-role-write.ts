@@ -53,6 +53,8 @@ export interface RoleWriteOptions {
   /** Mount max lease TTL in seconds (for the period check and capping warnings); 0 = unknown. */
   mountMaxTtl?: number;
   mountDefaultTtl?: number;
+  /** Add the embedded engine's own rules (beyond Vault's); the error says so. */
+  engineRules?: boolean;
 }
 
 const bad = (msg: string) => new ApiError('invalid_request', [msg]);
@@ -209,11 +211,18 @@ export function applyRoleWrite(
 }
 
 /** Whole-role validation (after writes and edits); returns warnings, throws on errors. */
-export function validateRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl'> = {}): string[] {
+export function validateRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {}): string[] {
   const warnings: string[] = [];
-  // "*" means any service account for both role types (Vault ignores it for vm roles).
+  // Vault refuses "*" beside other accounts on iam roles only (path_role.go); on a gce role it
+  // compares "*" literally. The engine treats "*" as any account for both types, so it refuses the
+  // mix on vm roles too, as its own rule.
   if (role.bound_service_accounts.includes('*') && role.bound_service_accounts.length > 1) {
-    throw bad(`cannot provide service account wildcard '*' (for all service accounts) with other service accounts`);
+    if (role.type === 'iam') throw bad(`cannot provide service account wildcard '*' (for all service accounts) with other service accounts`);
+    if (opts.engineRules) {
+      throw bad(
+        `cannot provide service account wildcard '*' (for all service accounts) with other service accounts (a rule of keyward's embedded engine for vm roles; Vault accepts it)`,
+      );
+    }
   }
   if (role.type === 'iam') {
     if (role.bound_service_accounts.length === 0) {

@@ -2,7 +2,7 @@
 // plan, ask (unless --auto-approve or a saved plan), apply with progress, save the record.
 
 import type { VaultClient } from '../../client/vault-client';
-import { applyPlan, type ApplyResult } from '../../reconcile/apply';
+import { ApplyError, applyPlan, type ApplyResult } from '../../reconcile/apply';
 import { desiredFromManifest, type DesiredState } from '../../reconcile/desired';
 import { readLive } from '../../reconcile/live';
 import { hasChanges, type Plan } from '../../reconcile/model';
@@ -31,13 +31,24 @@ export async function executePlan(
   parallelism: number,
 ): Promise<ApplyResult> {
   const progress = process.stderr.isTTY ? ttyProgress(process.stderr) : lineProgress((l) => process.stdout.write(l + '\n'));
-  const result = await applyPlan(client, desired, record, plan, {
-    parallelism,
-    progress,
-    saveRecord: recordPath ? (rec) => saveRecordFile(recordPath, rec) : undefined,
-  });
-  process.stdout.write(applySummary(result));
+  let result: ApplyResult;
+  try {
+    result = await applyPlan(client, desired, record, plan, {
+      parallelism,
+      progress,
+      saveRecord: recordPath ? (rec) => saveRecordFile(recordPath, rec) : undefined,
+    });
+  } catch (e) {
+    if (e instanceof ApplyError) process.stdout.write(serverWarnings(e.result));
+    throw e;
+  }
+  process.stdout.write(serverWarnings(result) + applySummary(result));
   return result;
+}
+
+/** The server's write warnings (Vault's, in keyward's words), as Terraform prints its warnings. */
+function serverWarnings(r: ApplyResult): string {
+  return r.warnings.map((w) => `Warning: ${w.id}: ${w.warning}\n`).join('');
 }
 
 function recordFor(flags: ApplyFlags, fallback: string | undefined): { record: LastApplied; path?: string } {

@@ -59,6 +59,24 @@ export function secretToSend(ctx: KeywardProviderContext, base: AttributePath, f
   return undefined;
 }
 
+/**
+ * The secret value for a complete write (snapshot configs, whose update may replace the stored
+ * object): the declared value whether or not it changed, "" when the declaration dropped a secret
+ * keyward had set, undefined when none was ever declared.
+ */
+export function secretForCompleteWrite(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): string | undefined {
+  const changed = secretToSend(ctx, base, field, config, prior, planned);
+  if (changed !== undefined) return changed;
+  const envName = str(config[`${field}_env`]);
+  if (envName !== undefined) return ctx.env[envName];
+  const wo = str(config[`${field}_wo`]);
+  if (wo !== undefined) return wo;
+  if (config[`${field}_wo_version`] !== null && config[`${field}_wo_version`] !== undefined) {
+    throw diag([...base, `${field}_wo`], `${field}_wo has no value at apply`, `Snapshot configs are written whole on every change, secrets included (Vault may replace the stored object), so ${field}_wo must be set in the configuration at every apply that changes this config.`);
+  }
+  return undefined;
+}
+
 /** Whether the planned secret attributes differ from the prior ones (an update to make). */
 export function secretChanged(field: string, prior: ObjectValue | null, planned: ObjectValue): boolean {
   if (prior === null) return planned[`${field}_env`] !== null || planned[`${field}_wo_version`] !== null;

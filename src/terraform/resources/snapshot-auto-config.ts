@@ -9,7 +9,8 @@ import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-
 import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
 import { secretAttributeNames } from './secret-attributes';
-import { planSecret, secretToSend } from './secrets';
+import { planSecret, secretForCompleteWrite, secretToSend } from './secrets';
+import { completeSnapshotBody } from '../../reconcile/write-bodies';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -92,18 +93,21 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     }
     const config = req.config ?? planned;
     const after = canonical(planned);
-    const changed = !prior || !sameValue(after, canonical(prior));
-    const body: Record<string, unknown> = { ...after };
-    let secretsSent = false;
-    for (const s of SECRETS) {
-      const v = secretToSend(ctx, [], s, config, prior, planned);
-      if (v !== undefined) {
-        body[s] = v;
-        secretsSent = true;
+    const before = prior ? canonical(prior) : undefined;
+    const changedFields = new Set(Object.keys(after).filter((n) => !before || !sameValue(after[n], before[n])));
+    const secretsChanged = SECRETS.some((s) => secretToSend(ctx, [], s, config, prior, planned) !== undefined);
+    const changed = changedFields.size > 0 || secretsChanged;
+    // Written whole: Vault's docs do not say an update merges, so every declared secret goes too.
+    const secrets: Record<string, string> = {};
+    if (changed) {
+      for (const s of SECRETS) {
+        const v = secretForCompleteWrite(ctx, [], s, config, prior, planned);
+        if (v !== undefined) secrets[s] = v;
       }
     }
+    const body = completeSnapshotBody(after, changedFields, secrets);
     try {
-      if (changed || secretsSent) await client.snapshots.write(String(planned.name), body);
+      if (changed) await client.snapshots.write(String(planned.name), body);
     } catch (e) {
       // The server's message names fields, never secret values.
       return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };

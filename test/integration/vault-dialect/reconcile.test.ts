@@ -66,12 +66,15 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   expect(hasChanges(again)).toBe(false);
   expect(again.drift).toEqual([]);
 
-  // Vault-only settings (root rotation, workload identity) set by an operator are never reset.
+  // Root rotation and workload identity settings are managed fields now: set out of band, they
+  // show as changes back to the declared (default) values and are corrected.
   await raw('POST', 'auth/cloud/config', { rotation_period: 86400, disable_automated_rotation: true, service_account_email: 'vault@p.iam.gserviceaccount.com' });
   const changed = seen((await s.apply(stack(localDir, { vmAlias: 'role_id' }))).plan);
-  expect(changed.objects.find((o) => o.id === 'auth/cloud/config')?.changes.map((ch) => ch.field)).toEqual(['vm_alias']);
+  expect(changed.objects.find((o) => o.id === 'auth/cloud/config')?.changes.map((ch) => ch.field).sort()).toEqual(
+    ['disable_automated_rotation', 'rotation_period', 'service_account_email', 'vm_alias'],
+  );
   expect(gcp.config.gce_alias).toBe('role_id');
-  expect(gcp.config).toMatchObject({ rotation_period: 86400, disable_automated_rotation: true, service_account_email: 'vault@p.iam.gserviceaccount.com' });
+  expect(gcp.config).toMatchObject({ rotation_period: 0, disable_automated_rotation: false, service_account_email: '' });
 
   // Drift made on the server in Vault's names is shown in keyward's and corrected.
   await raw('POST', 'auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });

@@ -76,7 +76,7 @@ describe('diff', () => {
 
   test('children of a mount whose type changes are re-created', () => {
     const live = fixtureLive();
-    live.objects.get('auth/cloud')!.fields = mountFields('kubernetes', 'workloads');
+    live.objects.get('auth/cloud')!.fields = mountFields('kubernetes', { description: 'workloads' });
     const r = diff(desired, live, emptyRecord());
     expect(r.objects.find((o) => o.id === 'auth/cloud')!.action).toBe('replace');
     expect(r.objects.find((o) => o.id === 'auth/cloud/role/web')!.action).toBe('create');
@@ -91,7 +91,7 @@ describe('diff', () => {
       });
     const liveWith = (state: 'set' | 'unset', keyId?: string): LiveState => {
       const l = emptyLive();
-      l.objects.set('auth/c', { id: 'auth/c', address: { kind: 'auth-mount', mount: 'c' }, fields: mountFields('cloud', ''), secrets: {}, observed: {} });
+      l.objects.set('auth/c', { id: 'auth/c', address: { kind: 'auth-mount', mount: 'c' }, fields: mountFields('cloud', { description: '' }), secrets: {}, observed: {} });
       l.objects.set('auth/c/config', {
         id: 'auth/c/config',
         address: { kind: 'auth-config', mount: 'c' },

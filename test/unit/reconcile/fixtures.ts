@@ -44,7 +44,7 @@ function live(address: ObjectAddress, fields: LiveObject['fields'], secrets: Liv
 
 export function fixtureLive(): LiveState {
   const objs = [
-    live({ kind: 'auth-mount', mount: 'cloud' }, mountFields('cloud', 'workloads')),
+    live({ kind: 'auth-mount', mount: 'cloud' }, mountFields('cloud', { description: 'workloads' })),
     live({ kind: 'auth-config', mount: 'cloud' }, liveConfigFields({ iam_alias: 'unique_id' }), { credentials: 'set' }, { credentials: 'k1' }),
     // web drifted: token_ttl changed out of band to 60.
     live({ kind: 'role', mount: 'cloud', name: 'web' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: 60, token_policies: ['web'] })),

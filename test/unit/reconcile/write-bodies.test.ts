@@ -47,7 +47,7 @@ test('role: changed fields only (labels as key:value), or everything on create',
   expect(roleBody(role, 'all')).toEqual({ type: 'vm', bound_labels: ['a:1'], token_ttl: 60 });
 });
 
-test('snapshot: full non-secret body, plus only the secrets that change', () => {
+test('snapshot: the complete declared object on every write, every secret included (Vault may replace on update)', () => {
   const snap: DesiredObject = {
     id: 'snapshot/s',
     address: { kind: 'snapshot-config', name: 's' },
@@ -56,7 +56,14 @@ test('snapshot: full non-secret body, plus only the secrets that change', () => 
     immutable: ['storage_type'],
   };
   const env = { K: 'k', T: 't' };
-  expect(snapshotBody(snap, [{ field: 'interval', before: 30, after: 60 }], { salt, env })).toEqual({ storage_type: 'cloudone-store', interval: 60 });
-  expect(snapshotBody(snap, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: '(sensitive)' }], { salt, env })).toEqual({ storage_type: 'cloudone-store', interval: 60, cloudone_session_token: 't' });
+  const all = { storage_type: 'cloudone-store', interval: 60, cloudone_secret_access_key: 'k', cloudone_session_token: 't' };
+  expect(snapshotBody(snap, [{ field: 'interval', before: 30, after: 60 }], { salt, env })).toEqual(all);
+  expect(snapshotBody(snap, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: '(sensitive)' }], { salt, env })).toEqual(all);
+  // A secret the declaration dropped is cleared.
+  const noToken = { ...snap, secrets: { cloudone_secret_access_key: snap.secrets.cloudone_secret_access_key } };
+  expect(snapshotBody(noToken, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: null }], { salt, env })).toEqual({ ...all, cloudone_session_token: '' });
+  // A field at its default that did not change stays out; one changed back to its default goes.
+  const withDefaults = { ...snap, fields: { ...snap.fields, retain: 1, cloudone_endpoint: '' } };
+  expect(snapshotBody(withDefaults, [{ field: 'retain', before: 3, after: 1 }], { salt, env })).toEqual({ ...all, retain: 1 });
   expect(snapshotBody(snap, 'all', { salt, env })).toEqual({ storage_type: 'cloudone-store', interval: 60, cloudone_secret_access_key: 'k', cloudone_session_token: 't' });
 });

@@ -20,7 +20,7 @@ export function roleRoutes(state: CloudState): Route[] {
     const { values } = requestFields(ctx, roleWriteShape);
     delete values.name;
     const existing = await state.role(name);
-    const { role, warnings } = applyRoleWrite(existing, values, { newRoleId: randomUUID() });
+    const { role, warnings } = applyRoleWrite(existing, values, { newRoleId: randomUUID(), engineRules: true });
     await state.saveRole(name, role);
     ctx.warnings.push(...warnings);
     return reply.data(null);
