@@ -8,6 +8,7 @@ import type { ICustomSynthesis } from 'cdktf/lib/synthesize/synthesizer';
 import type { IConstruct } from 'constructs';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { synthError } from './synth-error';
 
 export type CdkLibrary = 'cdktf' | 'cdktn';
 
@@ -41,7 +42,7 @@ function resolveFrom(lib: string): string | undefined {
 function load(): { lib: CdkLibrary; cdk: typeof Cdk; addCustomSynthesis: (c: IConstruct, s: ICustomSynthesis) => void } {
   const lib = preferredLibrary(process.cwd(), (l) => resolveFrom(l) !== undefined);
   const entry = resolveFrom(lib);
-  if (!entry) throw new Error('keyward/constructs needs cdktf (>= 0.21) or cdktn (>= 0.24) installed in the app: npm install cdktn (or cdktf)');
+  if (!entry) throw synthError(new Error('keyward/constructs needs cdktf (>= 0.21) or cdktn (>= 0.24) installed in the app: npm install cdktn (or cdktf)'));
   const cdk = require(entry) as typeof Cdk;
   // Not exported from the package root in either library (main is lib/index.js); the stack synthesizer calls it for custom files.
   const synth = require(join(dirname(entry), 'synthesize', 'synthesizer')) as {

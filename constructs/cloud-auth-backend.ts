@@ -177,7 +177,14 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
   /** Mount path (no slashes at either end). */
   readonly path: string;
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * The mount's accessor (`auth_cloud_…`), as a Terraform token resolved at apply: pass it to
+   * whatever needs the mount's identity (entity aliases, ACL templates, outputs).
+   * @attribute
+   */
+  readonly accessor: string;
   private readonly props: CloudAuthBackendProps;
+  private readonly resource: KeywardResource;
   private readonly credentials?: SecretBinding;
   private readonly roles: RoleContributor[] = [];
   /** Roles by lower-cased name: the clash check stays constant-time at 10,000 roles. */
@@ -203,7 +210,13 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     this.credentials = credentials;
     props.server._addAuthBackend(this);
-    new KeywardResource(this, 'resource', 'keyward_cloud_auth_backend', () => this.resourceAttributes());
+    this.resource = new KeywardResource(this, 'resource', 'keyward_cloud_auth_backend', () => this.resourceAttributes());
+    this.accessor = this.resource.getStringAttribute('accessor');
+  }
+
+  /** @internal the role_id of a role of this backend, as a token (roles are nested in the backend's resource). */
+  _roleIdAttribute(roleName: string): string {
+    return this.resource.getStringAttribute(`roles[${JSON.stringify(roleName.toLowerCase())}].role_id`);
   }
 
   /** @internal called by CloudAuthRole: the path of a role already using this name, if any. */

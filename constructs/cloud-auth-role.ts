@@ -156,6 +156,12 @@ export class CloudAuthRole extends Construct {
   readonly backend: CloudAuthBackend;
   readonly roleName: string;
   readonly type: 'iam' | 'vm';
+  /**
+   * The role's `role_id`, as a Terraform token resolved at apply (a new one whenever the role is
+   * recreated: renamed or retyped).
+   * @attribute
+   */
+  readonly roleId: string;
   private readonly props: CloudAuthRoleProps;
 
   constructor(scope: Construct, id: string, props: CloudAuthRoleProps) {
@@ -169,6 +175,7 @@ export class CloudAuthRole extends Construct {
     const clash = backendOk ? props.backend._roleClash(this.roleName) : undefined;
     validateAll(this, 'CloudAuthRole', { props, roleName: this.roleName, backendOk, clash }, cloudAuthRoleRules);
     props.backend._addRole(this);
+    this.roleId = props.backend._roleIdAttribute(this.roleName);
   }
 
   /** @internal the manifest entry */

@@ -10,6 +10,8 @@ import { dirname, join } from 'node:path';
 
 export const PROVIDER_SOURCE = 'keyward/keyward';
 export const PROVIDER_HOSTNAME = 'registry.terraform.io';
+/** OpenTofu resolves `keyward/keyward` to its own registry's hostname. */
+export const OPENTOFU_HOSTNAME = 'registry.opentofu.org';
 const PROVIDER_BIN = 'bin/terraform-provider-keyward.js';
 
 /**
@@ -52,9 +54,15 @@ function fromPath() {
 }
 const pkg = fromWorkingDirectory() || fromPath();
 if (!pkg) {
-  process.stderr.write('terraform-provider-keyward: cannot find the keyward package from ' + process.cwd() +
-    ' upward (node_modules/keyward) or on PATH; install it in the project: npm install keyward\\n');
-  process.exit(1);
+  const why = "keyward's Terraform provider cannot start: the keyward package is not installed (looked for node_modules/keyward from " +
+    process.cwd() + ' upward, and beside the keyward command on PATH). keyward is not on the public npm registry (npm install keyward answers 404): ' +
+    'in a keyward checkout run npm install && npm pack, then in this project run npm install <checkout>/keyward-<version>.tgz (or install it globally), then run terraform again.';
+  process.stderr.write('terraform-provider-keyward: ' + why + '\\n');
+  if (!process.env.TF_PLUGIN_MAGIC_COOKIE) process.exit(1);
+  // Started by Terraform: it shows a plugin's stderr only in debug logs, but it quotes the first
+  // line the plugin prints instead of its handshake. Stay up until Terraform has read it.
+  process.stdout.write(why + '\\n', () => setTimeout(() => process.exit(1), 5000));
+  return;
 }
 require(path.join(pkg, BIN));
 `;
@@ -78,13 +86,13 @@ export function packageVersion(): string {
 }
 
 /** Path of the launcher inside a plugin directory (a local mirror in Terraform's unpacked layout). */
-export function launcherPath(pluginDir: string, version: string = packageVersion(), platform: string = terraformPlatform()): string {
-  return join(pluginDir, PROVIDER_HOSTNAME, PROVIDER_SOURCE, version, platform, `terraform-provider-keyward_v${version}`);
+export function launcherPath(pluginDir: string, version: string = packageVersion(), platform: string = terraformPlatform(), hostname: string = PROVIDER_HOSTNAME): string {
+  return join(pluginDir, hostname, PROVIDER_SOURCE, version, platform, `terraform-provider-keyward_v${version}`);
 }
 
-/** Writes the launcher (mode 0755) under pluginDir; returns its path. Rewrites only when the bytes differ. */
-export function writeLauncher(pluginDir: string, version?: string, platform?: string): string {
-  const file = launcherPath(pluginDir, version, platform);
+/** Writes the launcher (mode 0755) under pluginDir (for one registry hostname); returns its path. Rewrites only when the bytes differ. */
+export function writeLauncher(pluginDir: string, version?: string, platform?: string, hostname?: string): string {
+  const file = launcherPath(pluginDir, version, platform, hostname);
   mkdirSync(dirname(file), { recursive: true });
   if (!existsSync(file) || readFileSync(file, 'utf8') !== LAUNCHER_SCRIPT) writeFileSync(file, LAUNCHER_SCRIPT, { mode: 0o755 });
   chmodSync(file, 0o755);

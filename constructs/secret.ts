@@ -5,6 +5,7 @@
 
 import { Construct } from 'constructs';
 import { createHash } from 'node:crypto';
+import { synthError } from './synth-error';
 import { DefaultTokenResolver, StringConcat, TerraformStack, TerraformVariable, Token, Tokenization, type TerraformVariableType } from './cdk';
 
 /**
@@ -36,9 +37,9 @@ const explicitNames = new Map<string, string>();
  * would otherwise mean "reset to the server default".
  */
 export function secretFromEnv(name: string): SecretString {
-  if (!ENV_NAME.test(name)) throw new Error(`secretFromEnv: ${JSON.stringify(name)} is not an environment variable name`);
+  if (!ENV_NAME.test(name)) throw synthError(new Error(`secretFromEnv: ${JSON.stringify(name)} is not an environment variable name`));
   const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set: export it in the shell that runs cdktf (it holds a secret keyward passes to the server)`);
+  if (value === undefined || value === '') throw synthError(new Error(`${name} is not set: export it in the shell that runs cdktf (it holds a secret keyward passes to the server)`));
   explicitNames.set(value, name);
   return value;
 }

@@ -3,6 +3,7 @@
 
 import { TerraformStack, Token, type TerraformStackType } from './cdk';
 import { Construct } from 'constructs';
+import { synthError } from './synth-error';
 
 /** One rule: returns the problems it finds in the props (empty when the props pass). */
 export interface ValidationRule<P> {
@@ -32,7 +33,7 @@ export class KeywardValidationError extends Error {
 /** Runs every rule and throws one error listing all problems, or returns quietly. */
 export function validateAll<P>(scope: Construct, className: string, props: P, rules: readonly ValidationRule<P>[]): void {
   const problems = rules.flatMap((r) => r.check(props, scope));
-  if (problems.length > 0) throw new KeywardValidationError(scope.node.path, className, problems);
+  if (problems.length > 0) throw synthError(new KeywardValidationError(scope.node.path, className, problems));
 }
 
 /** True when a value still holds an unresolved Terraform token (such values are not validated). */

@@ -1,6 +1,7 @@
 // `npm start`: a guided local run, offline. Starts the embedded engine and the cloud emulator,
 // deploys examples/basic (cdktf + terraform when terraform is installed, else `keyward apply
-// --app`), logs in once with an emulator-minted JWT, takes a snapshot, and says how to continue.
+// --app`), logs in once with an emulator-minted JWT, logs in again through a keyless mount
+// (workload identity federation), takes a snapshot, and says how to continue.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
-import { sampleDescription } from '../src/cloud-emulator/sample';
+import { SAMPLE_ENGINE_ISSUER, SAMPLE_KEYLESS_AUDIENCE, sampleDescription } from '../src/cloud-emulator/sample';
 import { startEngine } from '../src/engine/engine';
 
 const REPO = resolve(__dirname, '..');
@@ -19,7 +20,7 @@ const DEPLOYER = 'keyward@ops-project.iam.gserviceaccount.com';
 const APP_ACCOUNT = 'app@demo-project.iam.gserviceaccount.com';
 
 const say = (s = '') => process.stdout.write(`${s}\n`);
-const step = (n: number, s: string) => say(`\n[${n}/5] ${s}`);
+const step = (n: number, s: string) => say(`\n[${n}/6] ${s}`);
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((ok, fail) => {
@@ -50,8 +51,11 @@ async function main(): Promise<void> {
   mkdirSync(snapshotDir);
 
   step(1, 'Starting the cloud emulator and the embedded engine');
-  const emulator = await startCloudEmulator({ description: sampleDescription, host: '127.0.0.1', port: 0 });
   const engine = await startEngine({ dev: true, listen: '127.0.0.1:0', edition: 'enterprise', dataDir: join(work, 'data'), logLevel: 'warn' });
+  // The sample's workload identity pool trusts an engine on :8200; this run's engine is elsewhere.
+  const issuer = `${engine.url}/v1/identity/oidc/plugins`;
+  const description = JSON.parse(JSON.stringify(sampleDescription).replaceAll(SAMPLE_ENGINE_ISSUER, issuer)) as unknown;
+  const emulator = await startCloudEmulator({ description, host: '127.0.0.1', port: 0 });
   const rootToken = engine.rootToken ?? '';
   try {
     say(`  cloud emulator  ${emulator.url}  (${emulator.description.serviceAccounts.length} service accounts, ${emulator.description.instances.length} instances)`);
@@ -99,7 +103,26 @@ async function main(): Promise<void> {
     say(`  policies ${JSON.stringify(auth.policies)}, ttl ${auth.lease_duration}s, renewable ${auth.renewable}`);
     say(`  lookup-self with the new token: ${self.status === 200 ? 'ok' : `failed (${self.status})`}, entity ${auth.entity_id ?? '-'}`);
 
-    step(4, 'Taking a snapshot of the whole store');
+    step(4, 'Logging in through a keyless mount: workload identity federation, no key anywhere');
+    const ep = emulator.url;
+    await call(engine.url, 'POST', 'sys/auth/keyless', rootToken, { type: 'cloud', description: 'workload identity federation' });
+    const kcfg = await call(engine.url, 'POST', 'auth/keyless/config', rootToken, {
+      service_account_email: DEPLOYER,
+      identity_token_audience: SAMPLE_KEYLESS_AUDIENCE,
+      custom_endpoint: { api: ep, iam: ep, crm: ep, compute: ep, sts: ep, iamcredentials: ep },
+    });
+    if (kcfg.status >= 300) throw new Error(`keyless config failed (${kcfg.status}): ${JSON.stringify(kcfg.json)}`);
+    await call(engine.url, 'POST', 'auth/keyless/role/app', rootToken, { type: 'iam', bound_service_accounts: APP_ACCOUNT, token_policies: 'app' });
+    const klogin = await call(engine.url, 'POST', 'auth/keyless/login', undefined, { role: 'app', jwt: emulator.mintServiceAccountJwt({ account: APP_ACCOUNT, audience: 'vault/app' }) });
+    if (klogin.status !== 200) throw new Error(`keyless login failed (${klogin.status}): ${JSON.stringify(klogin.json)}`);
+    const stored = (await call(engine.url, 'GET', 'auth/keyless/config', rootToken)).json.data;
+    say(`  auth/keyless/config: service_account_email ${stored.service_account_email}, private_key_id ${stored.private_key_id ?? '(none: no key stored)'}`);
+    say(`  POST auth/keyless/login -> token ${klogin.json.auth.client_token.slice(0, 8)}…, policies ${JSON.stringify(klogin.json.auth.policies)}`);
+    const exchanged = emulator.records.exchanges.filter((e) => e.ok).length;
+    const impersonated = emulator.records.impersonations.filter((e) => e.ok).length;
+    say(`  the emulator verified ${exchanged} plugin identity token(s) against ${issuer}/.well-known/keys and let ${impersonated} federated principal(s) impersonate ${DEPLOYER}`);
+
+    step(5, 'Taking a snapshot of the whole store');
     const file = join(work, 'keyward.snap');
     const res = await request(`${engine.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': rootToken } });
     if (res.statusCode !== 200) throw new Error(`snapshot failed (${res.statusCode}): ${await res.body.text()}`);
@@ -107,7 +130,7 @@ async function main(): Promise<void> {
     const size = statSync(file).size;
     say(`  GET sys/storage/raft/snapshot -> ${file} (${size} bytes)`);
 
-    step(5, 'Done. Everything ran on 127.0.0.1 and has been stopped. To continue yourself:');
+    step(6, 'Done. Everything ran on 127.0.0.1 and has been stopped. To continue yourself:');
     say(`
   # terminal 1: the engine and the identity provider
   npx keyward server --dev --root-token root
@@ -121,6 +144,7 @@ async function main(): Promise<void> {
   npx cdktf diff                            # after editing main.ts: what would change (drift included)
   npx keyward plan --dir cdktf.out          # the same, without Terraform
   npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
+  # keyless auth: the sample's workload identity pool trusts the engine on 127.0.0.1:8200 (README: "Keyless cloud auth")
 
   Work files of this run: ${work}`);
   } finally {

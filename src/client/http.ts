@@ -1,10 +1,14 @@
 // The HTTP core of the typed client: one request function over an undici dispatcher (keep-alive),
 // Vault's headers and envelope, retries with exponential backoff and full jitter on 429, 5xx and
-// connection failures, and VaultClientError for everything else.
+// connection failures, a per-attempt timeout, cancellation through an AbortSignal, redirects
+// followed as Vault's client follows them, and VaultClientError for everything else.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { VaultClientError, isRetryableStatus } from './errors';
 import { createDispatcher, defaultRetryPolicy, type ClientSettings, type RetryPolicy } from './options';
+import { followRedirect, type Hop } from './redirects';
+import { DEFAULT_TIMEOUT_MS, formatTimeout } from './time-bounds';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'LIST';
 
@@ -53,6 +57,7 @@ export class HttpClient {
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly hooks: ClientHooks;
+  private readonly signal?: AbortSignal;
   /** The server's error texts in keyward's words (set once the dialect is known). */
   protected errorTexts: (errors: string[]) => string[] = (e) => e;
 
@@ -61,19 +66,30 @@ export class HttpClient {
     this.token = settings.token;
     this.namespace = settings.namespace || undefined;
     this.retry = { ...defaultRetryPolicy, ...settings.retry };
-    this.timeoutMs = settings.timeoutMs ?? 30_000;
+    this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.signal = settings.signal;
     this.hooks = hooks;
     this.ownsDispatcher = !dispatcher;
-    this.dispatcher = dispatcher ?? createDispatcher(settings);
+    this.dispatcher = dispatcher ?? createDispatcher({ ...settings, timeoutMs: this.timeoutMs });
   }
 
   /** Sends one request (with retries). `allow` lists non-2xx statuses returned instead of thrown. */
   async request(method: Method, path: string, body?: unknown, opts: RequestOptions = {}): Promise<RawResponse> {
     const allow = opts.allow ?? [];
     const p = path.replace(/^\/+/, '');
+    const fail = (status: number, body: unknown, attempt: number, cause?: unknown) =>
+      new VaultClientError(status, method, p, this.errorTexts(errorsOf(body)), attempt, {
+        cause,
+        address: this.displayAddress(),
+        waited: cause === undefined ? undefined : this.waitedFor(cause),
+        maxAttempts: this.retry.attempts,
+        cancelled: this.signal?.aborted,
+        noToken: !this.token,
+      });
     let attempt = 0;
     for (;;) {
       attempt++;
+      if (this.signal?.aborted) throw fail(0, undefined, attempt - 1, this.signal.reason);
       let res: RawResponse | undefined;
       let cause: unknown;
       try {
@@ -83,42 +99,78 @@ export class HttpClient {
       }
       const status = res?.status ?? 0;
       if (res && (status < 300 || allow.includes(status))) return res;
-      if (!isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
-        throw new VaultClientError(status, method, p, this.errorTexts(errorsOf(res?.body)), attempt, cause ? { cause } : undefined);
+      if (this.signal?.aborted || !isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
+        throw fail(status, res?.body, attempt, cause);
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
       const delayMs = Math.round((this.hooks.random ?? Math.random)() * ceiling);
       this.hooks.onRetry?.({ method, path: p, attempt, status, delayMs });
-      await (this.hooks.sleep ?? defaultSleep)(delayMs);
+      try {
+        await (this.hooks.sleep ? abortable(this.hooks.sleep(delayMs), this.signal) : sleep(delayMs, undefined, { signal: this.signal }));
+      } catch (e) {
+        throw fail(status, res?.body, attempt, e);
+      }
     }
   }
 
-  private async once(method: Method, path: string, body: unknown, root: boolean): Promise<RawResponse> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.token) headers['x-vault-token'] = this.token;
-    if (this.namespace && !root) headers['x-vault-namespace'] = this.namespace;
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
-      headers['content-type'] = 'application/json';
-    }
-    const res = await this.dispatcher.request({
-      origin: this.address,
-      path: `/v1/${path}`,
-      method,
-      headers,
-      body: payload,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
-    const text = await res.body.text();
-    if (text.trim() === '') return { status: res.statusCode, body: undefined };
+  /** The address as errors show it: no user or password. */
+  private displayAddress(): string {
     try {
-      return { status: res.statusCode, body: JSON.parse(text) };
+      const u = new URL(this.address);
+      u.username = '';
+      u.password = '';
+      return u.toString().replace(/\/+$/, '');
     } catch {
-      // A truncated or non-JSON body from a proxy: a 2xx we cannot read is a failed exchange.
-      if (res.statusCode < 300) throw new Error(`unreadable response body (${text.length} bytes)`);
-      return { status: res.statusCode, body: { errors: [text.slice(0, 200)] } };
+      return this.address;
+    }
+  }
+
+  /** What an attempt that got no response waited for, from undici's timeout codes. */
+  private waitedFor(cause: unknown): string | undefined {
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    const t = formatTimeout(this.timeoutMs);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') return `no response headers within ${t}`;
+    if (code === 'UND_ERR_BODY_TIMEOUT') return `the response body stalled for ${t}`;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection within ${t}`;
+    return undefined;
+  }
+
+  private async once(method: Method, path: string, body: unknown, root: boolean): Promise<RawResponse> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const start = new URL(this.address);
+    // An address with a path (a proxy's prefix) keeps it, as Vault's client joins it with /v1/.
+    let hop: Hop = { origin: start.origin, path: `${start.pathname.replace(/\/+$/, '')}/v1/${path}`, sameScheme: true };
+    for (let redirects = 0; ; redirects++) {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      // The token goes to the configured server and to redirect targets of the same scheme only.
+      if (this.token && hop.sameScheme) headers['x-vault-token'] = this.token;
+      if (this.namespace && !root) headers['x-vault-namespace'] = this.namespace;
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      const res = await this.dispatcher.request({
+        origin: hop.origin,
+        path: hop.path,
+        method,
+        headers,
+        body: payload,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: this.signal,
+      });
+      const text = await res.body.text();
+      if (res.statusCode === 307 || res.statusCode === 308) {
+        const next = followRedirect(start, hop, res.headers.location, redirects);
+        if ('refused' in next) return { status: res.statusCode, body: { errors: [next.refused] } };
+        hop = next;
+        continue;
+      }
+      if (text.trim() === '') return { status: res.statusCode, body: undefined };
+      try {
+        return { status: res.statusCode, body: JSON.parse(text) };
+      } catch {
+        // A truncated or non-JSON body from a proxy: a 2xx we cannot read is a failed exchange.
+        if (res.statusCode < 300) throw new Error(`unreadable response body (${text.length} bytes)`);
+        return { status: res.statusCode, body: { errors: [text.slice(0, 200)] } };
+      }
     }
   }
 
@@ -140,4 +192,22 @@ function isTlsFailure(e: unknown): boolean {
   return typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code);
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A wait that ends early (rejecting) when the signal aborts. */
+function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wait;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    wait.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,9 +1,11 @@
 // Client settings from Vault's environment conventions (VAULT_ADDR, VAULT_TOKEN, VAULT_NAMESPACE,
-// VAULT_CACERT, VAULT_SKIP_VERIFY) with explicit values taking precedence, and the retry policy.
+// VAULT_CACERT, VAULT_SKIP_VERIFY, VAULT_CLIENT_TIMEOUT, VAULT_MAX_RETRIES) with explicit values
+// taking precedence, and the retry policy.
 
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
 export interface RetryPolicy {
   /** Total attempts per request, the first one included. */
@@ -13,7 +15,9 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 8, baseDelayMs: 50, maxDelayMs: 4000 };
+// Vault's client: 2 retries, waits between 1 s and 1.5 s. Full jitter below a doubling ceiling here
+// (concurrent role writes that meet a 429 spread out instead of returning together).
+export const defaultRetryPolicy: RetryPolicy = { attempts: DEFAULT_MAX_RETRIES + 1, baseDelayMs: 500, maxDelayMs: 1500 };
 
 export interface ClientSettings {
   address: string;
@@ -24,8 +28,10 @@ export interface ClientSettings {
   /** Disable certificate verification (testing only). */
   tlsSkipVerify?: boolean;
   retry?: Partial<RetryPolicy>;
-  /** Per-attempt timeout for headers and body. */
+  /** Per-attempt timeout for the connection, the response headers and each body read (default 10 s). */
   timeoutMs?: number;
+  /** Aborts every request in flight and every later one (Terraform's StopProvider). */
+  signal?: AbortSignal;
   /** Concurrent connections to the server (keep-alive pool size). */
   connections?: number;
   /** Which names the server speaks: keyward's (the seed) or Vault's; undefined = detect from sys/health. */
@@ -41,6 +47,10 @@ export interface SettingsOverrides {
   caFile?: string;
   tlsSkipVerify?: boolean;
   dialect?: ServerDialect;
+  /** Per-attempt timeout (ms); default VAULT_CLIENT_TIMEOUT, then 10 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt; default VAULT_MAX_RETRIES, then 2. */
+  maxRetries?: number;
 }
 
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
@@ -55,6 +65,7 @@ export function settingsFromEnv(
   manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {},
 ): ClientSettings {
   const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
+  const fromEnv = timeBoundsFromEnv(env);
   return {
     address,
     token: overrides.token ?? env.VAULT_TOKEN,
@@ -62,6 +73,8 @@ export function settingsFromEnv(
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
     dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,
+    timeoutMs: overrides.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: { attempts: (overrides.maxRetries ?? fromEnv.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
   };
 }
 
@@ -77,6 +90,7 @@ export function createDispatcher(s: ClientSettings): Dispatcher {
   const connect: Record<string, unknown> = {};
   if (s.caFile) connect.ca = readFileSync(s.caFile);
   if (s.tlsSkipVerify) connect.rejectUnauthorized = false;
+  connect.timeout = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Agent({
     connect,
     keepAliveTimeout: 30_000,

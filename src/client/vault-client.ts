@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { HttpClient, type ClientHooks, type Envelope, type RequestOptions } from './http';
 import type { ClientSettings, ServerDialect } from './options';
+import { VaultClientError } from './errors';
 import { SysAuthApi } from './sys-auth';
 import { CloudAuthApi } from './cloud-auth';
 import { SnapshotApi } from './snapshots';
@@ -65,7 +66,9 @@ export class VaultClient extends HttpClient {
       let info: ServerInfo;
       try {
         info = await this.serverInfo();
-      } catch {
+      } catch (e) {
+        // A server that does not answer stays an error (a second request would wait as long again).
+        if (VaultClientError.is(e) && e.status === 0) throw e;
         info = { dialect: 'vault', version: 'of unknown version' };
       }
       if (info.enterprise) return;

@@ -2,8 +2,35 @@
 // accounts, instances and instance groups. Parsed with zod and checked for dangling references.
 
 import { z } from 'zod';
+import { parseAttributeCondition } from './attribute-condition';
 
 const parentRef = z.string().regex(/^(organizations|folders)\/\d+$/, 'parent must be "organizations/<id>" or "folders/<id>"');
+
+const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'provider id: 4-32 lower-case letters, digits or "-"'),
+    /** OIDC issuer; its discovery document and keys are fetched over HTTP at each exchange. */
+    issuerUri: z.string().url(),
+    /** Accepted `aud` values; empty = the provider's own resource name (https: or // form). */
+    allowedAudiences: z.array(z.string().min(1)).default([]),
+    /** A CEL subset on the subject: assertion.sub ==/!= "x", .startsWith("x"), .endsWith("x"), joined by && and ||. */
+    attributeCondition: z.string().optional(),
+    disabled: z.boolean().default(false),
+  })
+  .strict();
+
+/** Google's REST field names (workloadIdentityPoolId, workloadIdentityPoolProviderId) as aliases. */
+function renameKey(v: unknown, from: string, to: string): unknown {
+  if (!v || typeof v !== 'object' || !(from in v) || to in v) return v;
+  const { [from]: value, ...rest } = v as Record<string, unknown>;
+  return { ...rest, [to]: value };
+}
+
+function flattenOidc(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || !('oidc' in v)) return v;
+  const { oidc, ...rest } = v as Record<string, unknown>;
+  return oidc && typeof oidc === 'object' ? { ...rest, ...(oidc as Record<string, unknown>) } : v;
+}
 
 export const descriptionSchema = z
   .object({
@@ -16,6 +43,8 @@ export const descriptionSchema = z
             id: z.string().min(1),
             number: z.string().regex(/^\d+$/),
             parent: parentRef.optional(),
+            /** Project-level IAM policy; roles/iam.workloadIdentityUser here covers every account in the project. */
+            bindings: z.array(z.object({ role: z.string().min(1), members: z.array(z.string().min(1)) }).strict()).default([]),
           })
           .strict(),
       )
@@ -33,6 +62,8 @@ export const descriptionSchema = z
             deleted: z.boolean().default(false),
             /** How many user-managed keys to generate (their ids are listed in the key metadata). */
             keys: z.number().int().min(0).max(10).default(1),
+            /** IAM policy on the account, e.g. roles/iam.workloadIdentityUser for federated principals. */
+            bindings: z.array(z.object({ role: z.string().min(1), members: z.array(z.string().min(1)) }).strict()).default([]),
           })
           .strict(),
       )
@@ -69,12 +100,31 @@ export const descriptionSchema = z
           .refine((g) => (g.zone === undefined) !== (g.region === undefined), 'an instance group has exactly one of zone or region'),
       )
       .default([]),
+    workloadIdentityPools: z
+      .array(
+        z.preprocess(
+          (v) => renameKey(v, 'workloadIdentityPoolId', 'id'),
+          z
+            .object({
+              /** Project id or number (the number names the pool, as in Google's resource names). */
+              project: z.string(),
+              id: z.string().regex(/^[a-z0-9-]{4,32}$/, 'pool id: 4-32 lower-case letters, digits or "-"'),
+              disabled: z.boolean().default(false),
+              // Google's REST shape nests issuerUri and allowedAudiences under `oidc`; both are accepted.
+              providers: z.array(z.preprocess((v) => flattenOidc(renameKey(v, 'workloadIdentityPoolProviderId', 'id')), providerSchema)).default([]),
+            })
+            .strict(),
+        ),
+      )
+      .default([]),
   })
   .strict();
 
 export type Description = z.output<typeof descriptionSchema>;
 export type DescribedServiceAccount = Description['serviceAccounts'][number];
 export type DescribedInstance = Description['instances'][number];
+export type DescribedPool = Description['workloadIdentityPools'][number];
+export type DescribedProvider = DescribedPool['providers'][number];
 
 /** Parses and cross-checks a description; throws an Error listing every problem. */
 export function parseDescription(input: unknown): Description {
@@ -102,6 +152,19 @@ export function parseDescription(input: unknown): Description {
   for (const g of d.instanceGroups) {
     for (const n of g.instances) {
       if (!d.instances.some((i) => i.name === n && i.project === g.project)) problems.push(`instance group ${g.name}: unknown instance ${n}`);
+    }
+  }
+  for (const pool of d.workloadIdentityPools) {
+    // A pool's project may be named by its number, as Google's resource names do.
+    pool.project = d.projects.find((p) => p.number === pool.project)?.id ?? pool.project;
+    if (!projects.has(pool.project)) problems.push(`workload identity pool ${pool.id}: unknown project ${pool.project}`);
+    for (const p of pool.providers) {
+      if (p.attributeCondition === undefined) continue;
+      try {
+        parseAttributeCondition(p.attributeCondition);
+      } catch (e) {
+        problems.push(`provider ${pool.id}/${p.id}: ${(e as Error).message}`);
+      }
     }
   }
   if (problems.length > 0) throw new Error(`invalid cloud emulator description: ${problems.join('; ')}`);

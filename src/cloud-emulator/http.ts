@@ -16,6 +16,59 @@ export class HttpError extends Error {
   }
 }
 
+/** Refusals of the Security Token Service, in OAuth's shape (error + error_description) as Google's. */
+export class OAuthError extends HttpError {
+  constructor(
+    readonly code: string,
+    description: string,
+    status = 400,
+  ) {
+    super(status, description);
+  }
+}
+
+/** One STS exchange the emulator answered (refused ones too); never the tokens. */
+export interface ExchangeRecord {
+  at: number;
+  /** The provider's resource name the audience named (or the raw audience when unknown). */
+  audience: string;
+  /** The subject token's `sub`, when it could be read. */
+  subject?: string;
+  ok: boolean;
+  error?: string;
+}
+
+/** One generateAccessToken call (refused ones too). */
+export interface ImpersonationRecord {
+  at: number;
+  principal: string;
+  serviceAccount: string;
+  ok: boolean;
+  error?: string;
+}
+
+/** A federated access token the STS issued. */
+export interface FederatedToken {
+  principal: string;
+  /** principalSet://…/workloadIdentityPools/<pool>/* */
+  poolSet: string;
+  expires: number;
+}
+
+/** IAM key administration calls (create, delete), for tests that assert rotation happened. */
+export interface KeyEventRecord {
+  at: number;
+  action: 'create' | 'delete';
+  serviceAccount: string;
+  kid: string;
+}
+
+export interface EmulatorRecords {
+  exchanges: ExchangeRecord[];
+  impersonations: ImpersonationRecord[];
+  keyEvents: KeyEventRecord[];
+}
+
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -51,7 +104,14 @@ export interface EmulatorScope {
   liveAccount(id: string): DescribedServiceAccount;
   /** Whether a key was deleted at the provider (gone from the key documents). */
   keyDeleted(kid: string): boolean;
-  issueToken(email: string): { access_token: string; expires_in: number; token_type: string };
+  /** Deletes a key at the provider (key documents and the token endpoint stop accepting it). */
+  deleteKey(kid: string): void;
+  issueToken(email: string, lifetimeSeconds?: number): { access_token: string; expires_in: number; token_type: string };
+  /** Federated tokens issued by the STS (accepted only by generateAccessToken). */
+  federated: Map<string, FederatedToken>;
+  records: EmulatorRecords;
+  /** Where key files' token_uri points (this emulator's /token). */
+  tokenUri(): string;
   /** Throws 401 unless the request carries a bearer token this emulator issued (when auth is on). */
   checkAuth(req: IncomingMessage): void;
 }

@@ -29,7 +29,7 @@ export interface EmulatorKeys {
   accounts: Map<string, AccountKeys>;
 }
 
-async function newKey(commonName: string, notBefore: Date): Promise<SigningKey> {
+export async function newKey(commonName: string, notBefore: Date): Promise<SigningKey> {
   const { privateKey, publicKey } = await generate('rsa', { modulusLength: 2048 });
   const kid = randomBytes(20).toString('hex');
   const certPem = selfSignedCertificate(privateKey, publicKey, { commonName, serial: randomBytes(8), notBefore, days: 3650 });

@@ -30,7 +30,7 @@ export function identityRoutes(x: EmulatorScope): EmulatorRoute[] {
         const sa = x.liveAccount(String(a.payload.iss ?? ''));
         if (sa.disabled) throw new HttpError(400, 'invalid_grant: account disabled');
         const key = x.keys.accounts.get(sa.email)!.user.find((k) => k.kid === a.header.kid);
-        if (!key || a.header.alg !== 'RS256' || !cryptoVerify('RSA-SHA256', Buffer.from(a.input), key.publicKey, a.sig)) {
+        if (!key || x.keyDeleted(key.kid) || a.header.alg !== 'RS256' || !cryptoVerify('RSA-SHA256', Buffer.from(a.input), key.publicKey, a.sig)) {
           throw new HttpError(400, 'invalid_grant: Invalid JWT Signature.');
         }
         if (typeof a.payload.exp !== 'number' || a.payload.exp < x.now() / 1000 - 60) throw new HttpError(400, 'invalid_grant: expired assertion');

@@ -8,9 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { parseDescription, type DescribedInstance, type Description } from './description';
 import { generateKeys, keyFile, type EmulatorKeys, type ServiceAccountKeyFile } from './keys';
 import { findAccount, mintInstanceToken, mintServiceAccountJwt, type MintInstanceOptions, type MintServiceAccountOptions } from './mint';
-import { HttpError, readBody, type EmulatorRoute, type EmulatorScope } from './http';
+import { HttpError, OAuthError, readBody, type EmulatorRecords, type EmulatorRoute, type EmulatorScope, type FederatedToken } from './http';
 import { identityRoutes } from './routes-identity';
 import { computeRoutes } from './routes-compute';
+import { federationRoutes } from './routes-federation';
+import { keyRoutes } from './routes-keys';
 
 export interface CloudEmulatorOptions {
   description: unknown;
@@ -36,6 +38,10 @@ export interface CloudEmulator {
   keys: EmulatorKeys;
   /** Requests served, per route name (for cache tests). */
   counts: Record<string, number>;
+  /** STS exchanges, impersonations and key creations/deletions seen (no tokens). */
+  records: EmulatorRecords;
+  /** Live user-managed key ids of an account, as the IAM keys list shows them. */
+  listKeyIds(account: string): string[];
   /** A service-account key file whose token_uri points at this emulator. */
   keyFile(account: string, keyIndex?: number): ServiceAccountKeyFile;
   mintServiceAccountJwt(o: MintServiceAccountOptions): string;
@@ -71,11 +77,13 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     if (!sa || sa.deleted) throw new HttpError(404, `Unknown service account ${decodeURIComponent(id)}`);
     return sa;
   };
-  const issueToken = (email: string) => {
+  const issueToken = (email: string, lifetimeSeconds = 3600) => {
     const t = `ya29.emu-${randomBytes(24).toString('base64url')}`;
-    tokens.set(t, { email, expires: now() + 3600_000 });
-    return { access_token: t, expires_in: 3599, token_type: 'Bearer' };
+    tokens.set(t, { email, expires: now() + lifetimeSeconds * 1000 });
+    return { access_token: t, expires_in: lifetimeSeconds - 1, token_type: 'Bearer' };
   };
+  const federated = new Map<string, FederatedToken>();
+  const records: EmulatorRecords = { exchanges: [], impersonations: [], keyEvents: [] };
   const checkAuth = (req: IncomingMessage) => {
     if (!requireAuth) return;
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -93,12 +101,18 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     computeBase: () => `${url}/compute/v1/`,
     liveAccount,
     keyDeleted: (kid) => deletedKids.has(kid),
+    deleteKey: (kid) => void deletedKids.add(kid),
     issueToken,
     checkAuth,
+    federated,
+    records,
+    tokenUri: () => `${url}/token`,
   };
   const routes: EmulatorRoute[] = [
     ...identityRoutes(scope),
     ...computeRoutes(scope),
+    ...federationRoutes(scope),
+    ...keyRoutes(scope),
     [
       'emu-key-file',
       'GET',
@@ -122,10 +136,11 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://emulator');
     try {
-      for (const [name, method, re, fn] of routes) {
+      const matching = routes.filter(([, , re]) => re.test(u.pathname));
+      if (matching.length > 0 && !matching.some(([, method]) => method === req.method)) throw new HttpError(405, `method ${req.method} not allowed`);
+      for (const [name, method, re, fn] of matching) {
         const m = re.exec(u.pathname);
-        if (!m) continue;
-        if (req.method !== method) throw new HttpError(405, `method ${req.method} not allowed`);
+        if (!m || method !== req.method) continue;
         counts[name] = (counts[name] ?? 0) + 1;
         const outage = failing.get(name);
         if (outage !== undefined) throw new HttpError(outage, `${name} is unavailable (emulated outage)`);
@@ -144,6 +159,10 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
       throw new HttpError(404, `no emulated endpoint for ${u.pathname}`);
     } catch (e) {
       const he = e instanceof HttpError ? e : new HttpError(400, e instanceof Error ? e.message : String(e));
+      if (he instanceof OAuthError) {
+        res.writeHead(he.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: he.code, error_description: he.message }));
+        return;
+      }
       res
         .writeHead(he.status, { 'content-type': 'application/json; charset=utf-8' })
         .end(JSON.stringify({ error: { code: he.status, message: he.message, status: he.reason } }));
@@ -164,6 +183,12 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     description: d,
     keys,
     counts,
+    records,
+    listKeyIds(account) {
+      const sa = findAccount(d, account);
+      if (!sa) throw new Error(`unknown service account ${JSON.stringify(account)}`);
+      return keys.accounts.get(sa.email)!.user.filter((k) => !deletedKids.has(k.kid)).map((k) => k.kid);
+    },
     keyFile(account, keyIndex = 0) {
       const sa = findAccount(d, account);
       if (!sa) throw new Error(`unknown service account ${JSON.stringify(account)}`);

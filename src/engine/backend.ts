@@ -81,7 +81,17 @@ export interface MountInfo {
   tune?: () => MountTune;
 }
 
-export interface BackendInit {
+/** Signs plugin identity tokens for a mount (Vault's plugin workload identity). */
+export interface PluginIdentityTokens {
+  sign(mount: MountInfo, audience: string, ttlSeconds: number): Promise<string>;
+}
+
+/** Engine services a backend may use beyond its own storage. */
+export interface BackendServices {
+  identityTokens?: PluginIdentityTokens;
+}
+
+export interface BackendInit extends BackendServices {
   storage: JsonStore;
   clock: Clock;
   log: Logger;

@@ -30,6 +30,8 @@ import { policyRoutes } from './sys/policy-routes';
 import { namespaceRoutes } from './sys/namespace-routes';
 import { statusRoutes } from './sys/status-routes';
 import { identityRoutes } from './sys/identity-routes';
+import { PluginIdentity } from './identity/plugin-identity';
+import { pluginIdentityRoutes } from './identity/plugin-identity-routes';
 import { authMethodFactories } from './auth/methods';
 import { systemFamilyFactories } from './sys/families';
 
@@ -55,6 +57,11 @@ export interface EngineOptions {
   authMethods?: AuthBackendFactory[];
   /** Extra or replacement system families (default: the built-in ones). */
   systemFamilies?: SystemFamilyFactory[];
+  /**
+   * The address others reach this engine at (Vault's api_addr): the issuer of plugin identity
+   * tokens that cloud providers fetch keys from. Default: the listen URL.
+   */
+  apiAddr?: string;
 }
 
 export interface Engine {
@@ -91,6 +98,9 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id), (m) =>
     identity.forgetMount(m.accessor),
   );
+  let listenUrl = '';
+  const pluginIdentity = new PluginIdentity(root, clock, () => options.apiAddr ?? listenUrl);
+  mounts.services = { identityTokens: pluginIdentity };
   const policies = new PolicyStore(root);
   const tokens = new TokenStore(root.sub('sys/token/'), seal, clock, createHmac('sha256', key).update('keyward token accessor').digest());
 
@@ -103,6 +113,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     ...policyRoutes(policies, namespaces),
     ...namespaceRoutes(namespaces, mounts, root),
     ...identityRoutes(identity),
+    ...pluginIdentityRoutes(pluginIdentity),
   ];
 
   const loadTables = async () => {
@@ -111,6 +122,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     await mounts.load(ids);
     policies.clearCache();
     identity.clearCache();
+    pluginIdentity.clearCache();
   };
 
   const sys: SystemContext = {
@@ -160,6 +172,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   });
   const server = createHttpServer(core, log);
   const url = await listen(server, options.listen ?? '127.0.0.1:0');
+  listenUrl = url;
   for (const f of families) await f.start?.();
   log.info('engine started', { url, edition, data_dir: dataDir });
 

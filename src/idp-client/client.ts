@@ -10,13 +10,16 @@ import type { Dispatcher } from 'undici';
 import { resolveEndpoint, type EndpointKey } from '../schema/cloud-config';
 import { TtlCache, type NowSource } from './cache';
 import { resolveTokenSource, type KeyCredentials, type TokenSource } from './credentials';
+import { FederatedSource, type FederationConfig } from './federation';
 import { IdpError, keyDocLifetimeMs, requestJson, type HttpOptions } from './http';
 
 export interface IdpClientOptions {
   /** custom_endpoint overrides as stored (validated forms). */
   endpoints?: Partial<Record<EndpointKey, string>>;
-  /** Configured service-account key; ambient credentials when absent. */
+  /** Configured service-account key; ambient credentials when absent (and no federation). */
   credentials?: KeyCredentials;
+  /** Workload identity federation: no key, tokens by exchange and impersonation. */
+  federation?: FederationConfig;
   env?: NodeJS.ProcessEnv;
   clock: NowSource;
   dispatcher?: Dispatcher;
@@ -85,6 +88,8 @@ export class IdpClient {
       iam: resolveEndpoint('iam', e.iam),
       crm: resolveEndpoint('crm', e.crm),
       compute: resolveEndpoint('compute', e.compute),
+      sts: resolveEndpoint('sts', e.sts),
+      iamcredentials: resolveEndpoint('iamcredentials', e.iamcredentials),
     };
     this.keyDocs = new TtlCache(opts.clock, 10_000);
     this.lookups = new TtlCache(opts.clock, 10_000);
@@ -93,7 +98,18 @@ export class IdpClient {
   }
 
   private async authHeaders(): Promise<Record<string, string>> {
-    this.tokenSource ??= resolveTokenSource(this.opts.credentials, this.opts.env ?? process.env, this.opts.clock, this.http);
+    const fed = this.opts.federation;
+    this.tokenSource ??= fed
+      ? Promise.resolve(
+          new FederatedSource(
+            fed,
+            // An override may name the token URL itself (…/v1/token) or the service root, as may IAM Credentials' (…/v1).
+            { sts: /\/token$/.test(this.base.sts) ? this.base.sts : `${this.base.sts}/v1/token`, iamcredentials: this.base.iamcredentials.replace(/\/v1$/, '') },
+            this.opts.clock,
+            this.http,
+          ),
+        )
+      : resolveTokenSource(this.opts.credentials, this.opts.env ?? process.env, this.opts.clock, this.http);
     let source: TokenSource;
     try {
       source = await this.tokenSource;
@@ -109,7 +125,7 @@ export class IdpClient {
     }
   }
 
-  private async authed<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+  private async authed<T>(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<T> {
     const headers = await this.authHeaders();
     if (body !== undefined) headers['content-type'] = 'application/json';
     return (await requestJson<T>({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }, this.http)).body;
@@ -159,6 +175,26 @@ export class IdpClient {
       const a = await this.authed<Record<string, unknown>>('GET', `${this.base.iam}/v1/projects/-/serviceAccounts/${encodeURIComponent(id)}`);
       return { email: String(a.email ?? ''), uniqueId: String(a.uniqueId ?? ''), projectId: String(a.projectId ?? ''), disabled: a.disabled === true };
     });
+  }
+
+  /** A bearer access token as the provider calls use it (to check the credentials work). */
+  async accessToken(): Promise<string> {
+    return (await this.authHeaders()).authorization.slice('Bearer '.length);
+  }
+
+  /** IAM serviceAccounts.keys.create: a new user-managed key, returned as its key-file JSON text. */
+  async createServiceAccountKey(email: string): Promise<string> {
+    const r = await this.authed<{ privateKeyData?: string }>('POST', `${this.base.iam}/v1/projects/-/serviceAccounts/${encodeURIComponent(email)}/keys`, {
+      keyAlgorithm: 'KEY_ALG_RSA_2048',
+      privateKeyType: 'TYPE_GOOGLE_CREDENTIALS_FILE',
+    });
+    if (!r.privateKeyData) throw new IdpError(0, 'the key creation answer has no privateKeyData');
+    return Buffer.from(r.privateKeyData, 'base64').toString('utf8');
+  }
+
+  /** IAM serviceAccounts.keys.delete. */
+  async deleteServiceAccountKey(project: string, email: string, kid: string): Promise<void> {
+    await this.authed('DELETE', `${this.base.iam}/v1/projects/${encodeURIComponent(project || '-')}/serviceAccounts/${encodeURIComponent(email)}/keys/${encodeURIComponent(kid)}`);
   }
 
   /** Compute instances.get. */

@@ -25,12 +25,13 @@ export interface TokenSource {
   readonly description: string;
 }
 
-interface TokenAnswer {
+export interface TokenAnswer {
   access_token?: string;
   expires_in?: number;
 }
 
-abstract class CachingSource implements TokenSource {
+/** Caches an access token until a minute before it expires; concurrent callers share one fetch. */
+export abstract class CachingSource implements TokenSource {
   private token?: { value: string; expires: number };
   private pending?: Promise<string>;
   abstract readonly description: string;

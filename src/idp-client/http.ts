@@ -32,7 +32,7 @@ export function defaultDispatcher(timeoutMs = 10_000): Agent {
 }
 
 export interface JsonRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   body?: string;
@@ -119,7 +119,8 @@ export async function requestJson<T>(req: JsonRequest, opts: HttpOptions = {}): 
     throw new IdpError(res.status, `${req.method} ${redactUrl(req.url)}: ${res.status} ${providerMessage(res.text)}`);
   }
   try {
-    return { body: JSON.parse(res.text) as T, headers: res.headers };
+    // DELETE answers may be empty.
+    return { body: (res.text.trim() === '' ? {} : JSON.parse(res.text)) as T, headers: res.headers };
   } catch {
     throw new IdpError(res.status, `${req.method} ${redactUrl(req.url)}: answer is not JSON`);
   }

@@ -10,15 +10,24 @@ import { ROLE_FIELDS, canonicalSet, sortedLabels, roleWriteShape, type RoleType 
 import { canonicalRole } from '../schema/cloud-role-write';
 import { DurationError, parseDurationSeconds } from '../schema/duration';
 import { ApiError } from '../schema/errors';
+import { fieldProblemsOf, type FieldProblem } from '../schema/field-problems';
 import { parseFields } from '../schema/fields';
 import { SNAPSHOT_FIELDS, isStorageType, type StorageType } from '../schema/snapshot-config';
 import { canonicalSnapshotConfig, normalizeSnapshotConfigRead } from '../schema/snapshot-validate';
 import type { Json } from './model';
 
-export class ManifestValueError extends Error {}
+/** A desired object the server would refuse; `problems` names the field of each broken rule when known. */
+export class ManifestValueError extends Error {
+  constructor(
+    message: string,
+    readonly problems?: FieldProblem[],
+  ) {
+    super(message);
+  }
+}
 
 const rethrow = (where: string, e: unknown): never => {
-  if (ApiError.isApiError(e)) throw new ManifestValueError(`${where}: ${e.errors.join('; ')}`);
+  if (ApiError.isApiError(e)) throw new ManifestValueError(`${where}: ${e.errors.join('; ')}`, fieldProblemsOf(e));
   throw e;
 };
 
@@ -96,8 +105,10 @@ export function desiredRoleFields(where: string, role: Record<string, unknown>):
     body.bound_labels = Object.entries(body.bound_labels as Record<string, string>).map(([k, v]) => `${k}:${v}`);
   }
   try {
-    const { values } = parseFields(roleWriteShape, body);
-    return finishRole(canonicalRole(values), role.type as RoleType);
+    // Every problem at once, each with its field: coercion failures, then the write rules.
+    const problems: FieldProblem[] = [];
+    const { values } = parseFields(roleWriteShape, body, problems);
+    return finishRole(canonicalRole(values, '', problems), role.type as RoleType);
   } catch (e) {
     return rethrow(where, e);
   }

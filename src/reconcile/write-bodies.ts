@@ -43,7 +43,10 @@ export function configBody(d: DesiredObject | undefined, changes: readonly Field
 /** Resetting a config that left the desired state: every field back to its server default. */
 export function configResetBody(changes: readonly FieldChange[]): Record<string, unknown> {
   const defaults = finishConfig({});
-  const asDefaults: FieldChange[] = changes.filter((c) => c.field in defaults).map((c) => ({ field: c.field, before: c.before, after: defaults[c.field] }));
+  // Only what differs from the default is sent: a server without WIF refuses even default WIF fields.
+  const asDefaults: FieldChange[] = changes
+    .filter((c) => c.field in defaults && !sameValue(c.before, defaults[c.field]))
+    .map((c) => ({ field: c.field, before: c.before, after: defaults[c.field] }));
   return { ...configBody(undefined, asDefaults, { salt: '', env: {} }), credentials: '' };
 }
 

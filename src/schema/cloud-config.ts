@@ -5,6 +5,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { field } from './fields';
 import { ApiError } from './errors';
+import { applyKeylessWrite, keylessReadShape, keylessWriteShape, DEFAULT_IDENTITY_TOKEN_TTL, type KeylessConfig, type KeylessWrite } from './cloud-config-keyless';
 
 export const IAM_METADATA_DEFAULT = ['project_id', 'role', 'service_account_id', 'service_account_email'] as const;
 export const VM_METADATA_DEFAULT = [
@@ -24,7 +25,11 @@ export const VM_ALIAS_VALUES = ['role_id', 'instance_id'] as const;
 export type IamAlias = (typeof IAM_ALIAS_VALUES)[number];
 export type VmAlias = (typeof VM_ALIAS_VALUES)[number];
 
-export const CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute'] as const;
+/** Vault's four keys, then the engine's own two for workload identity federation (Vault's plugin
+ * always calls Google's STS and IAM Credentials; the engine lets them point at an emulator). */
+export const CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute', 'sts', 'iamcredentials'] as const;
+/** The keys Vault's plugin knows; `sts` and `iamcredentials` are the embedded engine's alone. */
+export const VAULT_CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute'] as const;
 export type EndpointKey = (typeof CUSTOM_ENDPOINT_KEYS)[number];
 
 /** Google's default base URLs; an override without a path gets the service's default path. */
@@ -33,11 +38,13 @@ export const DEFAULT_ENDPOINTS: Record<EndpointKey, string> = {
   iam: 'https://iam.googleapis.com/',
   crm: 'https://cloudresourcemanager.googleapis.com/',
   compute: 'https://compute.googleapis.com/compute/v1/',
+  sts: 'https://sts.googleapis.com/',
+  iamcredentials: 'https://iamcredentials.googleapis.com/',
 };
 
 export interface ConfigFieldSpec {
   name: string;
-  kind: 'string' | 'commaList' | 'kvMap';
+  kind: 'string' | 'commaList' | 'kvMap' | 'duration' | 'bool';
   /** The value's meaning when never written. */
   default: unknown;
   secret: boolean;
@@ -52,6 +59,13 @@ export const CONFIG_FIELDS: readonly ConfigFieldSpec[] = [
   { name: 'vm_metadata', kind: 'commaList', default: [...VM_METADATA_DEFAULT], secret: false },
   { name: 'custom_endpoint', kind: 'kvMap', default: {}, secret: false },
   { name: 'google_certs_endpoint', kind: 'string', default: '', secret: false, deprecated: 'accepted and ignored' },
+  { name: 'service_account_email', kind: 'string', default: '', secret: false },
+  { name: 'identity_token_audience', kind: 'string', default: '', secret: false },
+  { name: 'identity_token_ttl', kind: 'duration', default: DEFAULT_IDENTITY_TOKEN_TTL, secret: false },
+  { name: 'rotation_period', kind: 'duration', default: 0, secret: false },
+  { name: 'rotation_schedule', kind: 'string', default: '', secret: false },
+  { name: 'rotation_window', kind: 'duration', default: 0, secret: false },
+  { name: 'disable_automated_rotation', kind: 'bool', default: false, secret: false },
 ];
 
 /** zod field schemas for parseFields on config writes (and the empty read query). */
@@ -63,6 +77,7 @@ export const configWriteShape = {
   vm_metadata: field.commaList(),
   custom_endpoint: field.kvMap(),
   google_certs_endpoint: field.string(),
+  ...keylessWriteShape,
 };
 
 /** The non-secret fields derived from a service-account key; the private key stays server-side. */
@@ -161,7 +176,7 @@ export function validateAlias(value: string, which: 'iam' | 'vm'): string {
  */
 export function validateEndpoint(key: string, value: string): string {
   if (!(CUSTOM_ENDPOINT_KEYS as readonly string[]).includes(key)) {
-    throw bad(`invalid custom endpoint type ${JSON.stringify(key)}. Available types are: 'api', 'iam', 'crm', 'compute'`);
+    throw bad(`invalid custom endpoint type ${JSON.stringify(key)}. Available types are: 'api', 'iam', 'crm', 'compute' (and on the embedded engine 'sts', 'iamcredentials')`);
   }
   const v = value.trim();
   if (v === '') return '';
@@ -202,7 +217,7 @@ export function resolveEndpoint(key: EndpointKey, override: string | undefined):
 }
 
 /** What the engine stores for a mount's config. */
-export interface StoredCloudConfig {
+export interface StoredCloudConfig extends KeylessConfig {
   credentials?: ServiceAccountKey;
   iam_alias?: string;
   /** null = the default list. */
@@ -226,7 +241,7 @@ export function configReadShape(c: StoredCloudConfig): Record<string, unknown> {
   if (c.vm_alias) out.vm_alias = c.vm_alias;
   const ce = Object.fromEntries(CUSTOM_ENDPOINT_KEYS.filter((k) => c.custom_endpoint?.[k]).map((k) => [k, c.custom_endpoint![k]!]));
   if (Object.keys(ce).length > 0) out.custom_endpoint = ce;
-  return out;
+  return { ...out, ...keylessReadShape(c) };
 }
 
 /**
@@ -235,7 +250,14 @@ export function configReadShape(c: StoredCloudConfig): Record<string, unknown> {
  */
 export function applyConfigWrite(
   stored: StoredCloudConfig,
-  values: { credentials?: string; iam_alias?: string; iam_metadata?: string[]; vm_alias?: string; vm_metadata?: string[]; custom_endpoint?: Record<string, string> },
+  values: {
+    credentials?: string;
+    iam_alias?: string;
+    iam_metadata?: string[];
+    vm_alias?: string;
+    vm_metadata?: string[];
+    custom_endpoint?: Record<string, string>;
+  } & KeylessWrite,
 ): StoredCloudConfig {
   const next: StoredCloudConfig = { ...stored };
   if (values.credentials !== undefined) {
@@ -247,7 +269,7 @@ export function applyConfigWrite(
   if (values.iam_metadata !== undefined) next.iam_metadata = parseMetadataList(values.iam_metadata, 'iam');
   if (values.vm_metadata !== undefined) next.vm_metadata = parseMetadataList(values.vm_metadata, 'vm');
   if (values.custom_endpoint !== undefined) next.custom_endpoint = mergeEndpoints(stored.custom_endpoint ?? {}, values.custom_endpoint);
-  return next;
+  return applyKeylessWrite(next, values, next.credentials !== undefined);
 }
 
 /** Canonical read form of a desired config (for the reconciler's diff), without the secret. */

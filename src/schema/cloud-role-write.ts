@@ -4,6 +4,7 @@
 // canonicalRole() to fill server defaults before diffing.
 
 import { ApiError } from './errors';
+import { FieldProblemsError, problemSink, type FieldProblem } from './field-problems';
 import { parseCidr, CidrError } from './cidr';
 import { formatGoDuration } from './duration';
 import {
@@ -55,7 +56,14 @@ export interface RoleWriteOptions {
   mountDefaultTtl?: number;
   /** Add the embedded engine's own rules (beyond Vault's); the error says so. */
   engineRules?: boolean;
+  /**
+   * Set: every rule broken is recorded here with its field, and the write fails at the end with a
+   * FieldProblemsError listing them all. Unset: the first fails the write, as Vault does.
+   */
+  problems?: FieldProblem[];
 }
+
+type Fail = ReturnType<typeof problemSink>;
 
 const bad = (msg: string) => new ApiError('invalid_request', [msg]);
 
@@ -89,31 +97,32 @@ const has = (v: RoleWriteValues, k: string) => Object.prototype.hasOwnProperty.c
 const list = (v: RoleWriteValues, k: string) => (v[k] as string[] | undefined) ?? [];
 
 /** Token fields with Vault's check order; deprecated aliases folded in. Mutates role. */
-function applyTokenFields(role: StoredRole, v: RoleWriteValues): void {
+function applyTokenFields(role: StoredRole, v: RoleWriteValues, fail: Fail): void {
   if (has(v, 'token_bound_cidrs')) {
     const cidrs = canonicalList(list(v, 'token_bound_cidrs'));
+    let valid = true;
     for (const c of cidrs) {
       try {
         parseCidr(c);
       } catch (e) {
-        if (e instanceof CidrError) throw bad(`field "token_bound_cidrs": ${e.message}`);
-        throw e;
+        if (!(e instanceof CidrError)) throw e;
+        fail('token_bound_cidrs', `field "token_bound_cidrs": ${e.message}`);
+        valid = false;
       }
     }
-    role.token_bound_cidrs = cidrs;
+    if (valid) role.token_bound_cidrs = cidrs;
   }
   if (has(v, 'token_type')) {
     const t = String(v.token_type).trim();
     const norm = t === '' ? 'default' : t;
     if (!(TOKEN_TYPE_VALUES as readonly string[]).includes(norm)) {
-      throw bad(`invalid 'token_type' value ${JSON.stringify(t)}: must be one of: default, service, batch`);
-    }
-    role.token_type = norm as StoredRole['token_type'];
+      fail('token_type', `invalid 'token_type' value ${JSON.stringify(t)}: must be one of: default, service, batch`);
+    } else role.token_type = norm as StoredRole['token_type'];
   }
   if (has(v, 'token_num_uses')) {
     const n = v.token_num_uses as number;
-    if (n < 0) throw bad(`'token_num_uses' cannot be negative`);
-    role.token_num_uses = n;
+    if (n < 0) fail('token_num_uses', `'token_num_uses' cannot be negative (got ${n})`);
+    else role.token_num_uses = n;
   }
   if (has(v, 'token_explicit_max_ttl')) role.token_explicit_max_ttl = v.token_explicit_max_ttl as number;
   if (has(v, 'token_no_default_policy')) role.token_no_default_policy = v.token_no_default_policy as boolean;
@@ -140,13 +149,13 @@ function applyTokenFields(role: StoredRole, v: RoleWriteValues): void {
     }
   }
   if (role.token_type === 'batch' && role.token_period > 0) {
-    throw bad(`'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens`);
+    fail('token_type', `'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens`, ['token_period']);
   }
   if (role.token_type === 'batch' && role.token_num_uses > 0) {
-    throw bad(`'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count`);
+    fail('token_type', `'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count`, ['token_num_uses']);
   }
   if (role.token_ttl > 0 && role.token_max_ttl > 0 && role.token_ttl > role.token_max_ttl) {
-    throw bad(`'token_ttl' cannot be greater than 'token_max_ttl'`);
+    fail('token_ttl', `'token_ttl' cannot be greater than 'token_max_ttl'`, ['token_max_ttl']);
   }
 }
 
@@ -157,33 +166,37 @@ export function applyRoleWrite(
   opts: RoleWriteOptions,
 ): { role: StoredRole; warnings: string[] } {
   const warnings: string[] = [];
+  const fail = problemSink(opts.problems);
+  // Without a valid type no other rule can be checked: stop at once, collecting or not.
+  const typeProblem = (message: string) => (opts.problems ? new FieldProblemsError([...opts.problems, { field: 'type', message }]) : bad(message));
   let role: StoredRole;
   const givenType = has(v, 'type') ? String(v.type).trim() : undefined;
   if (existing) {
     if (givenType !== undefined && givenType !== existing.type) {
-      throw bad(`role type cannot be changed for an existing role (it is ${JSON.stringify(existing.type)}, the request says ${JSON.stringify(givenType)})`);
+      throw typeProblem(`role type cannot be changed for an existing role (it is ${JSON.stringify(existing.type)}, the request says ${JSON.stringify(givenType)})`);
     }
     role = structuredClone(existing);
   } else {
-    if (!givenType) throw bad('role type cannot be empty: field "type" is required (iam or vm)');
-    if (!(ROLE_TYPES as readonly string[]).includes(givenType)) throw bad(`role type '${givenType}' is invalid: must be iam or vm`);
+    if (!givenType) throw typeProblem('role type cannot be empty: field "type" is required (iam or vm)');
+    if (!(ROLE_TYPES as readonly string[]).includes(givenType)) throw typeProblem(`role type '${givenType}' is invalid: must be iam or vm`);
     role = newRole(givenType as RoleType, opts.newRoleId);
   }
 
-  applyTokenFields(role, v);
+  applyTokenFields(role, v, fail);
 
   if (has(v, 'bound_service_accounts')) role.bound_service_accounts = canonicalSet(list(v, 'bound_service_accounts'));
   else if (has(v, 'service_accounts')) role.bound_service_accounts = canonicalSet(list(v, 'service_accounts'));
-  if (has(v, 'bound_projects') && has(v, 'project_id')) throw bad(`only one of 'bound_projects' or 'project_id' can be given`);
-  if (has(v, 'bound_projects')) role.bound_projects = canonicalSet(list(v, 'bound_projects'));
+  if (has(v, 'bound_projects') && has(v, 'project_id')) fail('bound_projects', `only one of 'bound_projects' or 'project_id' can be given`, ['project_id']);
+  else if (has(v, 'bound_projects')) role.bound_projects = canonicalSet(list(v, 'bound_projects'));
   else if (has(v, 'project_id') && String(v.project_id).trim() !== '') role.bound_projects = [String(v.project_id).trim()];
   if (has(v, 'add_group_aliases')) role.add_group_aliases = v.add_group_aliases as boolean;
 
   const other: RoleType = role.type === 'iam' ? 'vm' : 'iam';
   const wrong = TYPE_ONLY_FIELDS[other].filter((k) => has(v, k));
-  if (wrong.length > 0) {
+  if (wrong.length > 0 && !opts.problems) {
     throw bad(`invalid args found for role of type ${role.type}: ${wrong.join(',')} (these fields apply only to ${other} roles)`);
   }
+  for (const k of wrong) fail(k, `invalid args found for role of type ${role.type}: ${k} (this field applies only to ${other} roles)`, ['type']);
 
   if (role.type === 'iam') {
     if (has(v, 'max_jwt_exp')) role.max_jwt_exp = v.max_jwt_exp as number;
@@ -194,53 +207,62 @@ export function applyRoleWrite(
       ['bound_region', 'bound_regions'],
       ['bound_instance_group', 'bound_instance_groups'],
     ] as const) {
-      if (has(v, single) && has(v, plural)) throw bad(`cannot specify both "${single}" and "${plural}"`);
-      if (has(v, plural)) role[plural] = canonicalSet(list(v, plural));
+      if (has(v, single) && has(v, plural)) fail(plural, `cannot specify both "${single}" and "${plural}"`, [single]);
+      else if (has(v, plural)) role[plural] = canonicalSet(list(v, plural));
       else if (has(v, single) && String(v[single]).trim() !== '') role[plural] = canonicalSet([...role[plural], String(v[single])]);
     }
     if (has(v, 'bound_labels')) {
       const { labels, invalid } = parseLabels(list(v, 'bound_labels'));
       if (invalid.length > 0) {
-        throw bad(`invalid labels given: [${invalid.map((s) => JSON.stringify(s)).join(' ')}] (each label must be key:value, key starting with a lower-case letter)`);
-      }
-      role.bound_labels = sortedLabels(labels);
+        fail('bound_labels', `invalid labels given: [${invalid.map((s) => JSON.stringify(s)).join(' ')}] (each label must be key:value, key starting with a lower-case letter)`);
+      } else role.bound_labels = sortedLabels(labels);
     }
   }
-  warnings.push(...validateRole(role, opts));
+  warnings.push(...validateRole(role, opts, opts.problems));
+  if (opts.problems && opts.problems.length > 0) throw new FieldProblemsError(opts.problems);
   return { role, warnings };
 }
 
-/** Whole-role validation (after writes and edits); returns warnings, throws on errors. */
-export function validateRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {}): string[] {
+/**
+ * Whole-role validation (after writes and edits); returns warnings, throws on errors (or, with
+ * `problems`, records each with its field and goes on).
+ */
+export function validateRole(
+  role: StoredRole,
+  opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {},
+  problems?: FieldProblem[],
+): string[] {
   const warnings: string[] = [];
+  const fail = problemSink(problems);
   // Vault refuses "*" beside other accounts on iam roles only (path_role.go); on a gce role it
   // compares "*" literally. The engine treats "*" as any account for both types, so it refuses the
   // mix on vm roles too, as its own rule.
   if (role.bound_service_accounts.includes('*') && role.bound_service_accounts.length > 1) {
-    if (role.type === 'iam') throw bad(`cannot provide service account wildcard '*' (for all service accounts) with other service accounts`);
-    if (opts.engineRules) {
-      throw bad(
+    if (role.type === 'iam') fail('bound_service_accounts', `cannot provide service account wildcard '*' (for all service accounts) with other service accounts`);
+    else if (opts.engineRules) {
+      fail(
+        'bound_service_accounts',
         `cannot provide service account wildcard '*' (for all service accounts) with other service accounts (a rule of keyward's embedded engine for vm roles; Vault accepts it)`,
       );
     }
   }
   if (role.type === 'iam') {
     if (role.bound_service_accounts.length === 0) {
-      throw bad('IAM role type must have at least one service account (field "bound_service_accounts"; use "*" for any)');
+      fail('bound_service_accounts', 'IAM role type must have at least one service account (field "bound_service_accounts"; use "*" for any)');
     }
-    if (role.max_jwt_exp > MAX_JWT_EXP_LIMIT) throw bad(`max_jwt_exp cannot be more than 60 minutes (got ${role.max_jwt_exp} seconds)`);
+    if (role.max_jwt_exp > MAX_JWT_EXP_LIMIT) fail('max_jwt_exp', `max_jwt_exp cannot be more than 60 minutes (got ${role.max_jwt_exp} seconds)`);
   } else {
     if (role.bound_instance_groups.length > 0 && role.bound_zones.length === 0 && role.bound_regions.length === 0) {
-      throw bad('region or zone information must be specified if an instance group is given (set "bound_zones" or "bound_regions")');
+      fail('bound_instance_groups', 'region or zone information must be specified if an instance group is given (set "bound_zones" or "bound_regions")', ['bound_zones', 'bound_regions']);
     }
     if (role.bound_zones.length > 0 && role.bound_regions.length > 0) {
       warnings.push('Given both bound_zones and bound_regions: bound_regions will be ignored at login');
     }
   }
-  if (role.token_max_ttl > 0 && role.token_ttl > role.token_max_ttl) throw bad('ttl should be shorter than max_ttl');
+  if (role.token_max_ttl > 0 && role.token_ttl > role.token_max_ttl) fail('token_ttl', 'ttl should be shorter than max_ttl', ['token_max_ttl']);
   const mountMax = opts.mountMaxTtl ?? 0;
   if (mountMax > 0 && role.token_period > mountMax) {
-    throw bad(`'period' of '${formatGoDuration(role.token_period)}' is greater than the backend's maximum lease TTL of '${formatGoDuration(mountMax)}'`);
+    fail('token_period', `'period' of '${formatGoDuration(role.token_period)}' is greater than the backend's maximum lease TTL of '${formatGoDuration(mountMax)}'`);
   }
   if (mountMax > 0 && role.token_max_ttl > mountMax) {
     warnings.push('token_max_ttl is greater than the backend mount\'s maximum TTL value; issued tokens\' max TTL value will be truncated');
@@ -317,9 +339,12 @@ export function applyLabelEdit(role: StoredRole, add: string[], remove: string[]
   return { role: next, warnings: validateRole(next) };
 }
 
-/** Canonical read form of a desired role (server defaults filled), for diffing against a live read. */
-export function canonicalRole(values: RoleWriteValues, roleId = ''): Record<string, unknown> {
-  const { role } = applyRoleWrite(undefined, values, { newRoleId: roleId });
+/**
+ * Canonical read form of a desired role (server defaults filled), for diffing against a live read.
+ * With `problems`, every broken rule is reported (a FieldProblemsError), not only the first.
+ */
+export function canonicalRole(values: RoleWriteValues, roleId = '', problems?: FieldProblem[]): Record<string, unknown> {
+  const { role } = applyRoleWrite(undefined, values, { newRoleId: roleId, problems });
   const out = roleReadShape(role);
   delete out.role_id;
   return out;

@@ -13,6 +13,7 @@ import {
   coerceString,
 } from './coerce';
 import { ApiError } from './errors';
+import type { FieldProblem } from './field-problems';
 
 function coerced<T>(fn: (v: unknown) => T) {
   return z.unknown().transform((v, ctx): T => {
@@ -65,9 +66,10 @@ function show(v: unknown): string {
 
 /**
  * Coerces every known field of `body`; the first field that cannot be coerced fails the request
- * with Vault's 400 text. Unknown fields are only reported; the caller decides warn or reject.
+ * with Vault's 400 text. With `problems`, every failure is recorded there instead (the field left
+ * out of `values`) and parsing goes on. Unknown fields are only reported; the caller decides.
  */
-export function parseFields<S extends FieldShape>(shape: S, body: Record<string, unknown>): FieldParseResult<S> {
+export function parseFields<S extends FieldShape>(shape: S, body: Record<string, unknown>, problems?: FieldProblem[]): FieldParseResult<S> {
   const values: Record<string, unknown> = {};
   const present = new Set<keyof S & string>();
   const unknown: string[] = [];
@@ -80,9 +82,10 @@ export function parseFields<S extends FieldShape>(shape: S, body: Record<string,
     const r = schema.safeParse(raw);
     if (!r.success) {
       const reason = r.error.issues.map((i) => i.message).join('; ');
-      throw new ApiError('invalid_request', [
-        `Field validation failed: error converting input ${schema.description === SECRET ? '(sensitive value)' : show(raw)} for field "${name}": ${reason}`,
-      ]);
+      const message = `Field validation failed: error converting input ${schema.description === SECRET ? '(sensitive value)' : show(raw)} for field "${name}": ${reason}`;
+      if (!problems) throw new ApiError('invalid_request', [message]);
+      problems.push({ field: name, message });
+      continue;
     }
     values[name] = r.data;
     present.add(name as keyof S & string);

@@ -2,6 +2,7 @@
 // reported together, merge-on-update), the redacted read form and the reconciler's canonical form.
 
 import { ApiError } from './errors';
+import { FieldProblemsError, type FieldProblem } from './field-problems';
 import {
   CLOUDTHREE_AUTH_MODES,
   DEFAULT_FILE_PREFIX,
@@ -48,12 +49,27 @@ const TYPE_LIST = STORAGE_TYPES.join(', ');
  * is a mistake, and the engine's next-run time must stay within the range dates can represent. */
 export const MAX_SNAPSHOT_INTERVAL_SECONDS = 365 * 24 * 3600;
 
+/** Problems with the field each is about; `push(field, message, related?)`. */
+class Problems {
+  readonly list: FieldProblem[] = [];
+  push(field: string, message: string, related?: string[]): void {
+    this.list.push(related ? { field, message, related } : { field, message });
+  }
+  get length(): number {
+    return this.list.length;
+  }
+  error(): FieldProblemsError {
+    return new FieldProblemsError(this.list);
+  }
+}
+
 /**
  * Validates a create/update body. Throws one ApiError (400) listing every problem: coercion
- * failures, fields of another storage type, missing required fields, cross-field rules.
+ * failures, fields of another storage type, missing required fields, cross-field rules. It is a
+ * FieldProblemsError, so callers can tell which field each message is about.
  */
 export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts: SnapshotWriteOptions = {}): SnapshotWriteResult {
-  const problems: string[] = [];
+  const problems = new Problems();
   const unknown: string[] = [];
   const failed = new Set<string>();
   const given: Record<string, string | number | boolean> = {};
@@ -70,12 +86,12 @@ export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts:
     }
     failed.add(name);
     if (name === 'interval') {
-      problems.push('interval must be a positive number of seconds or a duration string');
+      problems.push(name, 'interval must be a positive number of seconds or a duration string');
     } else {
       const reason = r.error.issues.map((i) => i.message).join('; ');
       // A secret's value never goes into an error message.
       const input = spec.secret ? '(sensitive value)' : show(raw);
-      problems.push(`error converting input ${input} for field "${name}": ${reason}`);
+      problems.push(name, `error converting input ${input} for field "${name}": ${reason}`);
     }
   }
 
@@ -83,21 +99,21 @@ export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts:
   let type: StorageType | undefined;
   if ('storage_type' in given) {
     if (isStorageType(given.storage_type)) type = given.storage_type;
-    else problems.push(`storage_type must be one of ${TYPE_LIST}`);
+    else problems.push('storage_type', `storage_type must be one of ${TYPE_LIST}`);
   } else if (existing) {
     type = existing.storage_type;
   } else if (!('storage_type' in body)) {
-    problems.push(`storage_type must be one of ${TYPE_LIST}`);
+    problems.push('storage_type', `storage_type must be one of ${TYPE_LIST}`);
   }
   if (existing && type && type !== existing.storage_type) {
-    problems.push('storage_type cannot be changed; delete and recreate the configuration');
+    problems.push('storage_type', 'storage_type cannot be changed; delete and recreate the configuration');
     type = undefined;
   }
-  if (!type) throw new ApiError('invalid_request', problems);
+  if (!type) throw problems.error();
 
   for (const name of Object.keys(given)) {
     const owner = snapshotFieldSpec(name)!.owner;
-    if (owner !== 'common' && owner !== type) problems.push(`${name} is not valid for storage_type=${type} (it belongs to ${owner})`);
+    if (owner !== 'common' && owner !== type) problems.push(name, `${name} is not valid for storage_type=${type} (it belongs to ${owner})`, ['storage_type']);
   }
 
   const merged: Record<string, string | number | boolean> = {};
@@ -111,8 +127,8 @@ export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts:
   if (merged.cloudthree_auth_mode === '') merged.cloudthree_auth_mode = 'shared';
 
   checkRules(type, merged, failed, problems, opts.secretsOptional ?? false);
-  if (opts.engineRules) problems.push(...engineOnlySnapshotProblems(merged as SnapshotConfig, failed));
-  if (problems.length > 0) throw new ApiError('invalid_request', problems);
+  if (opts.engineRules) for (const [field, message] of engineOnlySnapshotProblems(merged as SnapshotConfig, failed)) problems.push(field, message);
+  if (problems.length > 0) throw problems.error();
   return { config: merged as SnapshotConfig, unknown: unknown.sort() };
 }
 
@@ -120,14 +136,14 @@ function checkRules(
   type: StorageType,
   c: Record<string, string | number | boolean>,
   failed: Set<string>,
-  problems: string[],
+  problems: Problems,
   secretsOptional: boolean,
 ): void {
   if (!failed.has('interval')) {
-    if (c.interval === undefined) problems.push('interval is required');
-    else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval must be a positive number of seconds or a duration string');
+    if (c.interval === undefined) problems.push('interval', 'interval is required');
+    else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval', 'interval must be a positive number of seconds or a duration string');
   }
-  if (!failed.has('retain') && (typeof c.retain !== 'number' || c.retain < 1)) problems.push('retain must be a positive integer (at least 1)');
+  if (!failed.has('retain') && (typeof c.retain !== 'number' || c.retain < 1)) problems.push('retain', 'retain must be a positive integer (at least 1)');
   for (const spec of fieldsForStorageType(type)) {
     if (!spec.required || failed.has(spec.name) || spec.name === 'interval' || spec.name === 'storage_type') continue;
     if (spec.secret && secretsOptional) continue;
@@ -135,41 +151,42 @@ function checkRules(
     const missing = v === undefined || v === '' || (spec.kind === 'int' && (v as number) <= 0);
     if (missing) {
       problems.push(
+        spec.name,
         spec.kind === 'int'
           ? `${spec.name} is required for storage_type=${type} (a positive number of bytes)`
           : `${spec.name} is required for storage_type=${type}`,
       );
     }
   }
-  if (c.autoload_enabled === true && type === 'local') problems.push('autoload_enabled is not supported for storage_type=local');
+  if (c.autoload_enabled === true && type === 'local') problems.push('autoload_enabled', 'autoload_enabled is not supported for storage_type=local');
 
   if (type === 'cloudone-store') {
     if (c.cloudone_enable_kms === true && c.cloudone_server_side_encryption === true) {
-      problems.push('cloudone_enable_kms and cloudone_server_side_encryption are mutually exclusive');
+      problems.push('cloudone_enable_kms', 'cloudone_enable_kms and cloudone_server_side_encryption are mutually exclusive', ['cloudone_server_side_encryption']);
     }
     const hasId = c.cloudone_access_key_id !== '';
     const hasSecret = c.cloudone_secret_access_key !== '';
     if (hasId !== hasSecret && !(secretsOptional && hasId)) {
-      problems.push('cloudone_access_key_id and cloudone_secret_access_key must be set together');
+      problems.push(hasId ? 'cloudone_secret_access_key' : 'cloudone_access_key_id', 'cloudone_access_key_id and cloudone_secret_access_key must be set together', [hasId ? 'cloudone_access_key_id' : 'cloudone_secret_access_key']);
     }
   }
   if (type === 'cloudtwo-store') {
     const key = String(c.cloudtwo_service_account_key ?? '');
-    if (key !== '' && !isJsonObject(key)) problems.push('cloudtwo_service_account_key must be a JSON object');
+    if (key !== '' && !isJsonObject(key)) problems.push('cloudtwo_service_account_key', 'cloudtwo_service_account_key must be a JSON object');
   }
   if (type === 'cloudthree-store') {
     const mode = String(c.cloudthree_auth_mode);
     if (!(CLOUDTHREE_AUTH_MODES as readonly string[]).includes(mode)) {
-      problems.push(`cloudthree_auth_mode must be one of ${CLOUDTHREE_AUTH_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+      problems.push('cloudthree_auth_mode', `cloudthree_auth_mode must be one of ${CLOUDTHREE_AUTH_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
     } else if (mode !== 'environment' && !c.cloudthree_account_name) {
-      problems.push(`cloudthree_account_name is required for cloudthree_auth_mode=${mode}`);
+      problems.push('cloudthree_account_name', `cloudthree_account_name is required for cloudthree_auth_mode=${mode}`);
     }
     if (mode === 'shared' && !secretsOptional && !c.cloudthree_account_key) {
-      problems.push('cloudthree_account_key is required for cloudthree_auth_mode=shared');
+      problems.push('cloudthree_account_key', 'cloudthree_account_key is required for cloudthree_auth_mode=shared', ['cloudthree_auth_mode']);
     } else if (mode === 'managed' && !c.cloudthree_client_id) {
-      problems.push('cloudthree_client_id is required for cloudthree_auth_mode=managed');
+      problems.push('cloudthree_client_id', 'cloudthree_client_id is required for cloudthree_auth_mode=managed', ['cloudthree_auth_mode']);
     }
-    if (mode !== 'managed' && c.cloudthree_client_id) problems.push(`cloudthree_client_id is only used with cloudthree_auth_mode=managed (got ${mode})`);
+    if (mode !== 'managed' && c.cloudthree_client_id) problems.push('cloudthree_client_id', `cloudthree_client_id is only used with cloudthree_auth_mode=managed (got ${mode})`);
   }
 }
 
@@ -178,28 +195,28 @@ function checkRules(
  * accepts. Vault takes these values, so the constructs, the manifest and the provider do too; the
  * engine refuses them, and its message says so.
  */
-export function engineOnlySnapshotProblems(c: SnapshotConfig, failed: ReadonlySet<string> = new Set()): string[] {
-  const problems: string[] = [];
+export function engineOnlySnapshotProblems(c: SnapshotConfig, failed: ReadonlySet<string> = new Set()): Array<[field: string, message: string]> {
+  const problems: Array<[string, string]> = [];
   const note = " (a rule of keyward's embedded engine; Vault accepts it)";
   const type = c.storage_type;
   if (!failed.has('interval') && c.interval > MAX_SNAPSHOT_INTERVAL_SECONDS) {
-    problems.push(`interval must be at most ${MAX_SNAPSHOT_INTERVAL_SECONDS} seconds (8760h, one year), got ${c.interval}${note}`);
+    problems.push(['interval', `interval must be at most ${MAX_SNAPSHOT_INTERVAL_SECONDS} seconds (8760h, one year), got ${c.interval}${note}`]);
   }
   const pathPrefix = String(c.path_prefix ?? '');
   if (pathPrefix !== '' && (type === 'cloudtwo-store' || type === 'cloudthree-store') && !pathPrefix.endsWith('/')) {
-    problems.push(`path_prefix must end with "/" for storage_type=${type} (got ${JSON.stringify(pathPrefix)})${note}`);
+    problems.push(['path_prefix', `path_prefix must end with "/" for storage_type=${type} (got ${JSON.stringify(pathPrefix)})${note}`]);
   }
-  if (String(c.file_prefix).includes('/')) problems.push(`file_prefix must not contain "/" (put directories in path_prefix)${note}`);
+  if (String(c.file_prefix).includes('/')) problems.push(['file_prefix', `file_prefix must not contain "/" (put directories in path_prefix)${note}`]);
   if (type === 'cloudone-store' && String(c.cloudone_bucket).includes('/')) {
-    problems.push(`cloudone_bucket must be a bare bucket name (put key segments in path_prefix)${note}`);
+    problems.push(['cloudone_bucket', `cloudone_bucket must be a bare bucket name (put key segments in path_prefix)${note}`]);
   }
   if (type === 'cloudtwo-store' && String(c.cloudtwo_bucket).includes('/')) {
-    problems.push(`cloudtwo_bucket must be a bare bucket name (put object prefixes in path_prefix)${note}`);
+    problems.push(['cloudtwo_bucket', `cloudtwo_bucket must be a bare bucket name (put object prefixes in path_prefix)${note}`]);
   }
   if (type === 'cloudthree-store') {
     const env = String(c.cloudthree_blob_environment ?? '');
     if (env !== '' && !(env.toUpperCase() in BLOB_ENVIRONMENTS)) {
-      problems.push(`cloudthree_blob_environment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')} (case-insensitive)${note}`);
+      problems.push(['cloudthree_blob_environment', `cloudthree_blob_environment must be one of ${Object.keys(BLOB_ENVIRONMENTS).join(', ')} (case-insensitive)${note}`]);
     }
   }
   return problems;

@@ -1,6 +1,8 @@
 // The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
 // environment conventions; VAULT_ADDR, VAULT_NAMESPACE and KEYWARD_DIALECT override the block, the
-// token comes only from VAULT_TOKEN), and its resources. The protocol layer (src/terraform/plugin) serves it.
+// token comes only from VAULT_TOKEN; request_timeout and max_retries default to
+// VAULT_CLIENT_TIMEOUT and VAULT_MAX_RETRIES), its resources, and cancellation: StopProvider
+// (Terraform's Ctrl-C) aborts every request in flight. The protocol layer (src/terraform/plugin) serves it.
 
 import { SERVER_DIALECTS, type ServerDialect } from '../client/dialect/server-dialect';
 import type { VaultClient } from '../client/vault-client';
@@ -11,6 +13,8 @@ import type { KeywardProviderContext } from './resources/context';
 import { exclusiveSnapshotConfigs } from './resources/exclusive-snapshot-configs';
 import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schema';
 import { errorAt, hasUnknown, str } from './resources/values';
+import { DiagnosticsError } from './plugin/contract';
+import { parseMaxRetries, parseTimeoutMs } from '../client/time-bounds';
 
 export type { KeywardProviderContext } from './resources/context';
 
@@ -24,14 +28,37 @@ const providerSchema: BlockSchema = {
     skip_tls_verify: { type: { kind: 'bool' }, optional: true },
     dialect: { type: { kind: 'string' }, optional: true, description: '"keyward" or "vault"; KEYWARD_DIALECT overrides it; default: detected.' },
     fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256).' },
+    request_timeout: {
+      type: { kind: 'string' },
+      optional: true,
+      description:
+        'How long one attempt of a request may wait (for the connection, the response headers, each read of the body): seconds or a duration such as "10s" or "1m". Default: VAULT_CLIENT_TIMEOUT, else 10s. With max_retries, a plan against a server that does not answer ends within request_timeout × (max_retries + 1), about 30 s by default.',
+    },
+    max_retries: {
+      type: { kind: 'number' },
+      optional: true,
+      description: 'Retries after the first attempt of a request that got no response, a 429 or a 5xx. Default: VAULT_MAX_RETRIES, else 2 (as Vault\'s client).',
+    },
   },
 };
 
 function validateProvider(config: ObjectValue): Diagnostic[] {
+  const out: Diagnostic[] = [];
   const d = config.dialect;
-  if (typeof d === 'string' && !(SERVER_DIALECTS as readonly string[]).includes(d)) return [errorAt(['dialect'], `dialect must be one of ${SERVER_DIALECTS.join(', ')}`)];
-  return [];
+  if (typeof d === 'string' && !(SERVER_DIALECTS as readonly string[]).includes(d)) out.push(errorAt(['dialect'], `dialect must be one of ${SERVER_DIALECTS.join(', ')}`));
+  for (const [name, check] of [['request_timeout', parseTimeoutMs], ['max_retries', parseMaxRetries]] as const) {
+    const v = config[name];
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    try {
+      check(v, name);
+    } catch (e) {
+      out.push(errorAt([name], (e as Error).message));
+    }
+  }
+  return out;
 }
+
+const CANCELLED = new Error('Terraform asked the provider to stop');
 
 // The two resources that validate with the manifest's zod schemas load on their first RPC; see
 // lazy-resource.ts. require, not import(): see configure below.
@@ -50,6 +77,7 @@ export interface KeywardProviderOptions {
 export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefinition<KeywardProviderContext> {
   const env = opts.env ?? process.env;
   const clients: VaultClient[] = [];
+  const stop = new AbortController();
   return {
     schema: providerSchema,
     validate: validateProvider,
@@ -66,27 +94,40 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       // require, not import(): a dynamic import() would leave CommonJS (and tsx's loader) behind.
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
       const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
-      const client = new VaultClient({
-        ...settingsFromEnv(
-          {
-            address: env.VAULT_ADDR || str(config.address),
-            namespace: env.VAULT_NAMESPACE || str(config.namespace),
-            caFile: str(config.ca_cert_file),
-            tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
-          },
-          env,
-          // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
-          // KEYWARD_DIALECT overrides it here as it does for `keyward plan`, like VAULT_ADDR.
-          { dialect: str(config.dialect) as ServerDialect | undefined },
-        ),
-        connections: base.parallelism,
-      });
+      const settings = settingsFromEnv(
+        {
+          address: env.VAULT_ADDR || str(config.address),
+          namespace: env.VAULT_NAMESPACE || str(config.namespace),
+          caFile: str(config.ca_cert_file),
+          tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
+          timeoutMs: typeof config.request_timeout === 'string' ? parseTimeoutMs(config.request_timeout, 'request_timeout') : undefined,
+          maxRetries: typeof config.max_retries === 'number' ? parseMaxRetries(config.max_retries, 'max_retries') : undefined,
+        },
+        env,
+        // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
+        // KEYWARD_DIALECT overrides it here as it does for `keyward plan`, like VAULT_ADDR.
+        { dialect: str(config.dialect) as ServerDialect | undefined },
+      );
+      if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
+      const client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal });
       clients.push(client);
       return { ...base, client, fingerprintSalt };
     },
     resources,
+    cancel() {
+      stop.abort(CANCELLED);
+    },
     async stop() {
       await Promise.all(clients.splice(0).map((c) => c.close()));
     },
+  };
+}
+
+/** VAULT_TOKEN unset: said plainly at configure, before a request gets a bare 403. */
+function missingToken(address: string): Diagnostic {
+  return {
+    severity: 'error',
+    summary: 'VAULT_TOKEN is not set',
+    detail: `The keyward provider reads its token only from the VAULT_TOKEN environment variable (never from the configuration or the state). Set VAULT_TOKEN to a token for ${address} in the environment of terraform (or cdktf) and run again.`,
   };
 }

@@ -91,6 +91,10 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       CHECKPOINT_DISABLE: '1',
+      // cdktf points Terraform at the machine-wide ~/.terraform.d/plugin-cache by default: runs of
+      // other checkouts (another launcher under the same version) replace its entry between this
+      // run's init and plan ("cached package ... does not match"). This test installs its own.
+      CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
       CI: '1',
       FORCE_COLOR: '0',
       VAULT_ADDR: proxy.url,

@@ -4,9 +4,9 @@
 // bytes hold no path), so a .terraform.lock.hcl committed on one checkout is accepted on another.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { LAUNCHER_SCRIPT, packageVersion, writeLauncher } from '../../constructs/launcher';
 import { runTerraformInstall } from '../../src/cli/commands/terraform-install';
 
@@ -66,8 +66,16 @@ describe('offline provider installation', () => {
   it('keyward terraform install --dir fills a plugin directory terraform init -plugin-dir installs from', () => {
     const plugins = tmp('kw-tf-plugins-');
     const out: string[] = [];
-    const file = runTerraformInstall({ dir: plugins }, (s) => out.push(s));
+    const [file, tofu] = runTerraformInstall({ dir: plugins, platform: 'linux_amd64' }, (s) => out.push(s));
     expect(readFileSync(file, 'utf8')).toBe(LAUNCHER_SCRIPT);
+    // OpenTofu resolves keyward/keyward to registry.opentofu.org: the same launcher lives there too.
+    const v = packageVersion();
+    expect([file, tofu].map((f) => relative(plugins, f))).toEqual([
+      `registry.terraform.io/keyward/keyward/${v}/linux_amd64/terraform-provider-keyward_v${v}`,
+      `registry.opentofu.org/keyward/keyward/${v}/linux_amd64/terraform-provider-keyward_v${v}`,
+    ]);
+    expect(readFileSync(tofu, 'utf8')).toBe(LAUNCHER_SCRIPT);
+    expect(statSync(tofu).mode & 0o777).toBe(0o755);
     expect(out.join('')).toContain('source = "keyward/keyward"');
     const project = tmp('kw-tf-hcl-');
     writeFileSync(join(project, 'main.tf.json'), CONFIG);
@@ -90,6 +98,31 @@ describe('offline provider installation', () => {
     const lost = tmp('kw-launch-none-');
     const bad = spawnSync(launcher, [], { cwd: lost, encoding: 'utf8', env: { ...process.env, PATH: `${join(process.execPath, '..')}` } });
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('cannot find the keyward package');
+    expect(bad.stderr).toContain('the keyward package is not installed');
+  });
+
+  it('without the keyward package, terraform plan says so and how to install it, with no debug logging', () => {
+    const dir = tmp('kw-tf-missing-');
+    writeFileSync(
+      join(dir, 'main.tf.json'),
+      JSON.stringify({
+        terraform: { required_providers: { keyward: { source: 'keyward/keyward', version: packageVersion() } } },
+        provider: { keyward: { address: 'http://127.0.0.1:1' } },
+        resource: { keyward_snapshot_auto_config: { a: { name: 'a', storage_type: 'local', interval: '1h', path_prefix: '/tmp/x', local_max_space: 1000 } } },
+      }),
+    );
+    writeLauncher(join(dir, 'terraform.d', 'plugins'));
+    expect(init(dir).status).toBe(0);
+    // PATH with node and terraform only: no `keyward` command to find the package beside.
+    const terraformDir = dirname(spawnSync('sh', ['-c', 'command -v terraform'], { encoding: 'utf8' }).stdout.trim());
+    const env = { ...ENV, PATH: [dirname(process.execPath), terraformDir, '/usr/bin', '/bin'].join(':') };
+    delete (env as Record<string, string | undefined>).TF_LOG;
+    const r = spawnSync('terraform', ['plan', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+    const out = (r.stdout + r.stderr).replace(/\s+/g, ' ');
+    expect(r.status).toBe(1);
+    expect(out).toContain(`keyward's Terraform provider cannot start: the keyward package is not installed (looked for node_modules/keyward from ${dir} upward`);
+    expect(out).toContain('npm install keyward answers 404');
+    expect(out).toContain('npm install && npm pack');
+    expect(out).toContain('npm install <checkout>/keyward-<version>.tgz');
   });
 });

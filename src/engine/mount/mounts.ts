@@ -2,7 +2,7 @@
 // under its own storage prefix, removed when the mount is disabled.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AuthBackend, AuthBackendFactory, MountInfo, NamespaceRef } from '../backend';
+import type { AuthBackend, AuthBackendFactory, BackendServices, MountInfo, NamespaceRef } from '../backend';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { JsonStore } from '../storage/json-store';
@@ -48,6 +48,8 @@ export function normalizeMountPath(p: string): string {
 export class Mounts {
   private byNamespace = new Map<string, LiveMount[]>();
   private byAccessor = new Map<string, LiveMount>();
+  /** Engine services handed to every backend created from now on (plugin identity tokens). */
+  services: BackendServices = {};
 
   constructor(
     private readonly root: JsonStore,
@@ -81,7 +83,7 @@ export class Mounts {
     const namespace = this.namespaceById(entry.namespaceId) ?? { id: entry.namespaceId, path: '' };
     const info: MountInfo = { path: entry.path.slice(0, -1), accessor: entry.accessor, type: entry.type, namespace, tune: () => tuneOf(entry) };
     const storage = this.mountStorage(entry);
-    const backend = factory.create({ storage, clock: this.clock, log: this.log, mount: info, env: process.env });
+    const backend = factory.create({ ...this.services, storage, clock: this.clock, log: this.log, mount: info, env: process.env });
     const live: LiveMount = { entry, info, backend, storage };
     const list = this.byNamespace.get(entry.namespaceId) ?? [];
     list.push(live);

@@ -145,6 +145,8 @@ export interface ProviderDefinition<P = unknown> {
   /** Called once per provider process after ConfigureProvider; the result is passed to every handler. */
   configure(config: ObjectValue): Promise<P>;
   readonly resources: readonly ResourceHandler<P>[];
-  /** Called on StopProvider / GRPCController.Shutdown. */
+  /** Called on StopProvider (Terraform's Ctrl-C): end work in flight at once; the process keeps serving until Shutdown. */
+  cancel?(): void;
+  /** Called on GRPCController.Shutdown (and on StopProvider when there is no cancel). */
   stop?(): Promise<void>;
 }

@@ -17,6 +17,8 @@ export interface ServeOptions {
   stdout?: NodeJS.WritableStream;
   log?: (line: string) => void;
   exit?: (code: number) => void;
+  /** How often to check that the host process is still there (default 1 s). */
+  parentPollMs?: number;
 }
 
 export async function serve(definition: ProviderDefinition, options: ServeOptions = {}): Promise<void> {
@@ -64,7 +66,7 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
     });
   };
 
-  server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => definition.stop?.(), timing: Boolean(env.TF_LOG) }));
+  server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => (definition.cancel ? definition.cancel() : definition.stop?.()), timing: Boolean(env.TF_LOG) }));
   server.addService(protos.controller.service, controllerService(() => shutdown(0)));
   server.addService(protos.stdio.service, stdioService());
   server.addService(protos.broker.service, brokerService());
@@ -87,7 +89,27 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
     server.bindAsync(`unix:${socketPath}`, credentials, (err) => (err ? reject(err) : resolve())),
   );
   process.on('SIGTERM', () => shutdown(0));
+  watchParent(() => {
+    log('[WARN] the host process is gone (terraform was killed); stopping the provider');
+    shutdown(0);
+  }, options.parentPollMs);
   // Terraform forwards Ctrl-C to its plugins and then stops them itself (StopProvider, Shutdown).
   process.on('SIGINT', () => log('[DEBUG] interrupt received; waiting for the host to stop the provider'));
   stdout.write(handshakeLine(socketPath, cert));
+}
+
+/**
+ * Calls `gone` once the parent (terraform) has died: the process is then re-parented, so its ppid
+ * changes. A killed terraform (`terraform plan | head`, SIGPIPE) sends no Shutdown, and go-plugin
+ * hands its plugins terraform's own stdin, so neither that RPC nor stdin's end can be waited on
+ * (reading stdin would even take input meant for terraform).
+ */
+export function watchParent(gone: () => void, pollMs = 1000): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, pollMs);
+  timer.unref();
 }

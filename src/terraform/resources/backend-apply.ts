@@ -9,18 +9,24 @@ import { UNKNOWN, type ApplyResult, type Diagnostic, type ObjectValue } from '..
 import { configResetWrite, configWrite } from './config-values';
 import { clientOf, type KeywardProviderContext } from './context';
 import { appliedRole, roleWrite } from './role-values';
+import { tuneChanges } from './mount-values';
 import { bool, errorAt, isObject, showPath } from './values';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-async function ensureMount(client: VaultClient, path: string, description: string, prior: ObjectValue | null): Promise<string> {
+/** Moves (prior path -> planned path), enables or tunes the mount; resolves to its accessor. */
+async function ensureMount(client: VaultClient, prior: ObjectValue | null, planned: ObjectValue, warnings: string[]): Promise<string> {
+  const path = String(planned.path);
+  if (prior && prior.path !== planned.path) warnings.push(...(await client.sys.remount(String(prior.path), path)));
   const existing = (await client.sys.listAuthMounts()).get(path);
+  const tune = tuneChanges(prior, planned);
   if (!existing) {
-    await client.sys.enableAuth(path, { type: 'cloud', description });
+    const { description, ...config } = tuneChanges(null, planned);
+    warnings.push(...(await client.sys.enableAuth(path, { type: 'cloud', description: description ?? '', local: planned.local === true, config })));
   } else if (existing.type !== 'cloud') {
     throw new Error(`auth/${path} is a mount of type ${existing.type}, not cloud`);
-  } else if (existing.description !== description || (prior && prior.description !== description)) {
-    await client.sys.tuneDescription(path, description);
+  } else if (Object.keys(tune).length > 0) {
+    warnings.push(...(await client.sys.tune(path, tune)));
   }
   const accessor = existing?.accessor ?? (await client.sys.listAuthMounts()).get(path)?.accessor;
   return accessor ?? '';
@@ -29,17 +35,19 @@ async function ensureMount(client: VaultClient, path: string, description: strin
 export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectValue | null, planned: ObjectValue, config: ObjectValue): Promise<ApplyResult> {
   const client = clientOf(ctx);
   const path = String(planned.path);
-  const description = typeof planned.description === 'string' ? planned.description : '';
   const state: ObjectValue = { ...planned };
   const diagnostics: Diagnostic[] = [];
+  const warnings: string[] = [];
+  const warn = () => warnings.map((w) => ({ severity: 'warning' as const, summary: `auth/${path}: the server warned`, detail: w }));
 
-  // 1. The mount: written only when new or its description changed.
-  if (!prior || planned.accessor === UNKNOWN || (prior.description ?? '') !== description) {
+  // 1. The mount: written only when new, moved or one of its own fields changed.
+  if (!prior || planned.accessor === UNKNOWN || prior.path !== planned.path || Object.keys(tuneChanges(prior, planned)).length > 0) {
     try {
-      const accessor = await ensureMount(client, path, description, prior);
+      const accessor = await ensureMount(client, prior, planned, warnings);
       state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
     } catch (e) {
-      return { state: prior, diagnostics: [errorAt(['path'], `Could not enable auth/${path}`, message(e))] };
+      // A failed move leaves the state at the old path; a failed enable or tune keeps the prior.
+      return { state: prior, diagnostics: [...warn(), errorAt(['path'], `Could not ${prior && prior.path !== planned.path ? `move auth/${String(prior.path)} to` : 'enable or tune'} auth/${path}`, message(e))] };
     }
   }
 
@@ -48,11 +56,11 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   if (isObject(planned.config)) {
     try {
       const body = configWrite(ctx, ['config'], config.config as ObjectValue, priorConfig, planned.config);
-      if (body) await client.cloud(path).writeConfig(body);
+      if (body) warnings.push(...(await client.cloud(path).writeConfig(body)));
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.
       const ds = (e as { diagnostics?: Diagnostic[] }).diagnostics;
-      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? {} }, diagnostics: ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))] };
+      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? {} }, diagnostics: [...warn(), ...(ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))])] };
     }
   }
 
@@ -75,7 +83,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
       created: w.action !== 'update',
       run: async () => {
         if (w.action === 'replace') await api.deleteRole(name);
-        await api.writeRole(name, w.body);
+        warnings.push(...(await api.writeRole(name, w.body)));
       },
     });
   }
@@ -116,7 +124,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   }
   for (const key of failed) if (!(key in plannedRoles)) roles[key] = priorRoles[key];
   state.roles = roles;
-  return { state, diagnostics };
+  return { state, diagnostics: [...warn(), ...diagnostics] };
 }
 
 /** Destroy: the declared roles and the config go; the mount too, unless it holds roles never managed here. */

@@ -6,6 +6,7 @@
 import { mapLimit } from '../../reconcile/pool';
 import type { ObjectValue, ReadResult } from '../plugin/contract';
 import { refreshConfig } from './config-values';
+import { refreshMount } from './mount-values';
 import type { KeywardProviderContext } from './context';
 import { refreshRole } from './role-values';
 import { bool, isObject } from './values';
@@ -23,7 +24,7 @@ export async function readBackend(ctx: KeywardProviderContext, state: ObjectValu
   const imported = isImported(state);
   const api = client.cloud(path);
   const out: ObjectValue = { ...state, accessor: mount.accessor ?? '' };
-  out.description = mount.description;
+  refreshMount(state, mount, out);
 
   const priorConfig = isObject(state.config) ? state.config : null;
   if (priorConfig || imported) out.config = refreshConfig(priorConfig, (await api.readConfig()) ?? {});

@@ -3,22 +3,26 @@
 
 import type { BlockSchema } from '../plugin/contract';
 import { configAttributes } from './config-attributes';
+import { mountAttributes } from './mount-attributes';
 import { roleAttributes } from './role-attributes';
 
 export const backendSchema: BlockSchema = {
   version: 0,
   description: 'A cloud auth method mount, its config and its roles.',
   attributes: {
-    path: { type: { kind: 'string' }, required: true, description: 'Mount path; a change replaces the resource.' },
-    description: { type: { kind: 'string' }, optional: true, computed: true, description: 'null = "".' },
-    accessor: { type: { kind: 'string' }, computed: true },
+    path: { type: { kind: 'string' }, required: true, description: 'Mount path, such as `cloud` or `team/cloud`. A change moves the mount with its config and roles (sys/remount); `terraform apply -replace` recreates it instead.' },
+    ...mountAttributes,
+    accessor: { type: { kind: 'string' }, computed: true, description: 'The mount\'s accessor, assigned by the server (entity aliases and policies refer to it).' },
     exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
     retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
-    config: { nested: { nesting: 'single', attributes: configAttributes }, optional: true },
   },
-  // A block, not a map-nested attribute: Terraform evaluates a 10,000-role block in about a
+  // Blocks, not nested attributes. `roles`: Terraform evaluates a 10,000-role block in about a
   // twentieth of the time (HCL `roles "web" { … }`; JSON is `"roles": { "web": { … } }` either way).
+  // `config`: Terraform finds the source range of a diagnostic's attribute path only through
+  // blocks (tfdiags' ElaborateFromConfigBody), so an error on config.iam_alias points at that line
+  // only when `config` is a block (HCL `config { … }`; JSON `"config": { … }` either way).
   blocks: {
+    config: { nesting: 'single', attributes: configAttributes, description: 'The auth method\'s config (auth/<path>/config); absent: not managed.' },
     roles: { nesting: 'map', attributes: roleAttributes, description: 'Roles keyed by name.' },
   },
 };

@@ -7,8 +7,11 @@ import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type Plan
 import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
-import { planConfig, validateConfig } from './config-values';
+import { MOUNT_NAMES } from './mount-attributes';
+import { planMount, validateMount } from './mount-values';
+import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
+import { roleRemovalWarnings } from './role-removals';
 import { planRole, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
 
@@ -20,6 +23,7 @@ export function validateBackend(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   const path = config.path;
   if (typeof path === 'string' && !MOUNT_PATH.test(path)) out.push(errorAt(['path'], 'Invalid path: must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")'));
+  out.push(...validateMount(config));
   if (isObject(config.config)) out.push(...validateConfig(['config'], config.config));
   if (isObject(config.roles)) {
     for (const [name, role] of Object.entries(config.roles)) {
@@ -36,12 +40,26 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const config = req.config;
   if (!config) return { planned: null };
   const diagnostics = validateBackend(config);
-  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
-  const replace = req.prior !== null && req.prior.path !== config.path;
-  const prior = replace ? null : req.prior;
+  if (diagnostics.some((d) => d.severity === 'error')) {
+    // Everything wrong in one plan: the secret's environment problems beside the invalid values.
+    if (isObject(config.config)) diagnostics.push(...configSecretDiagnostics(ctx, ['config'], config.config));
+    throw new DiagnosticsError(diagnostics);
+  }
+  // A path change is a move (sys/remount keeps the config, the roles and the tokens issued through
+  // them); only a field the server cannot change in place (`local`) replaces the mount.
   const planned: ObjectValue = { ...config };
+  const immutable = planMount(config, req.prior, planned);
+  const replace = immutable.length > 0;
+  const prior = replace ? null : req.prior;
   planned.accessor = prior && typeof prior.accessor === 'string' ? prior.accessor : UNKNOWN;
-  if (config.description === null) planned.description = '';
+  if (req.prior && !replace && req.prior.path !== config.path) {
+    diagnostics.push({
+      severity: 'warning',
+      summary: `auth/${String(req.prior.path)} moves to auth/${String(config.path)}`,
+      detail: 'The mount is moved with sys/remount: its config, roles and accessor are kept. Clients logging in at the old path must change it. To recreate the mount instead, use terraform apply -replace.',
+      attribute: ['path'],
+    });
+  }
 
   if (isObject(config.config)) {
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
@@ -59,14 +77,43 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     }
     planned.roles = roles;
   }
+  const moved = req.prior !== null && !replace && req.prior.path !== config.path;
+  if ((!req.prior || moved) && typeof config.path === 'string') diagnostics.push(...(await existingMount(ctx, config.path)));
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
-  return { planned, requiresReplace: replace ? [['path']] : [], diagnostics };
+  if (prior && isObject(prior.roles) && isObject(config.roles)) diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
+  return { planned, requiresReplace: immutable.map((n) => [n]), diagnostics };
+}
+
+/**
+ * A create on a path the server already uses. A cloud mount is adopted, as the docs promise (a
+ * mount made by `keyward apply` or by hand carries on under Terraform), with a warning that says
+ * so and how to import it instead; any other mount type is an error at plan, not at apply.
+ */
+async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
+  let existing: { type: string } | undefined;
+  try {
+    existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
+  } catch {
+    return []; // apply reports an unreachable server
+  }
+  if (!existing) return [];
+  if (existing.type !== 'cloud') {
+    return [errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.')];
+  }
+  return [
+    {
+      severity: 'warning',
+      summary: `auth/${path} already exists on the server: this resource adopts it`,
+      detail: `Apply writes the declared description, config and roles onto the existing mount; roles it holds that the configuration does not declare are left alone (deleted with exclusive_roles). To manage it with what it holds instead, import it: \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }.`,
+      attribute: ['path'],
+    },
+  ];
 }
 
 export function importedBackend(id: string): ObjectValue {
   if (!MOUNT_PATH.test(id)) throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is the mount path, like "cloud" or "team/cloud"` }]);
   // accessor null marks a fresh import: the first read brings the config and every role.
-  return { path: id, description: null, accessor: null, exclusive_roles: null, retain_on_destroy: null, config: null, roles: {} };
+  return { path: id, ...Object.fromEntries(MOUNT_NAMES.map((n) => [n, null])), accessor: null, exclusive_roles: null, retain_on_destroy: null, config: null, roles: {} };
 }
 
 export const cloudAuthBackend: ResourceHandler<KeywardProviderContext> = {

@@ -1,26 +1,21 @@
-// The `config` block's attribute schema of keyward_cloud_auth_backend, as plain data (see
-// role-attributes.ts for why it is apart from config-values.ts).
+// The `config` block's attribute schema of keyward_cloud_auth_backend, as plain data built from the
+// config field table (src/schema/cloud-config-fields.ts); see role-attributes.ts for why it is apart
+// from config-values.ts.
 
-import type { CONFIG_COMPARED } from '../../reconcile/canonical';
+import { CLOUD_CONFIG_FIELDS } from '../../schema/cloud-config-fields';
 import type { AttributeSchema } from '../plugin/contract';
 import { secretAttributes } from './secret-attributes';
-import type { Kind } from './values';
+import { attributeType, type Kind } from './values';
 
-export const CONFIG_ATTRS: Readonly<Record<(typeof CONFIG_COMPARED)[number], Kind>> = {
-  iam_alias: 'string',
-  iam_metadata: 'list',
-  vm_alias: 'string',
-  vm_metadata: 'list',
-  custom_endpoint: 'map',
-};
-export const CONFIG_NAMES = Object.keys(CONFIG_ATTRS) as (typeof CONFIG_COMPARED)[number][];
+const PLAIN = CLOUD_CONFIG_FIELDS.filter((f) => !f.secret);
+
+/** Terraform attribute -> how it is spelled. */
+export const CONFIG_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind]));
+export const CONFIG_NAMES: readonly string[] = PLAIN.map((f) => f.name);
 export const CONFIG_SECRET = 'credentials';
 
+// Optional and computed: null = the server default, planned in the default's spelling.
 export const configAttributes: Record<string, AttributeSchema> = {
   ...secretAttributes(CONFIG_SECRET, 'the service account credentials JSON'),
-  iam_alias: { type: { kind: 'string' }, optional: true, computed: true },
-  iam_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true, description: '["default"] = the server defaults, [] = none.' },
-  vm_alias: { type: { kind: 'string' }, optional: true, computed: true },
-  vm_metadata: { type: { kind: 'list', element: { kind: 'string' } }, optional: true, computed: true },
-  custom_endpoint: { type: { kind: 'map', element: { kind: 'string' } }, optional: true, computed: true, description: 'Keys api, iam, crm, compute.' },
+  ...Object.fromEntries(PLAIN.map((f) => [f.name, { type: attributeType(f.kind), optional: true, computed: true, description: f.description } satisfies AttributeSchema])),
 };

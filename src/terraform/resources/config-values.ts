@@ -5,13 +5,15 @@
 import { desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
 import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
 import { configBody, configResetBody } from '../../reconcile/write-bodies';
+import { fieldProblemsOf, type FieldProblem } from '../../schema/field-problems';
 import { cloudConfigSchema } from '../../schema/manifest';
 import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { CONFIG_ATTRS, CONFIG_NAMES as NAMES, CONFIG_SECRET as SECRET } from './config-attributes';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretToSend } from './secrets';
-import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
+import { problemDiagnostics } from './field-diagnostics';
+import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath } from './values';
 
 export function emptyConfig(): ObjectValue {
   return Object.fromEntries([...secretAttributeNames(SECRET), ...NAMES].map((n) => [n, null]));
@@ -19,16 +21,56 @@ export function emptyConfig(): ObjectValue {
 
 const canonical = (c: ObjectValue): Record<string, Json> => desiredConfigFields('config', pick(c, NAMES));
 
+/**
+ * One diagnostic per failing value, all at once, each on its attribute (config.iam_alias …): the
+ * manifest's schema, then the server's rules over the fields the schema accepted. Values not known
+ * yet (known after apply) are skipped here and checked at plan.
+ */
 export function validateConfig(base: AttributePath, c: ObjectValue): Diagnostic[] {
-  if (NAMES.some((n) => hasUnknown(c[n]))) return [];
-  const r = cloudConfigSchema.safeParse(pick(c, NAMES));
-  if (!r.success) return r.error.issues.map((i) => errorAt(pathOf(base, i.path), `Invalid config.${i.path.join('.')}: ${i.message}`));
-  try {
-    canonical(c);
-    return [];
-  } catch (e) {
-    return [errorAt(base, `Invalid config: ${e instanceof Error ? e.message : String(e)}`)];
+  const known = pick(c, NAMES.filter((n) => !hasUnknown(c[n])));
+  const out: Diagnostic[] = [];
+  const reported = new Set<string>();
+  const r = cloudConfigSchema.safeParse(known);
+  if (!r.success) {
+    for (const i of r.error.issues) {
+      const field = i.code === 'unrecognized_keys' ? i.keys[0] : typeof i.path[0] === 'string' ? i.path[0] : undefined;
+      if (field === undefined || reported.has(field)) continue;
+      reported.add(field);
+      const path = pathOf(base, i.path.length > 0 ? i.path : [field]);
+      out.push(errorAt(path, `Invalid ${showPath(path)}: ${i.message}`, c[field] === null || c[field] === undefined ? undefined : `Given: ${showPath([...base, field])} = ${JSON.stringify(c[field])}.`));
+    }
   }
+  const rest = Object.fromEntries(Object.entries(known).filter(([k]) => !reported.has(k)));
+  try {
+    desiredConfigFields('config', rest);
+  } catch (e) {
+    out.push(...problemDiagnostics(base, fieldProblemsOf(e) ?? singleFieldProblems(rest, e), { values: c, reported }));
+  }
+  return out;
+}
+
+/**
+ * The config's write rules throw their first problem without its field. Every config field is valid
+ * alone (an empty config is), so a field whose value fails alone is at fault; if none does, the
+ * rule is between fields and the diagnostic goes on the block.
+ */
+function singleFieldProblems(rest: Record<string, unknown>, e: unknown): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [field, v] of Object.entries(rest)) {
+    try {
+      desiredConfigFields('config', { [field]: v });
+    } catch (one) {
+      problems.push({ field, message: stripWhere(one) });
+    }
+  }
+  return problems.length > 0 ? problems : [{ field: '', message: stripWhere(e) }];
+}
+
+const stripWhere = (e: unknown): string => (e instanceof Error ? e.message.replace(/^config: /, '') : String(e));
+
+/** The secret's plan-time problems (an unset `credentials_env` variable …), reported beside validation's. */
+export function configSecretDiagnostics(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue): Diagnostic[] {
+  return planSecret(ctx, base, SECRET, config, { ...config });
 }
 
 export function planConfig(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null): { planned: ObjectValue; diagnostics: Diagnostic[] } {
@@ -56,7 +98,8 @@ export function configWrite(ctx: KeywardProviderContext, base: AttributePath, co
   const after = canonical(planned);
   const before = prior ? canonical(prior) : finishConfig({});
   const changes: FieldChange[] = [];
-  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: before[n], after: after[n] });
+  // A new config's defaults are left out of the write (configBody skips a change with no `before`).
+  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: prior ? before[n] : undefined, after: after[n] });
   const body = configBody(undefined, changes, { salt: '', env: {} });
   const secret = secretToSend(ctx, base, SECRET, config, prior, planned);
   if (secret !== undefined) body.credentials = secret;

@@ -1,54 +1,25 @@
-// The attribute schema of a role of keyward_cloud_auth_backend, as plain data: GetProviderSchema
-// needs only this, so a provider start that never validates or plans does not load zod.
+// The attribute schema of a role of keyward_cloud_auth_backend, as plain data built from the role
+// field table (src/schema/cloud-role-fields.ts): GetProviderSchema needs only this, so a provider
+// start that never validates or plans does not load zod.
 
+import { ROLE_FIELDS, type RoleFieldKind } from '../../schema/cloud-role-fields';
 import type { AttributeSchema } from '../plugin/contract';
-import type { Kind } from './values';
+import { attributeType, type Kind } from './values';
+
+const KIND: Record<RoleFieldKind, Kind> = { commaList: 'set', labels: 'map', duration: 'duration', bool: 'bool', int: 'number', string: 'string' };
+const FIELDS = ROLE_FIELDS.filter((f) => !f.aliasOf && f.name !== 'name' && f.name !== 'type');
 
 /** Terraform attribute → how it is spelled (role_id and type are handled apart). */
-export const ROLE_ATTRS: Readonly<Record<string, Kind>> = {
-  bound_service_accounts: 'set',
-  bound_projects: 'set',
-  add_group_aliases: 'bool',
-  max_jwt_exp: 'duration',
-  allow_vm_inference: 'bool',
-  bound_zones: 'set',
-  bound_regions: 'set',
-  bound_instance_groups: 'set',
-  bound_labels: 'map',
-  token_policies: 'set',
-  token_ttl: 'duration',
-  token_max_ttl: 'duration',
-  token_explicit_max_ttl: 'duration',
-  token_period: 'duration',
-  token_no_default_policy: 'bool',
-  token_num_uses: 'number',
-  token_type: 'string',
-  token_bound_cidrs: 'set',
-};
+export const ROLE_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(FIELDS.map((f) => [f.name, KIND[f.kind]]));
 export const ROLE_NAMES = Object.keys(ROLE_ATTRS);
-
-function tfType(kind: Kind): AttributeSchema['type'] {
-  switch (kind) {
-    case 'set':
-    case 'list':
-      return { kind, element: { kind: 'string' } };
-    case 'map':
-      return { kind: 'map', element: { kind: 'string' } };
-    case 'bool':
-      return { kind: 'bool' };
-    case 'number':
-      return { kind: 'number' };
-    default:
-      return { kind: 'string' };
-  }
-}
+const TYPE = ROLE_FIELDS.find((f) => f.name === 'type')!;
 
 // Optional and not computed: a field left null means the server's default and stays null in plan
 // and state, so a plan prints only what a role declares (10,000 roles × 18 spelled-out defaults
 // made Terraform's plan output most of a deploy's time). Drift on such a field reads back as the
 // live value and plans "value -> null", which apply turns back into the default.
 export const roleAttributes: Record<string, AttributeSchema> = {
-  type: { type: { kind: 'string' }, required: true, description: '"iam" or "vm"; a change replaces this role only (delete + create).' },
-  role_id: { type: { kind: 'string' }, computed: true },
-  ...Object.fromEntries(ROLE_NAMES.map((n) => [n, { type: tfType(ROLE_ATTRS[n]), optional: true } satisfies AttributeSchema])),
+  type: { type: { kind: 'string' }, required: true, description: TYPE.description },
+  role_id: { type: { kind: 'string' }, computed: true, description: 'The role\'s id, assigned by the server when the role is created.' },
+  ...Object.fromEntries(FIELDS.map((f) => [f.name, { type: attributeType(ROLE_ATTRS[f.name]), optional: true, description: f.description } satisfies AttributeSchema])),
 };

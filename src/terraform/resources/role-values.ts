@@ -5,9 +5,11 @@
 import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
+import { fieldProblemsOf } from '../../schema/field-problems';
 import { roleSchema } from '../../schema/manifest';
 import { deepFreeze } from '../plugin/deep-freeze';
 import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import { problemDiagnostics } from './field-diagnostics';
 import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
 import { errorAt, hasUnknown, pathOf, pick, plannedDeclared, refreshedDeclared, showPath } from './values';
 
@@ -64,10 +66,13 @@ function shapeOf(v: Value | undefined): 'unknown' | 'plain' | 'other' {
   return shape;
 }
 
-/** Validation with the manifest's schema and the server's coercions, as attribute-path diagnostics. */
+/**
+ * Validation with the manifest's schema and the server's rules, as attribute-path diagnostics: one
+ * per failing value, all of them at once. Values not known yet are skipped (plan checks them).
+ */
 export function validateRole(base: AttributePath, name: string, role: ObjectValue): Diagnostic[] {
   const shape = shapeOf(role);
-  if (shape === 'unknown') return [];
+  if (shape === 'unknown') return role.type === UNKNOWN ? [] : checkRole(base, name, role, knownManifest(name, role), undefined);
   const manifest = roleManifest(name, role);
   // Validate and plan both check every role; a role found valid once is valid (same name, same values).
   const key = shape === 'plain' ? JSON.stringify(manifest) : undefined;
@@ -82,34 +87,48 @@ export function validateRole(base: AttributePath, name: string, role: ObjectValu
 
 const validRoles = new Set<string>();
 
-function checkRole(base: AttributePath, name: string, role: ObjectValue, manifest: Record<string, unknown>, key: string | undefined): Diagnostic[] {
-  const r = roleSchema.safeParse(manifest);
-  if (!r.success) {
-    return r.error.issues.flatMap((i) => {
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => errorAt([...base, k], `Invalid ${showPath([...base, k])}: does not apply to ${String(role.type)} roles`));
-      const path = i.path[0] === 'name' ? base : pathOf(base, i.path);
-      return [errorAt(path, `Invalid ${showPath(path)}: ${i.message}`)];
-    });
-  }
-  try {
-    canonicalOf(name, manifest, key);
-    return [];
-  } catch (e) {
-    // The server's coercion failed: find the field(s) so the diagnostic points at them.
-    const bad = NAMES.filter((n) => role[n] !== null && !coerces(name, role, n));
-    const reason = e instanceof Error ? e.message.replace(/^roles\["[^"]*"\]: /, '') : String(e);
-    if (bad.length === 0) return [errorAt(base, `Invalid ${showPath(base)}: ${reason}`)];
-    return bad.map((n) => errorAt([...base, n], `Invalid ${showPath([...base, n])}`, reason));
-  }
+/** The manifest of a role's known fields (a field holding an unknown anywhere is left out). */
+function knownManifest(name: string, role: ObjectValue): Record<string, unknown> {
+  const known: ObjectValue = { ...role };
+  for (const n of NAMES) if (hasUnknown(role[n])) known[n] = null;
+  return roleManifest(name, known);
 }
 
-function coerces(name: string, role: ObjectValue, field: string): boolean {
-  try {
-    roleCanonical(name, { ...emptyRole(), type: role.type, [field]: role[field] });
-    return true;
-  } catch {
-    return false;
+/**
+ * Two passes, each reporting every field it refuses: the manifest's schema (types, enums, fields
+ * of the other role type), then the server's write rules (FieldProblem per field) over the fields
+ * the first pass accepted, so one bad value is one diagnostic and nothing waits for a next round.
+ */
+function checkRole(base: AttributePath, name: string, role: ObjectValue, manifest: Record<string, unknown>, key: string | undefined): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const reported = new Set<string>();
+  const r = roleSchema.safeParse(manifest);
+  if (!r.success) {
+    for (const i of r.error.issues) {
+      if (i.code === 'unrecognized_keys') {
+        for (const k of i.keys) {
+          reported.add(k);
+          out.push(errorAt([...base, k], `Invalid ${showPath([...base, k])}: does not apply to ${String(role.type)} roles`, `Given: type = ${JSON.stringify(role.type)}.`));
+        }
+        continue;
+      }
+      const field = typeof i.path[0] === 'string' ? i.path[0] : undefined;
+      if (field !== undefined && (reported.has(field) || hasUnknown(role[field]))) continue;
+      if (field !== undefined) reported.add(field);
+      const path = field === undefined || field === 'name' ? base : pathOf(base, i.path.slice(0, 1));
+      const given = field !== undefined && field !== 'name' && role[field] !== null && role[field] !== undefined ? `Given: ${showPath(path)} = ${JSON.stringify(role[field])}.` : undefined;
+      out.push(errorAt(path, `Invalid ${showPath(path)}: ${i.message}`, given));
+    }
+    if (reported.has('type')) return out;
   }
+  const rest = Object.fromEntries(Object.entries(manifest).filter(([k]) => !reported.has(k)));
+  try {
+    canonicalOf(name, rest, reported.size === 0 ? key : undefined);
+  } catch (e) {
+    const problems = fieldProblemsOf(e) ?? [{ field: '', message: e instanceof Error ? e.message.replace(/^roles\["[^"]*"\]: /, '') : String(e) }];
+    out.push(...problemDiagnostics(base, problems, { values: role, reported, attributeOf: (f) => (f === 'type' || NAMES.includes(f) ? f : undefined) }));
+  }
+  return out;
 }
 
 /** The planned role: the config, in the prior's spelling where it means the same; role_id kept unless new. */

@@ -4,10 +4,12 @@
 
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
+import { fieldProblemsOf } from '../../schema/field-problems';
 import { snapshotConfigSchema } from '../../schema/manifest';
 import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
 import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
+import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretForCompleteWrite, secretToSend } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
@@ -17,32 +19,82 @@ import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpel
 const empty = (): ObjectValue => Object.fromEntries(Object.keys(schema.attributes).map((n) => [n, null]));
 const canonical = (o: ObjectValue): Record<string, Json> => desiredSnapshotFields(`snapshot/${String(o.name)}`, pick(o, PLAIN_NAMES));
 
+/** The attribute a snapshot field's value is in (a secret's: the one of its attributes set). */
+function attributeOf(config: ObjectValue, field: string): string | undefined {
+  if (SECRETS.includes(field)) return [`${field}_wo`, `${field}_env`, `${field}_wo_version`].find((a) => config[a] !== null) ?? `${field}_env`;
+  return field in schema.attributes ? field : undefined;
+}
+
+/**
+ * One diagnostic per failing value, all at once, each on its attribute: the manifest's schema,
+ * then the server's write rules (FieldProblem per field) over the values the schema accepted.
+ * Values known only after apply are skipped here and checked at plan.
+ */
 function validate(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const reported = new Set<string>();
   if (typeof config.name === 'string') {
     const p = snapshotConfigNameProblem(config.name);
-    if (p) out.push(errorAt(['name'], `Invalid ${p}`));
+    if (p) out.push(errorAt(['name'], `Invalid ${p}`, `Given: name = ${JSON.stringify(config.name)}.`));
   }
-  if (PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return out;
   const type = config.storage_type;
+  if (hasUnknown(type)) return out;
   for (const s of SECRETS) {
-    const set = secretAttributeNames(s).some((a) => config[a] !== null && !a.endsWith('_fingerprint'));
-    if (set && isStorageType(type) && !s.startsWith(type.replace('-store', ''))) out.push(errorAt([`${s}_env`], `${s} does not apply to storage_type ${type}`));
+    const set = secretAttributeNames(s).find((a) => config[a] !== null && config[a] !== undefined && !a.endsWith('_fingerprint'));
+    if (set && isStorageType(type) && !s.startsWith(type.replace('-store', ''))) {
+      out.push(errorAt([set], `Invalid ${set}: ${s} does not apply to storage_type ${type}`, `Given: storage_type = ${JSON.stringify(type)}.`));
+    }
   }
-  const r = snapshotConfigSchema.safeParse({ name: config.name, ...pick(config, PLAIN_NAMES) });
+  const known = pick(config, PLAIN_NAMES.filter((n) => !hasUnknown(config[n])));
+  const r = snapshotConfigSchema.safeParse({ name: typeof config.name === 'string' ? config.name : 'unknown', ...known });
   if (!r.success) {
-    for (const i of r.error.issues) out.push(errorAt(i.path.length ? pathOf([], i.path) : ['storage_type'], `Invalid ${i.path.join('.') || 'storage_type'}: ${i.message}`));
-    return out;
+    for (const i of r.error.issues) {
+      const fields = i.code === 'unrecognized_keys' ? i.keys : [typeof i.path[0] === 'string' ? i.path[0] : 'storage_type'];
+      for (const field of fields) {
+        // A value known only after apply is absent from `known`, not missing: plan checks it.
+        if (field === 'name' || reported.has(field) || hasUnknown(config[field])) continue;
+        reported.add(field);
+        const value = config[field];
+        const given = value === null || value === undefined ? undefined : `Given: ${field} = ${JSON.stringify(value)}.`;
+        out.push(errorAt(pathOf([], [field]), `Invalid ${field}: ${i.code === 'unrecognized_keys' ? `does not apply to storage_type ${String(type)}` : i.message}`, given));
+      }
+    }
+    if (reported.has('storage_type')) return out;
   }
   try {
-    canonical(config);
+    desiredSnapshotFields(`snapshot/${String(config.name)}`, Object.fromEntries(Object.entries(known).filter(([k]) => !reported.has(k))));
   } catch (e) {
-    out.push(errorAt([], `Invalid snapshot config: ${e instanceof Error ? e.message : String(e)}`));
+    const problems = fieldProblemsOf(e) ?? [{ field: '', message: e instanceof Error ? e.message : String(e) }];
+    out.push(...problemDiagnostics([], problems, { values: config, reported, attributeOf: (f) => attributeOf(config, f) }));
   }
   return out;
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Creating a config the server already holds would overwrite it silently: refuse, and say how to
+ * bring it under management instead. Terraform does not tell a provider the resource's address,
+ * so the commands name it by placeholder; the diagnostic itself is shown under the address.
+ */
+async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean): Promise<void> {
+  let exists: boolean;
+  try {
+    exists = ctx.client !== undefined && (await ctx.client.snapshots.read(name)) !== undefined;
+  } catch (e) {
+    // At plan a server that cannot answer (a community edition …) is apply's to report, as a write failure.
+    if (atPlan) return;
+    throw e;
+  }
+  if (!exists) return;
+  throw new DiagnosticsError([
+    errorAt(
+      ['name'],
+      `Snapshot config ${JSON.stringify(name)} already exists on the server`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+    ),
+  ]);
+}
 
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
@@ -67,7 +119,13 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const config = req.config;
     if (!config) return { planned: null };
     const diagnostics = validate(config);
-    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
+    if (diagnostics.length) {
+      // Everything wrong in one plan: unset secret variables beside the invalid values.
+      for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, { ...config }));
+      throw new DiagnosticsError(diagnostics);
+    }
+    // A create (not the create half of a replace, whose config is this resource's own).
+    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true);
     const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
@@ -107,12 +165,14 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     }
     const body = completeSnapshotBody(after, changedFields, secrets);
     try {
-      if (changed) await client.snapshots.write(String(planned.name), body);
+      if (!prior) await refuseExisting(ctx, String(planned.name), false);
+      const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
+      return { state: { ...planned }, diagnostics: warnings.map((w) => ({ severity: 'warning' as const, summary: `snapshot config ${String(planned.name)}: the server warned`, detail: w })) };
     } catch (e) {
+      if (e instanceof DiagnosticsError) return { state: prior, diagnostics: e.diagnostics };
       // The server's message names fields, never secret values.
       return { state: prior, diagnostics: [errorAt([], `Could not write snapshot config ${String(planned.name)}`, message(e))] };
     }
-    return { state: { ...planned } };
   },
   async import(_ctx, id) {
     const p = snapshotConfigNameProblem(id);

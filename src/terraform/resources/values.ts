@@ -2,7 +2,7 @@
 // refreshed field keeps the spelling already in state whenever it means the same (canonical
 // comparison from src/reconcile/canonical.ts), so "1h" against 3600 or a /32 CIDR never plans.
 
-import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
+import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { sameValue, type Json } from '../../reconcile/model';
 
 export const isUnknown = (v: Value | undefined): boolean => v === UNKNOWN;
@@ -46,6 +46,23 @@ export function pick(o: ObjectValue, names: readonly string[]): Record<string, u
 
 /** A canonical value in the spelling Terraform stores for an attribute of the given kind. */
 export type Kind = 'string' | 'duration' | 'number' | 'bool' | 'set' | 'list' | 'map';
+
+/** The Terraform type of an attribute of the given kind (durations are strings such as "1h"). */
+export function attributeType(kind: Kind): NonNullable<AttributeSchema['type']> {
+  switch (kind) {
+    case 'set':
+    case 'list':
+      return { kind, element: { kind: 'string' } };
+    case 'map':
+      return { kind: 'map', element: { kind: 'string' } };
+    case 'bool':
+      return { kind: 'bool' };
+    case 'number':
+      return { kind: 'number' };
+    default:
+      return { kind: 'string' };
+  }
+}
 
 export function spell(kind: Kind, canonical: Json | undefined): Value {
   if (canonical === undefined || canonical === null) return null;

@@ -2,7 +2,7 @@
 // port: refresh sees drift, plan compares canonically, apply writes only what changed.
 
 import type { Engine } from '../../../src/engine/engine';
-import { UNKNOWN, type ObjectValue } from '../../../src/terraform/plugin/contract';
+import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
@@ -174,14 +174,25 @@ test('import by mount path brings config and roles; the same declaration then wr
   await close();
 });
 
-test('a path change replaces the resource; nothing is written at plan', async () => {
+test('a path change is a move (sys/remount) that keeps the roles and the accessor; `local` replaces; nothing is written at plan', async () => {
   const { d, writes, reset, close } = await driver();
   const { state } = await d.deploy(null, d.config({ path: 'tf-move-a', roles: { web } }));
+  const roleId = ((state!.roles as ObjectValue).web as ObjectValue).role_id;
   reset();
-  const p = await d.plan((await d.read(state!))!, d.config({ path: 'tf-move-b', roles: { web } }));
-  expect(p.requiresReplace).toEqual(['path']);
-  expect(p.planned!.accessor).toBe(UNKNOWN);
+  const moved = d.config({ path: 'tf-move-b', roles: { web } });
+  const p = await d.plan((await d.read(state!))!, moved);
+  expect(p.requiresReplace).toEqual([]);
+  expect(p.planned!.accessor).toBe(state!.accessor);
+  expect(p.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'auth/tf-move-a moves to auth/tf-move-b' })]);
   expect(writes()).toEqual([]);
+  const r = await d.deploy((await d.read(state!))!, moved);
+  expect(writes()).toContain('POST sys/remount');
+  expect(((r.state!.roles as ObjectValue).web as ObjectValue).role_id).toBe(roleId);
+  expect((await api(engine, 'GET', 'auth/tf-move-b/role/web')).body.data.role_id).toBe(roleId);
+  expect((await api(engine, 'GET', 'auth/tf-move-a/role/web')).status).not.toBe(200);
+  expect((await d.plan((await d.read(r.state!))!, moved)).changes).toEqual([]);
+  const local = await d.plan((await d.read(r.state!))!, d.config({ path: 'tf-move-b', local: true, roles: { web } }));
+  expect(local.requiresReplace).toEqual(['local']);
   await close();
 });
 
@@ -270,3 +281,19 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
   expect(sent).toHaveLength(2);
   await close();
 }, 180_000);
+
+test('creating on an existing cloud mount adopts it with a warning saying how to import; another mount type is a plan error', async () => {
+  const { d, close } = await driver();
+  await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });
+  const p = await d.plan(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(p.diagnostics).toEqual([
+    expect.objectContaining({ severity: 'warning', summary: 'auth/tf-adopt already exists on the server: this resource adopts it', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
+  ]);
+  const { state } = await d.deploy(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(state!.accessor).toMatch(/^auth_cloud_/);
+
+  // The engine's only other method is the token store, at auth/token.
+  const taken = await d.plan(null, d.config({ path: 'token', roles: { web } }));
+  expect(taken.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'auth/token is already a mount of type token, not cloud', attribute: ['path'] })]);
+  await close();
+});

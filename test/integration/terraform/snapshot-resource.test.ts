@@ -100,3 +100,26 @@ test('exclusive snapshot configs: a hand-made config appears on refresh, plans a
   await close();
   await closeSnap();
 });
+
+test('creating a config the server already holds is an error that says how to import it, at plan and at apply; nothing is overwritten', async () => {
+  const { d, writes, reset, close } = await driver('keyward_snapshot_auto_config');
+  await api(engine, 'POST', `${CONFIG}/taken`, { body: { storage_type: 'local', interval: '6h', path_prefix: '/tmp/kw-tf-taken', local_max_space: 7000 } });
+  const config = d.config(local('taken'));
+  const p = await d.plan(null, config);
+  expect(p.diagnostics).toEqual([
+    expect.objectContaining({
+      severity: 'error',
+      summary: 'Snapshot config "taken" already exists on the server',
+      detail: expect.stringMatching(/terraform import keyward_snapshot_auto_config\.<name> taken.*import \{ to = keyward_snapshot_auto_config\.<name> {2}id = "taken" \}/s),
+      attribute: ['name'],
+    }),
+  ]);
+  // Made between plan and apply: apply refuses too.
+  const fresh = await d.plan(null, d.config(local('racing')));
+  await api(engine, 'POST', `${CONFIG}/racing`, { body: { storage_type: 'local', interval: '6h', path_prefix: '/tmp/kw-tf-racing', local_max_space: 7000 } });
+  reset();
+  await expect(d.apply(null, fresh.planned, d.config(local('racing')))).rejects.toThrow('Snapshot config "racing" already exists on the server');
+  expect(writes()).toEqual([]);
+  expect((await api(engine, 'GET', `${CONFIG}/taken`)).body.data).toMatchObject({ interval: 21600, local_max_space: 7000 });
+  await close();
+});

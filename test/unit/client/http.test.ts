@@ -79,7 +79,7 @@ test('gives up after the attempts with a typed error naming method, path, status
   const e = await c.cloud('cloud').writeConfig({ iam_alias: 'role_id' }).catch((x) => x);
   expect(VaultClientError.is(e)).toBe(true);
   expect(e).toMatchObject({ status: 503, method: 'POST', path: 'auth/cloud/config', errors: ['Vault is sealed'], attempts: 4 });
-  expect(e.message).toBe('POST /v1/auth/cloud/config: HTTP 503: Vault is sealed');
+  expect(e.message).toBe(`POST ${url}/v1/auth/cloud/config: HTTP 503: Vault is sealed (attempt 4 of 4)`);
   expect(e.retryable).toBe(true);
   await c.close();
 });
@@ -97,7 +97,7 @@ test('connection refused is status 0 after retries', async () => {
   const c = new VaultClient({ address: 'http://127.0.0.1:1', retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }, { sleep: async () => undefined });
   const e = await c.read('sys/auth').catch((x) => x);
   expect(e).toMatchObject({ status: 0, method: 'GET', attempts: 2 });
-  expect(e.message).toMatch(/no response from the server \(ECONNREFUSED\)/);
+  expect(e.message).toBe('GET http://127.0.0.1:1/v1/sys/auth: no response from the server (ECONNREFUSED) (attempt 2 of 2): check that the server is running at http://127.0.0.1:1 and that VAULT_ADDR (or the address setting) points at it');
   await c.close();
 });
 
@@ -126,4 +126,19 @@ test('settings follow VAULT_* with flags first and the manifest last', () => {
   expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');
   expect(settingsFromEnv({}, {}, { address: 'https://manifest', namespace: 'm' })).toMatchObject({ address: 'https://manifest', namespace: 'm', tlsSkipVerify: false });
   expect(settingsFromEnv({}, {}).address).toBe('http://127.0.0.1:8200');
+});
+
+test('a 403 to a request without a token says to set VAULT_TOKEN', async () => {
+  const c = new VaultClient({ address: url, dialect: 'keyward', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  script = [json(403, { errors: ['permission denied'] })];
+  await expect(c.read('sys/auth')).rejects.toThrow(`GET ${url}/v1/sys/auth: HTTP 403: permission denied (no token was sent: set VAULT_TOKEN)`);
+  await c.close();
+});
+
+test('an address with a path prefix (behind a proxy) keeps it before /v1/', async () => {
+  const c = new VaultClient({ address: `${url}/vault/`, dialect: 'keyward', token: 't' });
+  script = [json(200, { data: { ok: true } })];
+  expect(await c.read('sys/auth')).toEqual({ ok: true });
+  expect(seen[0].url).toBe('/vault/v1/sys/auth');
+  await c.close();
 });

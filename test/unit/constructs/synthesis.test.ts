@@ -3,7 +3,7 @@
 // secrets as env references or write-only attributes, and the files written next to cdk.tf.json
 // (the manifest and the provider launcher).
 
-import { Testing, TerraformStack, TerraformVariable } from 'cdktf';
+import { Testing, TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudAuthBackend, CloudAuthRole, KeywardServer, RemovalPolicy, SnapshotAutoConfig, SnapshotStorage } from '../../../constructs';
@@ -69,6 +69,18 @@ describe('stack synthesis', () => {
       batch: { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod', tier: 'batch' } },
     });
     expect(only(synthJson(build({ exclusive: true }).stack).resource.keyward_cloud_auth_backend).exclusive_roles).toBe(true);
+  });
+
+  it('exposes the backend accessor and a role\'s role_id as tokens of the backend resource', () => {
+    const { stack, server } = newStack('tokens');
+    const backend = new CloudAuthBackend(stack, 'cloud', { server, path: 'gcp' });
+    const role = CloudAuthRole.iam(stack, 'Web', { backend, boundServiceAccounts: ['web@p.iam.gserviceaccount.com'] });
+    new TerraformOutput(stack, 'accessor', { value: backend.accessor });
+    new TerraformOutput(stack, 'role_id', { value: role.roleId });
+    const tf = synthJson(stack);
+    const [address] = Object.keys(tf.resource.keyward_cloud_auth_backend as Json);
+    expect(tf.output.accessor.value).toBe(`\${keyward_cloud_auth_backend.${address}.accessor}`);
+    expect(tf.output.role_id.value).toBe(`\${keyward_cloud_auth_backend.${address}.roles["web"].role_id}`);
   });
 
   it('synthesizes snapshot configs with env secrets and write-only variable secrets', () => {

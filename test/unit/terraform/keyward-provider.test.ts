@@ -1,8 +1,10 @@
 // The provider block: VAULT_ADDR / VAULT_NAMESPACE / KEYWARD_DIALECT override it, the token only from VAULT_TOKEN,
 // and a configuration with unknown values (Terraform plans before they are known) still plans.
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { keywardProvider } from '../../../src/terraform/keyward-provider';
-import { UNKNOWN } from '../../../src/terraform/plugin/contract';
+import { DiagnosticsError, UNKNOWN } from '../../../src/terraform/plugin/contract';
 import { padConfig, schemaMembers, TerraformDriver } from '../../support/terraform-driver';
 
 const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
@@ -50,4 +52,51 @@ test('unknown provider values: no client, plan still works (unknown fingerprint)
   expect((p.planned!.config as Record<string, unknown>).credentials_fingerprint).toBe(UNKNOWN);
   const state = d.config({ path: 'cloud' });
   expect(await d.read(state)).toBe(state);
+});
+
+test('VAULT_TOKEN unset (or empty) is its own diagnostic at configure, naming the address', async () => {
+  for (const env of [{}, { VAULT_TOKEN: '' }]) {
+    const p = keywardProvider({ env });
+    const e = (await p.configure(cfg({ address: 'http://10.1.2.3:8200' })).catch((x: unknown) => x)) as DiagnosticsError;
+    expect(e).toBeInstanceOf(DiagnosticsError);
+    expect(e.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', summary: 'VAULT_TOKEN is not set', detail: expect.stringContaining('Set VAULT_TOKEN to a token for http://10.1.2.3:8200') }),
+    ]);
+  }
+});
+
+test('request_timeout and max_retries: the block, else VAULT_CLIENT_TIMEOUT / VAULT_MAX_RETRIES, else 10 s and 2 retries; bad values name the attribute', async () => {
+  const timing = async (env: NodeJS.ProcessEnv, block: Record<string, unknown>) => {
+    const p = keywardProvider({ env: { VAULT_TOKEN: 't', ...env } });
+    const c = (await p.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'keyward', ...block }))).client! as unknown as { timeoutMs: number; retry: { attempts: number } };
+    await p.stop!();
+    return { timeoutMs: c.timeoutMs, attempts: c.retry.attempts };
+  };
+  expect(await timing({}, {})).toEqual({ timeoutMs: 10_000, attempts: 3 });
+  expect(await timing({ VAULT_CLIENT_TIMEOUT: '60s', VAULT_MAX_RETRIES: '5' }, {})).toEqual({ timeoutMs: 60_000, attempts: 6 });
+  expect(await timing({ VAULT_CLIENT_TIMEOUT: '60s', VAULT_MAX_RETRIES: '5' }, { request_timeout: '2s', max_retries: 0 })).toEqual({ timeoutMs: 2000, attempts: 1 });
+  const p = keywardProvider();
+  expect(p.validate!(cfg({ request_timeout: 'soon', max_retries: -1 }))).toEqual([
+    expect.objectContaining({ attribute: ['request_timeout'], summary: expect.stringContaining('request_timeout: must be seconds or a duration') }),
+    expect.objectContaining({ attribute: ['max_retries'], summary: expect.stringContaining('max_retries: must be a whole number') }),
+  ]);
+  expect(p.validate!(cfg({ request_timeout: '90', max_retries: 4 }))).toEqual([]);
+});
+
+test('cancel (StopProvider) ends a request in flight at once with an error naming it', async () => {
+  const hung = createServer(() => undefined);
+  await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+  const address = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+  const p = keywardProvider({ env: { VAULT_TOKEN: 't' } });
+  const ctx = await p.configure(cfg({ address, dialect: 'keyward', request_timeout: '60s' }));
+  const pending = ctx.client!.read('sys/auth').catch((x: unknown) => x);
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  p.cancel!();
+  const e = (await pending) as Error;
+  expect(Date.now() - started).toBeLessThan(1000);
+  expect(e.message).toBe(`GET ${address}/v1/sys/auth: cancelled (Terraform asked the provider to stop)`);
+  await p.stop!();
+  hung.closeAllConnections();
+  await new Promise((r) => hung.close(r));
 });

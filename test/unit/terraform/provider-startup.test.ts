@@ -13,7 +13,7 @@ it('loading the provider does not load undici or the server client; configuring 
     const { keywardProvider } = require('./src/terraform/keyward-provider.ts');
     require('./src/terraform/plugin/serve.ts');
     const before = loaded();
-    keywardProvider({ env: {} }).configure({ address: 'http://127.0.0.1:1', namespace: null, ca_cert_file: null, skip_tls_verify: null, dialect: 'keyward', fingerprint_salt: 's' })
+    keywardProvider({ env: { VAULT_TOKEN: 't' } }).configure({ address: 'http://127.0.0.1:1', namespace: null, ca_cert_file: null, skip_tls_verify: null, dialect: 'keyward', fingerprint_salt: 's' })
       .then(() => { process.stdout.write(JSON.stringify({ before, after: loaded() })); process.exit(0); });
   `;
   const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
@@ -31,7 +31,7 @@ it('serving the schema and configuring do not load zod or the plan code; the fir
     const { keywardProvider } = require('./src/terraform/keyward-provider.ts');
     const { schemaToWire } = require('./src/terraform/plugin/schema-wire.ts');
     require('./src/terraform/plugin/serve.ts');
-    const p = keywardProvider({ env: {} });
+    const p = keywardProvider({ env: { VAULT_TOKEN: 't' } });
     for (const r of p.resources) schemaToWire(r.schema);
     p.configure({ address: 'http://127.0.0.1:1', namespace: null, ca_cert_file: null, skip_tls_verify: null, dialect: 'keyward', fingerprint_salt: 's' }).then(() => {
       const before = loaded();

@@ -47,6 +47,42 @@ describe('validateRole', () => {
   });
 });
 
+// One diagnostic per failing value, on that value's path, all of them at once (the server's rules
+// report (field, message) pairs; nothing is blamed on a field by trying it alone).
+describe('validateRole: exact diagnostics', () => {
+  const paths = (ds: { attribute?: unknown[] }[]) => ds.map((d) => JSON.stringify(d.attribute)).sort();
+  const at = (name: string, field: string) => JSON.stringify(['roles', { key: name }, field]);
+
+  it('an iam role whose only bad value is max_jwt_exp gets one error, on max_jwt_exp, with the value', () => {
+    for (const jwt of ['2h', '3601', '90m']) {
+      const ds = validateRole(base('r1'), 'r1', iam({ max_jwt_exp: jwt, token_ttl: '1h', token_bound_cidrs: ['10.0.0.0/8'], token_type: 'service' }));
+      expect(paths(ds)).toEqual([at('r1', 'max_jwt_exp')]);
+      expect(ds[0]!.summary).toContain('max_jwt_exp cannot be more than 60 minutes');
+      expect(ds[0]!.detail).toContain(JSON.stringify(jwt));
+    }
+  });
+
+  it('every bad value of a role at once, each on its own field; valid ones get nothing', () => {
+    const ds = validateRole(base('r2'), 'r2', iam({ max_jwt_exp: '2h', token_ttl: 'soon', token_bound_cidrs: ['10.0.0.999'], token_type: 'sometimes', token_num_uses: -1, token_policies: ['ok'] }));
+    expect(paths(ds)).toEqual(['max_jwt_exp', 'token_bound_cidrs', 'token_num_uses', 'token_ttl', 'token_type'].map((f) => at('r2', f)).sort());
+  });
+
+  it('a rule between fields sits on one and names the other with both values', () => {
+    const ds = validateRole(base('r3'), 'r3', iam({ token_ttl: '3h', token_max_ttl: '2h' }));
+    expect(paths(ds)).toEqual([at('r3', 'token_ttl')]);
+    expect(ds[0]!.detail).toMatch(/token_max_ttl.*token_ttl = "3h".*token_max_ttl = "2h"/s);
+    const batch = validateRole(base('r4'), 'r4', iam({ token_type: 'batch', token_period: '1h' }));
+    expect(paths(batch)).toEqual([at('r4', 'token_type')]);
+    expect(batch[0]!.detail).toContain('token_period');
+  });
+
+  it('skips values not known yet, and rules that involve them; checks the known ones', () => {
+    expect(validateRole(base('u'), 'u', iam({ bound_service_accounts: UNKNOWN, max_jwt_exp: '30m' }))).toEqual([]);
+    expect(paths(validateRole(base('u'), 'u', iam({ token_max_ttl: UNKNOWN, token_ttl: '3h', max_jwt_exp: '2h' })))).toEqual([at('u', 'max_jwt_exp')]);
+    expect(validateRole(base('u'), 'u', { ...iam(), type: UNKNOWN, max_jwt_exp: '2h' })).toEqual([]);
+  });
+});
+
 // A field a role leaves null means the server default and stays null in plan and state (so plans
 // print only what is declared); drift on it reads back as the live value and plans back to null.
 describe('null = server default', () => {

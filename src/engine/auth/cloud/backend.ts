@@ -8,14 +8,19 @@ import { roleRoutes } from './role-routes';
 import { roleEditRoutes } from './role-edit-routes';
 import { loginRoutes } from './login-routes';
 import { renewCloudToken } from './renew';
+import { RootRotation } from './root-rotation';
 
 export const CLOUD_AUTH_TYPE = 'cloud';
 
 export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateOptions> = {}): AuthBackend {
-  const state = new CloudState(init.storage, { clock: init.clock, env: init.env, ...extra });
+  const state = new CloudState(init.storage, { clock: init.clock, env: init.env, mount: init.mount, identityTokens: init.identityTokens, ...extra });
+  const rotation = new RootRotation(state, init.clock, init.log, init.mount.path);
+  // Arms automated rotation when the stored config asks for it (failures are logged, not thrown).
+  void rotation.rearm();
   return {
-    routes: [...configRoutes(state), ...roleEditRoutes(state), ...roleRoutes(state), ...loginRoutes(state)],
+    routes: [...configRoutes(state, rotation), ...roleEditRoutes(state), ...roleRoutes(state), ...loginRoutes(state)],
     renew: (ctx) => renewCloudToken(state, ctx),
+    close: async () => rotation.close(),
   };
 }
 

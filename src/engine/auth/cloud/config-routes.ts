@@ -1,12 +1,14 @@
-// auth/<mount>/config: write (merge, validation per field) and read (never the private key).
+// auth/<mount>/config: write (merge, validation per field; re-arms automated rotation) and read
+// (never the private key); config/rotate-root replaces the configured key (see root-rotation.ts).
 
 import type { Route } from '../../backend';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
 import { applyConfigWrite, configReadShape, configWriteShape } from '../../../schema/cloud-config';
 import type { CloudState } from './state';
+import type { RootRotation } from './root-rotation';
 
-export function configRoutes(state: CloudState): Route[] {
+export function configRoutes(state: CloudState, rotation: RootRotation): Route[] {
   return [
     {
       pattern: 'config',
@@ -20,7 +22,20 @@ export function configRoutes(state: CloudState): Route[] {
           const { values } = requestFields(ctx, configWriteShape);
           const next = applyConfigWrite(await state.config(), values);
           await state.saveConfig(next);
+          await rotation.rearm();
           return reply.none();
+        },
+      },
+    },
+    {
+      pattern: 'config/rotate-root',
+      unknownFields: 'reject',
+      operations: {
+        update: async (ctx) => {
+          requestFields(ctx, {});
+          const out = await rotation.rotate('manual');
+          await rotation.rearm();
+          return reply.data(out);
         },
       },
     },

@@ -7,6 +7,8 @@ import type { Clock } from '../../clock';
 import type { JsonStore } from '../../storage/json-store';
 import { IdpClient } from '../../../idp-client/client';
 import type { StoredCloudConfig } from '../../../schema/cloud-config';
+import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/cloud-config-keyless';
+import type { MountInfo, PluginIdentityTokens } from '../../backend';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import { normalizeRoleName } from '../../../schema/cloud-role';
 
@@ -27,6 +29,10 @@ export interface CloudStateOptions {
    * or a stopped instance may keep logging in and renewing for up to this long.
    */
   lookupCacheMs?: number;
+  /** The mount this state belongs to (names it in plugin identity tokens). */
+  mount?: MountInfo;
+  /** Signs plugin identity tokens (workload identity federation). */
+  identityTokens?: PluginIdentityTokens;
 }
 
 function lookupCacheMs(o: CloudStateOptions): number {
@@ -115,6 +121,18 @@ export class CloudState {
     this.client ??= new IdpClient({
       endpoints: c.custom_endpoint,
       credentials: c.credentials,
+      federation: usesFederation(c)
+        ? {
+            audience: c.identity_token_audience!,
+            serviceAccountEmail: c.service_account_email!,
+            ttlSeconds: c.identity_token_ttl ?? DEFAULT_IDENTITY_TOKEN_TTL,
+            subjectToken: (audience, ttl) => {
+              const { identityTokens, mount } = this.opts;
+              if (!identityTokens || !mount) return Promise.reject(new Error('plugin identity tokens are not available on this engine'));
+              return identityTokens.sign(mount, audience, ttl);
+            },
+          }
+        : undefined,
       env: this.opts.env,
       clock: this.opts.clock,
       dispatcher: this.opts.dispatcher,

@@ -1,0 +1,136 @@
+// The cloud auth config's keyless fields: workload identity federation (service_account_email,
+// identity_token_audience, identity_token_ttl) and root credential rotation (rotation_period,
+// rotation_schedule, rotation_window, disable_automated_rotation). Vault's rules, checked on the
+// merged config as Vault's gcpConfig.Update does; read shape as Vault's (integer seconds).
+
+import { field } from './fields';
+import { ApiError } from './errors';
+import { CronError, parseCron } from './cron';
+
+/** Vault's default plugin identity token lifetime, in seconds. */
+export const DEFAULT_IDENTITY_TOKEN_TTL = 3600;
+
+export const keylessWriteShape = {
+  service_account_email: field.string(),
+  identity_token_audience: field.string(),
+  identity_token_ttl: field.duration(),
+  rotation_period: field.duration(),
+  rotation_schedule: field.string(),
+  rotation_window: field.duration(),
+  disable_automated_rotation: field.bool(),
+};
+
+export interface KeylessWrite {
+  service_account_email?: string;
+  identity_token_audience?: string;
+  identity_token_ttl?: number;
+  rotation_period?: number;
+  rotation_schedule?: string;
+  rotation_window?: number;
+  disable_automated_rotation?: boolean;
+}
+
+/** What the engine stores (absent = Vault's default: "", 3600 s, 0, false). */
+export interface KeylessConfig {
+  service_account_email?: string;
+  identity_token_audience?: string;
+  identity_token_ttl?: number;
+  rotation_period?: number;
+  rotation_schedule?: string;
+  rotation_window?: number;
+  disable_automated_rotation?: boolean;
+}
+
+const bad = (msg: string) => new ApiError('invalid_request', [msg]);
+// Shape check only: the engine impersonates this account, so a typo should fail at write time.
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+function nonNegative(name: string, v: number): number {
+  if (v < 0) throw bad(`field "${name}" must be zero or a positive number of seconds, got ${v}`);
+  return v;
+}
+
+function setOrClear<K extends keyof KeylessConfig>(c: KeylessConfig, k: K, v: KeylessConfig[K], isDefault: boolean): void {
+  if (isDefault) delete c[k];
+  else c[k] = v;
+}
+
+/**
+ * Merges the keyless fields of a write into `next` (which already holds the merged rest of the
+ * config), then checks the cross-field rules on the result. `hasCredentials` is whether the merged
+ * config holds a key. Errors name the fields and the rule.
+ */
+export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: KeylessWrite, hasCredentials: boolean): C {
+  const v = values;
+  if (v.service_account_email !== undefined) {
+    const email = v.service_account_email.trim();
+    if (email !== '' && !EMAIL.test(email)) throw bad(`field "service_account_email" must be a service account email (name@project.iam.gserviceaccount.com), got ${JSON.stringify(email)}`);
+    setOrClear(next, 'service_account_email', email, email === '');
+  }
+  if (v.identity_token_audience !== undefined) {
+    const aud = v.identity_token_audience.trim();
+    setOrClear(next, 'identity_token_audience', aud, aud === '');
+  }
+  if (v.identity_token_ttl !== undefined) {
+    const ttl = nonNegative('identity_token_ttl', v.identity_token_ttl);
+    setOrClear(next, 'identity_token_ttl', ttl, ttl === 0 || ttl === DEFAULT_IDENTITY_TOKEN_TTL);
+  }
+  if (v.rotation_schedule !== undefined) {
+    const s = v.rotation_schedule.trim();
+    if (s !== '') {
+      try {
+        parseCron(s);
+      } catch (e) {
+        if (e instanceof CronError) throw bad(`failed to parse provided rotation_schedule: ${e.message}`);
+        throw e;
+      }
+    }
+    setOrClear(next, 'rotation_schedule', s, s === '');
+  }
+  if (v.rotation_period !== undefined) {
+    const p = nonNegative('rotation_period', v.rotation_period);
+    setOrClear(next, 'rotation_period', p, p === 0);
+  }
+  if (v.rotation_window !== undefined) {
+    const w = nonNegative('rotation_window', v.rotation_window);
+    setOrClear(next, 'rotation_window', w, w === 0);
+  }
+  if (v.disable_automated_rotation !== undefined) setOrClear(next, 'disable_automated_rotation', true, !v.disable_automated_rotation);
+
+  if (next.rotation_schedule && next.rotation_period) {
+    throw bad('mutually exclusive fields rotation_schedule and rotation_period were both specified; only one of them can be provided');
+  }
+  if (next.rotation_window && !next.rotation_schedule) {
+    throw bad('cannot use rotation_window without rotation_schedule');
+  }
+  if (next.identity_token_audience && hasCredentials) {
+    throw bad("only one of 'credentials' or 'identity_token_audience' can be set");
+  }
+  if (next.identity_token_audience && !next.service_account_email) {
+    throw bad("missing required 'service_account_email' when 'identity_token_audience' is set");
+  }
+  return next;
+}
+
+/** The keyless part of the config read, as Vault returns it (always present except the email). */
+export function keylessReadShape(c: KeylessConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.service_account_email) out.service_account_email = c.service_account_email;
+  out.identity_token_audience = c.identity_token_audience ?? '';
+  out.identity_token_ttl = c.identity_token_ttl ?? DEFAULT_IDENTITY_TOKEN_TTL;
+  out.rotation_schedule = c.rotation_schedule ?? '';
+  out.rotation_window = c.rotation_window ?? 0;
+  out.rotation_period = c.rotation_period ?? 0;
+  out.disable_automated_rotation = c.disable_automated_rotation ?? false;
+  return out;
+}
+
+/** Whether the config authenticates by workload identity federation (no key anywhere). */
+export function usesFederation(c: KeylessConfig): boolean {
+  return Boolean(c.identity_token_audience && c.service_account_email);
+}
+
+/** Whether automated rotation is configured and not paused. */
+export function automatedRotationActive(c: KeylessConfig): boolean {
+  return !c.disable_automated_rotation && Boolean(c.rotation_schedule || c.rotation_period);
+}

@@ -1,0 +1,258 @@
+// Diagnostics as terraform-plugin-framework gives them, through the real terraform CLI (1.11,
+// offline): `terraform validate -json` on a configuration with one bad value per attribute kind
+// returns exactly one error per bad value, each with a range on that value's line, and none for the
+// valid ones; a value known only after apply (a variable) is skipped at validate and refused at
+// plan, as is an unset `credentials_env` variable, each on its own line.
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeLauncher } from '../../constructs/launcher';
+import { startTestEngine, ROOT_TOKEN } from '../support/engine';
+import { runAsync } from '../support/run-async';
+
+const REPO = resolve(__dirname, '../..');
+
+/** Lines ending in `# bad` must each get exactly one error whose range starts on that line. */
+const MAIN = (address: string) => `terraform {
+  required_providers {
+    keyward = { source = "keyward/keyward" }
+  }
+}
+variable "jwt" {
+  type = string
+}
+provider "keyward" {
+  address          = "${address}"
+  fingerprint_salt = "diagnostics-e2e-salt-0123456789"
+}
+resource "keyward_cloud_auth_backend" "cloud" {
+  path = "diag"
+  config {
+    iam_alias       = "bogus" # bad
+    vm_alias        = "instance_id"
+    credentials_env = "KW_DIAG_UNSET_CREDENTIALS"
+  }
+  roles "jwt" {
+    type                   = "iam"
+    bound_service_accounts = ["a@p.iam.gserviceaccount.com"]
+    token_ttl              = "1h"
+    max_jwt_exp            = "2h" # bad
+    token_bound_cidrs      = ["10.0.0.0/8"]
+    token_type             = "service"
+  }
+  roles "duration" {
+    type                   = "iam"
+    bound_service_accounts = ["a@p.iam.gserviceaccount.com"]
+    token_max_ttl          = "forever" # bad
+  }
+  roles "cidr" {
+    type                   = "iam"
+    bound_service_accounts = ["a@p.iam.gserviceaccount.com"]
+    token_bound_cidrs      = ["10.0.0.300/8"] # bad
+    token_policies         = ["dev"]
+  }
+  roles "tokentype" {
+    type        = "vm"
+    bound_zones = ["europe-west1-b"]
+    token_type  = "sometimes" # bad
+  }
+  roles "wildcard" {
+    type                   = "iam"
+    bound_service_accounts = ["*", "a@p.iam.gserviceaccount.com"] # bad
+  }
+  roles "cross" {
+    type                   = "vm"
+    bound_zones            = ["europe-west1-b"]
+    token_ttl              = "2h" # bad
+    token_max_ttl          = "1h"
+  }
+  roles "later" {
+    type                   = "iam"
+    bound_service_accounts = ["a@p.iam.gserviceaccount.com"]
+    max_jwt_exp            = var.jwt
+  }
+  roles "fine" {
+    type                   = "vm"
+    bound_zones            = ["europe-west1-b", "europe-west1-c"]
+    bound_labels           = { env = "prod" }
+    token_ttl              = "30m"
+    token_max_ttl          = 7200
+    token_bound_cidrs      = ["192.0.2.7", "10.0.0.0/8"]
+    token_type             = "batch"
+  }
+}
+resource "keyward_snapshot_auto_config" "interval" {
+  name            = "interval"
+  storage_type    = "local"
+  interval        = "0s" # bad
+  path_prefix     = "/srv/snaps"
+  local_max_space = 1000000
+}
+resource "keyward_snapshot_auto_config" "retain" {
+  name            = "retain"
+  storage_type    = "local"
+  interval        = "1h"
+  retain          = 0 # bad
+  path_prefix     = "/srv/snaps"
+  local_max_space = 1000000
+}
+resource "keyward_snapshot_auto_config" "prefix" {
+  name            = "prefix"
+  storage_type    = "cloudtwo-store"
+  interval        = "24h"
+  path_prefix     = "raft" # bad
+  cloudtwo_bucket = "snaps"
+}
+resource "keyward_snapshot_auto_config" "kms" {
+  name                            = "kms"
+  storage_type                    = "cloudone-store"
+  interval                        = "24h"
+  path_prefix                     = "raft/"
+  cloudone_bucket                 = "snaps"
+  cloudone_region                 = "eu-west-1"
+  cloudone_enable_kms             = true # bad
+  cloudone_server_side_encryption = true
+}
+resource "keyward_snapshot_auto_config" "fine" {
+  name            = "fine"
+  storage_type    = "local"
+  interval        = "24h"
+  retain          = 3
+  path_prefix     = "/srv/snaps"
+  local_max_space = 1000000
+}
+`;
+
+/** Valid but for values only known at plan: a variable's, and an unset credentials_env variable. */
+const PLAN = (address: string) => `terraform {
+  required_providers {
+    keyward = { source = "keyward/keyward" }
+  }
+}
+variable "jwt" {
+  type = string
+}
+variable "interval" {
+  type = string
+}
+provider "keyward" {
+  address          = "${address}"
+  fingerprint_salt = "diagnostics-e2e-salt-0123456789"
+}
+resource "keyward_cloud_auth_backend" "cloud" {
+  path = "diag"
+  config {
+    iam_alias       = "unique_id"
+    credentials_env = "KW_DIAG_UNSET_CREDENTIALS" # env
+  }
+  roles "later" {
+    type                   = "iam"
+    bound_service_accounts = ["a@p.iam.gserviceaccount.com"]
+    max_jwt_exp            = var.jwt # plan
+    token_ttl              = "1h"
+  }
+}
+resource "keyward_snapshot_auto_config" "later" {
+  name            = "later"
+  storage_type    = "local"
+  interval        = var.interval # plan
+  path_prefix     = "/srv/snaps"
+  local_max_space = 1000000
+}
+`;
+
+interface JsonDiagnostic {
+  severity: string;
+  summary: string;
+  detail?: string;
+  range?: { filename: string; start: { line: number } };
+}
+
+const linesMarked = (text: string, mark: string) =>
+  text
+    .split('\n')
+    .map((l, i) => ({ l, line: i + 1 }))
+    .filter(({ l }) => l.trimEnd().endsWith(`# ${mark}`))
+    .map(({ line }) => line);
+
+describe('diagnostics through terraform validate and plan', () => {
+  let dir: string;
+  let engine: Awaited<ReturnType<typeof startTestEngine>>;
+  const tf = async (args: string[], env: Record<string, string> = {}) => {
+    const r = await runAsync('terraform', [...args, '-no-color'], {
+      cwd: dir,
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'), VAULT_ADDR: '', VAULT_TOKEN: ROOT_TOKEN, ...env },
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  const diagnosticsOf = (out: string): JsonDiagnostic[] => {
+    // validate -json prints one document; plan -json prints one JSON message per line.
+    const trimmed = out.trim();
+    if (trimmed.startsWith('{') && !trimmed.includes('\n{')) return (JSON.parse(trimmed) as { diagnostics: JsonDiagnostic[] }).diagnostics;
+    return trimmed
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; diagnostic?: JsonDiagnostic })
+      .filter((m) => m.type === 'diagnostic')
+      .map((m) => m.diagnostic!);
+  };
+  const at = (ds: JsonDiagnostic[]) => ds.map((d) => `${d.severity}@${d.range?.start.line ?? '-'}`).sort();
+
+  beforeAll(async () => {
+    engine = await startTestEngine();
+    dir = mkdtempSync(join(tmpdir(), 'keyward-tf-diag-'));
+    writeLauncher(join(dir, 'terraform.d', 'plugins'));
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
+    writeFileSync(join(dir, 'empty.tfrc'), '');
+    writeFileSync(join(dir, 'main.tf'), MAIN(engine.url));
+    const init = await tf(['init', '-input=false']);
+    expect({ code: init.code, err: init.err }).toEqual({ code: 0, err: '' });
+  }, 120_000);
+  afterAll(async () => {
+    await engine?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('validate: one error per bad value, on its line, naming the rule and the value; nothing for valid values or values not known yet', async () => {
+    const r = await tf(['validate', '-json']);
+    const ds = diagnosticsOf(r.out);
+    const text = readFileSync(join(dir, 'main.tf'), 'utf8');
+    expect(at(ds)).toEqual(linesMarked(text, 'bad').map((l) => `error@${l}`).sort());
+    const on = (line: number) => ds.find((d) => d.range?.start.line === line)!;
+    const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+    expect(on(line('max_jwt_exp            = "2h"'))).toMatchObject({ summary: expect.stringContaining('max_jwt_exp cannot be more than 60 minutes'), detail: expect.stringContaining('"2h"') });
+    expect(on(line('"forever"')).summary).toContain('roles["duration"].token_max_ttl');
+    expect(on(line('"10.0.0.300/8"')).summary).toContain('10.0.0.300/8');
+    expect(on(line('"sometimes"')).detail).toContain('"sometimes"');
+    expect(on(line('"bogus"')).summary).toContain('config.iam_alias');
+    // The cross-field rule sits on one field and names the other, with both values.
+    expect(on(line('token_ttl              = "2h"'))).toMatchObject({ summary: expect.stringContaining("'token_max_ttl'"), detail: expect.stringMatching(/token_max_ttl = "1h"/) });
+    expect(on(line('cloudone_enable_kms             = true')).detail).toContain('cloudone_server_side_encryption');
+    expect(on(line('interval        = "0s"')).summary).toContain('interval');
+    expect(on(line('retain          = 0')).summary).toContain('retain');
+    expect(on(line('path_prefix     = "raft"')).summary).toContain('path_prefix must end with "/"');
+  }, 120_000);
+
+  it('plan: values known only at plan (variables) are refused there, each on its line; then an unset credentials_env on its own line', async () => {
+    writeFileSync(join(dir, 'main.tf'), PLAN(engine.url));
+    const valid = await tf(['validate', '-json']);
+    expect(diagnosticsOf(valid.out)).toEqual([]);
+    const text = readFileSync(join(dir, 'main.tf'), 'utf8');
+    const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+    // terraform plan validates again with the variables' values before it asks for a plan.
+    const bad = await tf(['plan', '-input=false', '-json', '-var', 'jwt=3h', '-var', 'interval=0s']);
+    const ds = diagnosticsOf(bad.out);
+    expect(at(ds)).toEqual(linesMarked(text, 'plan').map((l) => `error@${l}`).sort());
+    const on = (needle: string) => ds.find((d) => d.range?.start.line === line(needle))!;
+    expect(on('var.jwt').summary).toContain('max_jwt_exp cannot be more than 60 minutes (got 10800 seconds)');
+    expect(on('var.interval').summary).toContain('interval must be a positive number');
+    expect(bad.code).toBe(1);
+    // Valid values: the environment is read at plan (never at validate), and its problem is on its line.
+    const env = await tf(['plan', '-input=false', '-json', '-var', 'jwt=30m', '-var', 'interval=1h']);
+    const envDs = diagnosticsOf(env.out);
+    expect(at(envDs)).toEqual(linesMarked(text, 'env').map((l) => `error@${l}`));
+    expect(envDs[0]!.summary).toBe('KW_DIAG_UNSET_CREDENTIALS is not set');
+    expect(env.code).toBe(1);
+  }, 180_000);
+});
