@@ -117,11 +117,13 @@ export class CloudAuthApi {
     return this.c.delete(this.p(`role/${seg(name)}`));
   }
 
-  editServiceAccounts(name: string, edit: { add?: string[]; remove?: string[] }): Promise<string[]> {
-    return this.c.write(this.p(`role/${seg(name)}/service-accounts`), { add: edit.add ?? [], remove: edit.remove ?? [] });
+  async editServiceAccounts(name: string, edit: { add?: string[]; remove?: string[] }): Promise<string[]> {
+    const t = await this.c.translator();
+    return t.errorsFromServer(await this.c.write(this.p(`role/${seg(name)}/service-accounts`), { add: edit.add ?? [], remove: edit.remove ?? [] }));
   }
 
-  editLabels(name: string, edit: { add?: string[]; remove?: string[] }): Promise<string[]> {
-    return this.c.write(this.p(`role/${seg(name)}/labels`), { add: edit.add ?? [], remove: edit.remove ?? [] });
+  async editLabels(name: string, edit: { add?: string[]; remove?: string[] }): Promise<string[]> {
+    const t = await this.c.translator();
+    return t.errorsFromServer(await this.c.write(this.p(`role/${seg(name)}/labels`), { add: edit.add ?? [], remove: edit.remove ?? [] }));
   }
 }

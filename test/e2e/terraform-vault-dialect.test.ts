@@ -160,7 +160,7 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     // Out-of-band changes made in Vault's names, shown in keyward's, corrected by apply.
     await raw('auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
     await raw('auth/cloud/role/backdoor', { type: 'gce', bound_zones: 'us-east1-b' });
-    await raw('sys/storage/raft/snapshot-auto/config/s3', { aws_s3_region: 'us-east-2' });
+    await raw('sys/storage/raft/snapshot-auto/config/s3', { ...vault.snapshots.get('s3'), aws_s3_region: 'us-east-2' });
     const drift = await tf('plan', '-input=false', '-detailed-exitcode', '-out=tfplan');
     expect(drift.code).toBe(2);
     expect(drift.out).toContain('0 to add, 2 to change, 0 to destroy');

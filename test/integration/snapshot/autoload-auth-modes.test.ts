@@ -43,7 +43,7 @@ test('autoload_enabled: stored and returned; refused for local storage and for a
 
 test.each([
   ['managed', { cloudthree_account_name: 'acct', cloudthree_client_id: '00000000-0000-0000-0000-00000000c1d0' }],
-  ['environment', { cloudthree_account_name: 'acct' }],
+  ['environment', {}],
 ])('cloudthree_auth_mode=%s: stored and returned; every attempt fails with a status error saying why', async (mode, extra) => {
   const name = `az-${mode}`;
   const body = { storage_type: 'cloudthree-store', interval: 60, path_prefix: 'raft/', cloudthree_container_name: 'c', cloudthree_auth_mode: mode, ...extra };

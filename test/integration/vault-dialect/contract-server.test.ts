@@ -85,6 +85,9 @@ describe('autoload and Azure auth modes', () => {
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'managed' })).body.errors).toEqual(['azure_client_id is required for azure_auth_mode=managed']);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'managed', azure_client_id: 'cid' })).status).toBe(204);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'environment' })).status).toBe(204);
+    const { azure_account_name: _name, ...noName } = AZ;
+    expect((await call('POST', snap('z'), { ...noName, azure_auth_mode: 'environment' })).status).toBe(204);
+    expect((await call('POST', snap('z'), { ...noName, azure_auth_mode: 'managed', azure_client_id: 'cid' })).body.errors).toEqual(['azure_account_name is required for azure_auth_mode=managed']);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'sas' })).body.errors[0]).toMatch(/^azure_auth_mode must be one of/);
   });
 });
@@ -196,4 +199,11 @@ describe('mounts: local, tune, remount', () => {
     expect((await call('GET', `sys/remount/status/${f.body.data.migration_id}`)).body.data.migration_info.status).toBe('failure');
     expect(vault.mounts.has('to')).toBe(true);
   });
+});
+
+test('GET sys/auth/:path reads one mount; an unknown one is a 400', async () => {
+  await call('POST', 'sys/auth/one', { type: 'gcp', local: true });
+  expect((await call('GET', 'sys/auth/one')).body.data).toMatchObject({ type: 'gcp', local: true, config: { token_type: 'default-service' } });
+  expect((await call('GET', 'sys/auth/none')).status).toBe(400);
+  await call('DELETE', 'sys/auth/one');
 });

@@ -113,8 +113,8 @@ export function snapshotConfig(ctx: Ctx, configs: Map<string, SnapshotConfig>, n
 function azureAuth(c: SnapshotConfig, o: SnapshotOptions): Reply | undefined {
   const mode = c.azure_auth_mode === '' ? 'shared' : String(c.azure_auth_mode);
   if (!AZURE_MODES.includes(mode)) return errors(400, `azure_auth_mode must be one of ${AZURE_MODES.join(', ')}; got "${mode}"`);
+  if (mode !== 'environment' && !c.azure_account_name) return errors(400, `azure_account_name is required for azure_auth_mode=${mode}`);
   if (mode === 'shared') {
-    if (!c.azure_account_name) return errors(400, 'azure_account_name is required for azure_auth_mode=shared');
     if (!c.azure_account_key) return errors(400, 'azure_account_key is required for azure_auth_mode=shared');
   }
   if (mode === 'managed' && o.azureManagedNeedsClientId && !c.azure_client_id) return errors(400, 'azure_client_id is required for azure_auth_mode=managed');

@@ -159,6 +159,13 @@ export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Rep
     mounts.delete(path);
     return noContent;
   }
+  if (ctx.method === 'read') {
+    // GET sys/auth/:path (Vault >= 1.10): the one entry, in `data` and at the top level.
+    const m = mounts.get(path);
+    if (!m) return errors(400, `No auth engine at auth/${path}/`);
+    const entry = mountEntry(m);
+    return { status: 200, body: { ...entry, ...(envelope(entry).body as object) } };
+  }
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   const warnings = ignoredWarning(ctx, ['type', 'description', 'config', 'local', 'seal_wrap', 'options', 'plugin_name', 'plugin_version']);
   const type = String(ctx.body.type ?? '');
