@@ -9,6 +9,7 @@ import type { VaultClient } from '../client/vault-client';
 import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition, ResourceHandler } from './plugin/contract';
 import { lazyResource } from './plugin/lazy-resource';
 import { backendSchema } from './resources/cloud-auth-backend-schema';
+import { roleResourceSchema } from './resources/cloud-auth-role-schema';
 import type { KeywardProviderContext } from './resources/context';
 import { exclusiveSnapshotConfigs } from './resources/exclusive-snapshot-configs';
 import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schema';
@@ -60,10 +61,11 @@ function validateProvider(config: ObjectValue): Diagnostic[] {
 
 const CANCELLED = new Error('Terraform asked the provider to stop');
 
-// The two resources that validate with the manifest's zod schemas load on their first RPC; see
+// The resources that validate with the manifest's zod schemas load on their first RPC; see
 // lazy-resource.ts. require, not import(): see configure below.
 const resources: ResourceHandler<KeywardProviderContext>[] = [
   lazyResource('keyward_cloud_auth_backend', backendSchema, () => (require('./resources/cloud-auth-backend') as typeof import('./resources/cloud-auth-backend')).cloudAuthBackend),
+  lazyResource('keyward_cloud_auth_role', roleResourceSchema, () => (require('./resources/cloud-auth-role') as typeof import('./resources/cloud-auth-role')).cloudAuthRole),
   lazyResource('keyward_snapshot_auto_config', snapshotAutoConfigSchema, () => (require('./resources/snapshot-auto-config') as typeof import('./resources/snapshot-auto-config')).snapshotAutoConfig),
   exclusiveSnapshotConfigs,
 ];

@@ -2,20 +2,17 @@
 // keyed by role name), so 10,000 roles are one Terraform resource. Plan compares canonically and
 // keeps the prior spelling of equal values; see docs/terraform-provider.md for the contract.
 
-import { objectNamePattern } from '../../schema/manifest';
 import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type PlanRequest, type PlanResult, type ResourceHandler } from '../plugin/contract';
 import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
-import { planMount, validateMount } from './mount-values';
+import { MOUNT_PATH, planMount, validateMount } from './mount-values';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
-import { planRole, validateRole } from './role-values';
+import { planRole, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
-
-const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 export { backendSchema };
 
@@ -28,9 +25,9 @@ export function validateBackend(config: ObjectValue): Diagnostic[] {
   if (isObject(config.roles)) {
     for (const [name, role] of Object.entries(config.roles)) {
       const base = ['roles', { key: name }];
-      if (!objectNamePattern.test(name) || name !== name.toLowerCase()) {
-        out.push(errorAt(base, `Invalid role name ${JSON.stringify(name)}: lower-case letters, digits, "_", "-" or ".", starting and ending with a letter or digit`));
-      } else if (isObject(role)) out.push(...validateRole(base, name, role));
+      const problem = roleNameProblem(name);
+      if (problem) out.push(errorAt(base, problem));
+      else if (isObject(role)) out.push(...validateRole(base, name, role));
     }
   }
   return out;

@@ -9,7 +9,8 @@ import { hasUnknown, isObject } from './values';
 /** How many role names a warning spells out before "and N more". */
 const NAMED = 100;
 
-const TOKENS = 'Every token issued through it stops renewing (renewal re-checks the role) and logins to it fail.';
+/** What deleting a role costs, said the same way by every warning about it. */
+export const TOKENS = 'Every token issued through it stops renewing (renewal re-checks the role) and logins to it fail.';
 
 function names(list: readonly string[]): string {
   const shown = list.slice(0, NAMED).map((n) => JSON.stringify(n));

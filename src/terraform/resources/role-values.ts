@@ -6,12 +6,18 @@ import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '..
 import { sameValue, type Json } from '../../reconcile/model';
 import type { RoleType } from '../../schema/cloud-role';
 import { fieldProblemsOf } from '../../schema/field-problems';
-import { roleSchema } from '../../schema/manifest';
+import { objectNamePattern, roleSchema } from '../../schema/manifest';
 import { deepFreeze } from '../plugin/deep-freeze';
 import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { problemDiagnostics } from './field-diagnostics';
 import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
 import { errorAt, hasUnknown, pathOf, pick, plannedDeclared, refreshedDeclared, showPath } from './values';
+
+/** Why a role name is refused (the backend's `roles` keys and the role resource's `name`), or undefined. */
+export function roleNameProblem(name: string): string | undefined {
+  if (objectNamePattern.test(name) && name === name.toLowerCase()) return undefined;
+  return `Invalid role name ${JSON.stringify(name)}: lower-case letters, digits, "_", "-" or ".", starting and ending with a letter or digit`;
+}
 
 /** Every attribute of a role object, null. */
 export function emptyRole(): ObjectValue {
