@@ -3,10 +3,13 @@
 // first deploy, no-op redeploy and a deploy with 10% of the roles changed, N roles on one
 // CloudAuthBackend. Printed beside the same-run baseline of plain `terraform apply` on N
 // `terraform_data` resources (one Terraform resource per role: the upstream provider's model).
-// keyward and the baseline run interleaved, in alternating order; figures are medians of the rounds.
+// Up to --per-role-max roles (default 1,000), also the same roles as N keyward_cloud_auth_role
+// resources (one Terraform resource per role, keyward's provider refreshing each: what generated
+// bindings and HCL users of the per-role form run), through cdktf too, with its ratio to the nested form.
+// keyward and the baselines run interleaved, in rotating order; figures are medians of the rounds.
 // The engine runs in its own process, compiled (dist/) as installed. Offline: nothing is fetched from a registry.
 //
-//   npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS]
+//   npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS] [--per-role-max N]
 //
 // --no-baseline: keyward only (no ratio is printed); a 10,000-resource baseline takes many minutes.
 // --baseline-limit: a baseline apply still running after SECONDS is stopped; its time and the
@@ -44,9 +47,11 @@ const NO_BASELINE = process.argv.includes('--no-baseline');
 // A 10,000-resource baseline's first apply runs for tens of minutes: past this many seconds it is
 // stopped and its time printed as a lower bound (so is the ratio), and its other phases are skipped.
 const BASELINE_LIMIT = Number(arg('baseline-limit', '0'));
+// The per-role form runs for sizes up to this many roles (0: never).
+const PER_ROLE_MAX = Number(arg('per-role-max', '1000'));
 const roundsFor = (n: number) => (ROUNDS_ARG === '' ? (n <= 1000 ? 3 : 1) : Number(ROUNDS_ARG));
-if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || !Number.isInteger(roundsFor(n)) || roundsFor(n) < 1) || !(BASELINE_LIMIT >= 0)) {
-  process.stderr.write('usage: npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS]  (sizes >= 10, N >= 1)\n');
+if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || !Number.isInteger(roundsFor(n)) || roundsFor(n) < 1) || !(BASELINE_LIMIT >= 0) || !(PER_ROLE_MAX >= 0)) {
+  process.stderr.write('usage: npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS] [--per-role-max N]  (sizes >= 10, N >= 1)\n');
   process.exit(2);
 }
 
@@ -145,12 +150,45 @@ for (let i = 0; i < s.roles; i++) {
 app.synth();
 `;
 
+// The same roles as keyward_cloud_auth_role resources, declared as generated bindings do (a
+// TerraformResource whose attributes are the role's), beside a backend without nested roles.
+const APP_PER_ROLE_JS = `'use strict';
+const { App, TerraformStack, TerraformResource } = require('cdktf');
+const { CloudAuthBackend, KeywardServer } = require('keyward/constructs');
+class CloudAuthRoleResource extends TerraformResource {
+  constructor(scope, id, attributes) {
+    super(scope, id, { terraformResourceType: 'keyward_cloud_auth_role', terraformGeneratorMetadata: { providerName: 'keyward' } });
+    this.attributes = attributes;
+  }
+  synthesizeAttributes() {
+    return this.attributes;
+  }
+}
+const s = JSON.parse(require('fs').readFileSync(process.env.KW_BENCH_SCENARIO, 'utf8'));
+const app = new App();
+const stack = new TerraformStack(app, 'bench');
+const server = new KeywardServer(stack, 'server', { address: s.address });
+const backend = new CloudAuthBackend(stack, 'cloud', { server, path: s.mount, description: 'bench' });
+const path = backend.node.findChild('resource').getStringAttribute('path');
+for (let i = 0; i < s.roles; i++) {
+  new CloudAuthRoleResource(stack, 'role-' + i, {
+    backend: path,
+    name: 'role-' + i,
+    type: 'iam',
+    bound_service_accounts: ['sa-' + i + '@bench.iam.gserviceaccount.com'],
+    token_policies: ['default', 'p' + (i % 7)],
+    token_ttl: i % 10 === 0 && s.changed ? '2h' : '1h',
+  });
+}
+app.synth();
+`;
+
 /** The app directory: cdktf.json, the app, node_modules with keyward (staged), cdktf and constructs. */
-function makeApp(dir: string, pkg: string): void {
+function makeApp(dir: string, pkg: string, app = APP_JS): void {
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(pkg, join(dir, 'node_modules', 'keyward'), 'dir');
   for (const m of ['cdktf', 'constructs']) symlinkSync(join(REPO, 'node_modules', m), join(dir, 'node_modules', m), 'dir');
-  writeFileSync(join(dir, 'main.js'), APP_JS);
+  writeFileSync(join(dir, 'main.js'), app);
   writeFileSync(
     join(dir, 'cdktf.json'),
     JSON.stringify({ language: 'typescript', app: `"${process.execPath}" main.js`, projectId: 'keyward-bench', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
@@ -164,16 +202,19 @@ async function vault(url: string, method: string, path: string): Promise<{ statu
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** keyward: three `cdktf deploy`s of N roles on a fresh mount; checks the server after each. */
-async function keywardRound(n: number, round: number, work: string, pkg: string, url: string): Promise<Record<Phase, number>> {
-  const dir = join(work, `app-${n}-${round}`);
-  const mount = `bench-${n}-${round}`;
-  makeApp(dir, pkg);
+/**
+ * keyward: three `cdktf deploy`s of N roles on a fresh mount; checks the server after each. Nested:
+ * the roles in the backend's `roles`; per-role: one keyward_cloud_auth_role resource each.
+ */
+async function keywardRound(n: number, round: number, work: string, pkg: string, url: string, form: 'nested' | 'per-role' = 'nested'): Promise<Record<Phase, number>> {
+  const dir = join(work, `app-${form}-${n}-${round}`);
+  const mount = `bench-${form}-${n}-${round}`;
+  makeApp(dir, pkg, form === 'nested' ? APP_JS : APP_PER_ROLE_JS);
   const scenario = join(dir, 'scenario.json');
   const env = { ...BASE_ENV, VAULT_ADDR: url, VAULT_TOKEN: TOKEN, KW_BENCH_SCENARIO: scenario };
   const deploy = async (changed: boolean, what: string) => {
     writeFileSync(scenario, JSON.stringify({ address: url, mount, roles: n, changed }));
-    return must(`keyward ${what} (${n} roles)`, process.execPath, [CDKTF, 'deploy', '--auto-approve'], dir, env);
+    return must(`keyward ${form} ${what} (${n} roles)`, process.execPath, [CDKTF, 'deploy', '--auto-approve'], dir, env);
   };
   const ttl = async (i: number) => (await vault(url, 'GET', `auth/${mount}/role/role-${i}`)).body?.data?.token_ttl;
 
@@ -242,20 +283,24 @@ async function main(): Promise<void> {
     for (const n of SIZES) {
       const ours: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const base: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const perRole: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const withPerRole = n <= PER_ROLE_MAX;
       const rounds = roundsFor(n);
       // A baseline stopped at --baseline-limit makes its first-deploy median (and the ratio) a lower bound.
       let baseLower = false;
       for (let r = 0; r < rounds; r++) {
-        const order = NO_BASELINE ? ['keyward'] : r % 2 === 0 ? ['keyward', 'baseline'] : ['baseline', 'keyward'];
+        const contestants = ['keyward', ...(withPerRole ? ['per-role'] : []), ...(NO_BASELINE ? [] : ['baseline'])];
+        const order = contestants.map((_, i) => contestants[(i + r) % contestants.length]!);
         for (const who of order) {
           let t: Record<Phase, number>;
           if (who === 'keyward') t = await keywardRound(n, r, work, pkg, engine.url);
+          else if (who === 'per-role') t = await keywardRound(n, r, work, pkg, engine.url, 'per-role');
           else {
             const b = await baselineRound(n, r, work);
             t = b.times;
             baseLower ||= b.lowerBound;
           }
-          for (const p of PHASES) if (!Number.isNaN(t[p])) (who === 'keyward' ? ours : base)[p].push(t[p]);
+          for (const p of PHASES) if (!Number.isNaN(t[p])) (who === 'keyward' ? ours : who === 'per-role' ? perRole : base)[p].push(t[p]);
           const show = (p: Phase) => (Number.isNaN(t[p]) ? `${p} skipped` : `${p} ${who === 'baseline' && p === 'first' && baseLower ? '> ' : ''}${secs(t[p])}`);
           process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(8)}: ${PHASES.map(show).join(', ')}\n`);
         }
@@ -278,6 +323,14 @@ async function main(): Promise<void> {
         const bs = b === undefined ? '-' : `${atLeast}${secs(b)}`;
         const rs = ratio === undefined ? '-' : `${atLeast}${ratio.toFixed(1)}x faster`;
         process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}              ${bs.padStart(10)}          ${rs.padEnd(11)}   ${verdict}\n`);
+      }
+      if (withPerRole) {
+        process.stdout.write(`\n${n} roles (median of ${rounds})     nested roles (1 resource)   ${n} keyward_cloud_auth_role   per-role / nested\n`);
+        for (const p of PHASES) {
+          const o = median(ours[p]);
+          const q = median(perRole[p]);
+          process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}                 ${secs(q).padStart(10)}               ${(q / o).toFixed(1)}x\n`);
+        }
       }
       process.stdout.write('\n');
     }

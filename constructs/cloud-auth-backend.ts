@@ -278,7 +278,8 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
       config,
-      roles,
+      // Absent, not {}: Terraform's JSON syntax refuses an empty map block ("Missing block label").
+      roles: this.roles.length > 0 ? roles : undefined,
     });
   }
 

@@ -71,6 +71,15 @@ describe('stack synthesis', () => {
     expect(only(synthJson(build({ exclusive: true }).stack).resource.keyward_cloud_auth_backend).exclusive_roles).toBe(true);
   });
 
+  it('leaves `roles` out of a backend without roles (Terraform refuses an empty map block in JSON)', () => {
+    // Roles declared elsewhere (keyward_cloud_auth_role resources) or none yet: `"roles": {}` made
+    // terraform fail with "Missing block label".
+    const { stack, server } = newStack('noroles');
+    new CloudAuthBackend(stack, 'cloud', { server, path: 'gcp' });
+    const b = only(synthJson(stack).resource.keyward_cloud_auth_backend);
+    expect(b).toEqual({ path: 'gcp' });
+  });
+
   it('exposes the backend accessor and a role\'s role_id as tokens of the backend resource', () => {
     const { stack, server } = newStack('tokens');
     const backend = new CloudAuthBackend(stack, 'cloud', { server, path: 'gcp' });
