@@ -13,7 +13,7 @@ export const backendSchema: BlockSchema = {
     path: { type: { kind: 'string' }, required: true, description: 'Mount path, such as `cloud` or `team/cloud`. A change moves the mount with its config and roles (sys/remount); `terraform apply -replace` recreates it instead.' },
     ...mountAttributes,
     accessor: { type: { kind: 'string' }, computed: true, description: 'The mount\'s accessor, assigned by the server (entity aliases and policies refer to it).' },
-    exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare.' },
+    exclusive_roles: { type: { kind: 'bool' }, optional: true, description: 'Delete roles on the mount that `roles` does not declare. Roles managed by `keyward_cloud_auth_role` resources count as undeclared: do not combine the two on one mount.' },
     retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy removes nothing from the server.' },
   },
   // Blocks, not nested attributes. `roles`: Terraform evaluates a 10,000-role block in about a
