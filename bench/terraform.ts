@@ -62,7 +62,9 @@ const LABEL: Record<Phase, string> = { first: 'first deploy', noop: 'no-op redep
 const TARGET: Record<number, Partial<Record<Phase, number>>> = { 1000: { first: 15, noop: 8 }, 10000: { first: 60 } };
 const MIN_RATIO = 3;
 
-const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', FORCE_COLOR: '0', TF_IN_AUTOMATION: '1', DISABLE_VERSION_CHECK: '1' };
+// CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf otherwise shares ~/.terraform.d/plugin-cache, where another
+// checkout's launcher of the same version replaces this one's between init and plan.
+const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', FORCE_COLOR: '0', TF_IN_AUTOMATION: '1', DISABLE_VERSION_CHECK: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1' };
 delete BASE_ENV.TF_PLUGIN_CACHE_DIR;
 
 interface Run {
