@@ -18,6 +18,8 @@ export const backendSchema: BlockSchema = {
   },
   // Blocks, not nested attributes. `roles`: Terraform evaluates a 10,000-role block in about a
   // twentieth of the time (HCL `roles "web" { … }`; JSON is `"roles": { "web": { … } }` either way).
+  // cdktf's binding generator gives a map block only a getter: generated-binding users declare
+  // roles with keyward_cloud_auth_role (cloud-auth-role.ts) instead, over the same role code.
   // `config`: Terraform finds the source range of a diagnostic's attribute path only through
   // blocks (tfdiags' ElaborateFromConfigBody), so an error on config.iam_alias points at that line
   // only when `config` is a block (HCL `config { … }`; JSON `"config": { … }` either way).
