@@ -120,6 +120,14 @@ export interface CloudAuthBackendProps {
    */
   readonly config?: CloudAuthConfig;
   /**
+   * The mount's earlier path, for `keyward apply` (the CLI): when only that path exists on the
+   * server, the mount is moved to `path` (sys/remount) with its config, roles and tokens, instead of
+   * being deleted and created again. Terraform moves it by itself when `path` changes (the resource
+   * stays the same), so `cdktf deploy` needs no such hint.
+   * @default no earlier path
+   */
+  readonly movedFrom?: string;
+  /**
    * Keep the mount on this cluster only (not replicated to performance secondaries). Fixed when the
    * mount is enabled: a change replaces the mount, with its roles.
    * @default false
@@ -288,6 +296,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     return compact({
       path: this.path,
       type: 'cloud' as const,
+      movedFrom: this.props.movedFrom,
       ...this.mountFields(),
       config,
       roles: this.roles.map((r) => r.renderRole()),
