@@ -286,7 +286,8 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
       config,
-      roles,
+      // A map block written as {} is a Terraform JSON error ("Missing block label"): no roles, no key.
+      roles: this.roles.length > 0 ? roles : undefined,
     });
   }
 
