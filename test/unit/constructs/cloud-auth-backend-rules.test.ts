@@ -28,7 +28,7 @@ const failing: Record<string, { props: (s: KeywardServer) => Loose; message: Reg
   'mount-tune-values': { props: (s) => ({ server: s, tokenType: 'default', listingVisibility: 'public' }), message: /tokenType must be one of default-service, default-batch, service, batch[\s\S]*listingVisibility must be "unauth" or "hidden"/ },
   'wif-and-rotation': {
     props: (s) => ({ server: s, config: { identityTokenAudience: '//iam.googleapis.com/x', rotationSchedule: '0 * * * *', rotationPeriod: '1h' } }),
-    message: /config.serviceAccountEmail is required with config.identityTokenAudience[\s\S]*config.rotationSchedule and config.rotationPeriod are mutually exclusive/,
+    message: /mutually exclusive fields config.rotationSchedule and config.rotationPeriod[\s\S]*missing required 'config.serviceAccountEmail' when 'config.identityTokenAudience' is set/,
   },
   'removal-policy': { props: (s) => ({ server: s, removalPolicy: 'keep' }), message: /removalPolicy must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN/ },
 };
