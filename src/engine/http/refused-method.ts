@@ -5,13 +5,9 @@
 // method: "LI" of LIST, which could have been LINK) are just before that offset, or were in an
 // earlier read when the head came split. This rebuilds the request's start from those bytes.
 // Only LIST must come out exactly (it is served); any other refused token is answered 405
-// whatever its spelling, so a guess there changes nothing the client sees.
-
-import { METHODS } from 'node:http';
-
-/** Every prefix of every method llhttp knows (PRI: the HTTP/2 preface), the empty one included. */
-const PREFIXES = new Set<string>(['']);
-for (const m of [...METHODS, 'PRI']) for (let i = 1; i <= m.length; i++) PREFIXES.add(m.slice(0, i));
+// whatever its spelling, so a guess there changes nothing the client sees. The one byte sequence
+// this cannot tell apart: a Content-Length body ending in capital letters immediately followed by
+// a refused token (a body ending "L" before a token "IST" reads as LIST), which no client sends.
 
 /** Longer than any method llhttp knows. */
 const MAX_PREFIX = 24;
@@ -21,9 +17,7 @@ const isMethodByte = (c: number) => (c >= 0x41 && c <= 0x5a) || c === 0x2d;
 
 /**
  * The refused request from its method token to the end of `raw`, given the offset `at` where the
- * parser stopped. The method is LIST when the bytes from `at` continue it ("ST", or "S" at the end
- * of the read) after an "LI" that is in this read or, when the read starts within it, was in the
- * previous one.
+ * parser stopped.
  */
 export function refusedRequest(raw: Buffer, at: number): Buffer {
   at = Math.max(0, Math.min(at, raw.length));
@@ -32,21 +26,10 @@ export function refusedRequest(raw: Buffer, at: number): Buffer {
   const run = raw.toString('latin1', start, at);
   const next = raw.toString('latin1', at, Math.min(at + 3, raw.length));
   const continuesList = next === 'S' ? at + 1 === raw.length : next.startsWith('ST') && (next.length === 2 || !isTokenByte(next.charCodeAt(2)));
-  let prefix: string | undefined;
-  if (continuesList && (run.endsWith('LI') || (start === 0 && 'LI'.endsWith(run)))) prefix = 'LI';
-  else if (!isMethodByte(raw[at] ?? 0)) {
-    // The token ended (or went on in bytes no method has, "GET\r", "GETx"): the matcher held all
-    // of the known prefix before it.
-    for (let k = run.length; k >= 0 && prefix === undefined; k--) if (PREFIXES.has(run.slice(run.length - k))) prefix = run.slice(run.length - k);
-  } else {
-    // The shortest prefix of a known method the matcher could have been holding: never one that
-    // makes a LIST out of a body's last bytes followed by another token.
-    for (let k = 0; k <= run.length && prefix === undefined; k++) {
-      const s = run.slice(run.length - k);
-      if (PREFIXES.has(s) && !PREFIXES.has(s + next.charAt(0))) prefix = s;
-    }
-  }
-  prefix ??= '';
+  // The matcher held every method byte just before `at`; when they reach back to the start of this
+  // read, the head came split and the first of them were in the previous read: only an "LI" there
+  // matters (a LIST), any other token is answered 405 whatever its first bytes were.
+  const prefix = start === 0 && continuesList && 'LI'.endsWith(run) ? 'LI' : run;
   return Buffer.concat([Buffer.from(prefix, 'latin1'), raw.subarray(at)]);
 }
 
