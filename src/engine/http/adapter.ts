@@ -67,7 +67,11 @@ export function createHttpServer(core: Core, log: Logger): Server {
     noteAnswer(req, res);
     if (req.headers.upgrade !== undefined) frontAfterUpgrade(server, req);
     if (req.httpVersionMajor !== 1) return refuseVersion(res);
-    const run = () => core.handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' });
+    const headers = headersOf(req);
+    // A request without body framing has no body: the core is not handed the stream to read (three
+    // listeners and a wait for its 'end' per GET); Node discards it when the answer is done.
+    const body = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0') ? undefined : req;
+    const run = () => core.handle({ method, url: req.url ?? '/', headers, body, remoteAddress: req.socket.remoteAddress ?? '' });
     // Pipelined requests on one connection run one after another, as in Go's server: a pipelined
     // write then read must see the write (RFC 9112 9.3.2 allows parallel work for safe methods only).
     const previous = inOrder.get(front);
