@@ -24,7 +24,7 @@ function load(): typeof BetterSqlite3 {
   }
 }
 
-const Database = load();
+const Database: typeof BetterSqlite3 = load();
 
 // eslint-disable-next-line @typescript-eslint/no-namespace
 declare namespace Database {
