@@ -93,30 +93,36 @@ async function main() {
     });
     // Chaos: in turns, stall a cloud store past the attempt deadline, then resume it; restore.
     const chaos = (async () => {
+      // The attempt deadline grows with the archive (deadline.ts: 1 MiB/s beyond the floor), and
+      // the store grows with every login's token: the wait for the abort follows the last archive.
+      let archiveBytes = 0;
       for (let turn = 0; running(); turn++) {
         const k = KINDS[turn % KINDS.length];
         const s = stores[KINDS.indexOf(k)];
         process.kill(s.pid, 'SIGSTOP');
         // The attempt in flight (or the next one) must abort at its deadline and say so.
         const stoppedAt = Date.now();
+        const limit = 2000 + FLOOR_MS + Math.ceil((archiveBytes / (1024 * 1024)) * 1000) + 8000;
         let aborted = false;
-        while (!aborted && Date.now() - stoppedAt < 2000 + FLOOR_MS + 8000) {
+        while (!aborted && Date.now() - stoppedAt < limit) {
           const st = (await api(engine, 'GET', `${STATUS}/${k}`)).body?.data as { consecutive_errors?: number } | undefined;
           aborted = (st?.consecutive_errors ?? 0) >= 1;
           if (!aborted) await sleep(100);
         }
+        const abortedAfter = Date.now() - stoppedAt;
         process.kill(s.pid, 'SIGCONT');
         if (aborted) counts.stalls++;
-        else failures.push(`a stalled ${k} store did not show in its status within ${2000 + FLOOR_MS + 8000} ms`);
+        else failures.push(`a stalled ${k} store did not show in its status within ${limit} ms`);
         const snap = await fetch(`${engine.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': ROOT_TOKEN } });
         const archive = Buffer.from(await snap.arrayBuffer());
+        archiveBytes = archive.length;
         if (snap.status !== 200) failures.push(`snapshot save answered ${snap.status}`);
         else {
           const r = await api(engine, 'POST', 'sys/storage/raft/snapshot', { rawBody: archive });
           if (r.status === 204) counts.restores++;
           else failures.push(`restore answered ${r.status} ${r.text.slice(0, 200)}`);
         }
-        say(`turn ${turn}: ${k} stalled (attempt aborted: ${aborted}), resumed, store restored; ${counts.logins} logins, ${counts.writes} writes, ${counts.restores} restores so far; engine CPU ${cpuSeconds(engine.pid).toFixed(1)} s`);
+        say(`turn ${turn}: ${k} stalled (attempt aborted: ${aborted}, after ${abortedAfter} ms), resumed, store restored (${(archiveBytes / 1e6).toFixed(1)} MB); ${counts.logins} logins, ${counts.writes} writes, ${counts.restores} restores so far; engine CPU ${cpuSeconds(engine.pid).toFixed(1)} s`);
         await sleep(3000);
       }
     })();
