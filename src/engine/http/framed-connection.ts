@@ -26,6 +26,9 @@ export class FramedConnection extends Duplex {
     });
     socket.on('end', () => this.push(null));
     socket.on('error', (e) => this.destroy(e));
+    // Until Node's server takes this connection (after the answers already due on the socket), a
+    // client's reset must not become an unhandled 'error'; the server adds its own listener then.
+    this.on('error', () => undefined);
     socket.on('close', () => this.destroy());
     socket.on('drain', () => {
       const w = this.waitingDrain;

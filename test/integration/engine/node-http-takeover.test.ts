@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { FramedConnection } from '../../../src/engine/http/framed-connection';
 import type { Engine } from '../../../src/engine/engine';
 import { startTestEngine, ROOT_TOKEN } from '../../support/engine';
+import { connect } from 'node:net';
 import { RawConnection, head } from '../../support/raw-http';
 
 let engine: Engine;
@@ -77,4 +78,25 @@ it('a framed connection keeps Node\'s keep-alive timeout', async () => {
   } finally {
     engine.server.keepAliveTimeout = before;
   }
+});
+
+it('a client that resets while a LIST waits behind a long answer breaks nothing', async () => {
+  // A snapshot larger than the socket buffers, not read by the client: its answer cannot finish,
+  // so the LIST pipelined behind it waits on the framing front when the client resets.
+  const big = 'x'.repeat(900 * 1024);
+  for (let i = 0; i < 8; i++) {
+    const r = await fetch(`${engine.url}/v1/sys/policy/big-${i}`, { method: 'PUT', headers: { 'x-vault-token': ROOT_TOKEN }, body: JSON.stringify({ policy: `# ${big}\npath "x/${i}" { capabilities = ["read"] }` }) });
+    expect(r.status).toBe(204);
+  }
+  const { hostname, port } = new URL(engine.url);
+  const s = connect(Number(port), hostname);
+  s.on('error', () => undefined);
+  await new Promise((r) => s.once('connect', r));
+  s.pause();
+  s.write(head('GET', '/v1/sys/storage/raft/snapshot', [TOKEN]) + head('LIST', '/v1/sys/policies/acl', [TOKEN]));
+  await new Promise((r) => setTimeout(r, 500));
+  s.resetAndDestroy();
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await fetch(`${engine.url}/v1/sys/health`)).status).toBe(200);
+  for (let i = 0; i < 8; i++) await fetch(`${engine.url}/v1/sys/policy/big-${i}`, { method: 'DELETE', headers: { 'x-vault-token': ROOT_TOKEN } });
 });
