@@ -28,7 +28,7 @@ interface Nested {
 
 export function renderSchemaMarkdown(block: WireBlock): string {
   // Blank-line runs collapsed: the nested sections' separators add up where one section ends another.
-  return ('## Schema\n\n' + blockChildren([], block, true)).replace(/\n{3,}/g, '\n\n');
+  return ('## Schema\n\n' + blockChildren([], block, true)).replace(/\n{3,}/g, '\n\n').replace(/\n+$/, '\n');
 }
 
 function attrGroup(a: WireAttribute): Group | undefined {
