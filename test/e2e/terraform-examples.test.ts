@@ -104,7 +104,7 @@ describe('the HCL examples, applied with terraform against the embedded engine',
       }
       return text.split('\n').filter((l) => l.startsWith('terraform import ')).map((l) => l.trim().split(/\s+/).slice(1));
     });
-    expect(imports.map((a) => a[1]!.split('.')[0])).toEqual(['keyward_cloud_auth_backend', 'keyward_snapshot_auto_config']);
+    expect(imports.map((a) => a[1]!.split('.')[0])).toEqual(expect.arrayContaining(['keyward_cloud_auth_backend', 'keyward_snapshot_auto_config']));
     for (const args of imports) {
       await w.ok(['state', 'rm', args[1]!]);
       await w.ok(args);

@@ -8,7 +8,7 @@ import { roleAttributes } from './role-attributes';
 
 export const backendSchema: BlockSchema = {
   version: 0,
-  description: 'A `cloud` auth method mount with its config and its roles, as one resource: 10,000 roles are one Terraform resource, refreshed with one LIST.',
+  description: 'A `cloud` auth method mount with its config and its roles, as one resource: 10,000 roles are one Terraform resource. Durations (`*_ttl`, `token_period`, `max_jwt_exp`, …) are strings: seconds (`"3600"`) or a duration (`"1h"`), compared canonically. A field left unset means the server\'s default.',
   attributes: {
     path: { type: { kind: 'string' }, required: true, description: 'Mount path, such as `cloud` or `team/cloud`. A change moves the mount with its config and roles (sys/remount); `terraform apply -replace` recreates it instead.' },
     ...mountAttributes,
