@@ -15,7 +15,7 @@ import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraf
 const CREDENTIALS = serviceAccountKeyJson('deployer@my-project.iam.gserviceaccount.com');
 const S3_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY-examples-e2e';
 const EXAMPLES = join(REPO, 'examples');
-const RESOURCE_TYPES = readdirSync(join(EXAMPLES, 'resources')).sort();
+const RESOURCE_TYPES = readdirSync(join(EXAMPLES, 'resources'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
 
 interface SchemaBlock {
   description?: string;
