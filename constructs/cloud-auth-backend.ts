@@ -120,6 +120,14 @@ export interface CloudAuthBackendProps {
    */
   readonly config?: CloudAuthConfig;
   /**
+   * The mount's earlier path, for `keyward apply` (the CLI): when only that path exists on the
+   * server, the mount is moved to `path` (sys/remount) with its config, roles and tokens, instead of
+   * being deleted and created again. Terraform moves it by itself when `path` changes (the resource
+   * stays the same), so `cdktf deploy` needs no such hint.
+   * @default no earlier path
+   */
+  readonly movedFrom?: string;
+  /**
    * Keep the mount on this cluster only (not replicated to performance secondaries). Fixed when the
    * mount is enabled: a change replaces the mount, with its roles.
    * @default false
@@ -278,7 +286,8 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
       config,
-      roles,
+      // A map block written as {} is a Terraform JSON error ("Missing block label"): no roles, no key.
+      roles: this.roles.length > 0 ? roles : undefined,
     });
   }
 
@@ -288,6 +297,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     return compact({
       path: this.path,
       type: 'cloud' as const,
+      movedFrom: this.props.movedFrom,
       ...this.mountFields(),
       config,
       roles: this.roles.map((r) => r.renderRole()),

@@ -123,6 +123,8 @@ const mountShape = Object.fromEntries(
 interface AuthBackendBase {
   path: string;
   type: 'cloud';
+  /** The mount's earlier path: when only that one exists, it is moved here (sys/remount), keeping its roles. */
+  movedFrom?: string;
   description?: string;
   /** Absent: the config is not managed at all (left as it is). */
   config?: ManifestCloudConfig;
@@ -134,6 +136,7 @@ export const authBackendSchema = z
   .object({
     path: mountPath,
     type: z.literal('cloud'),
+    movedFrom: mountPath.optional(),
     ...mountShape,
     config: cloudConfigSchema.optional(),
     roles: z.array(roleSchema).default([]),
