@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       CHECKPOINT_DISABLE: '1',
+      // The scratch project installs keyward's provider from its own terraform.d; a machine-wide
+      // plugin cache filled by another checkout's launcher (same version, other bytes) would fail init.
+      CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
       CI: '1',
       FORCE_COLOR: '0',
       VAULT_ADDR: engine.url,
