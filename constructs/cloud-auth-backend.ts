@@ -22,6 +22,19 @@ export interface CloudCustomEndpoints {
   readonly crm?: string;
   /** Compute Engine (instances, instance groups). @default https://compute.googleapis.com */
   readonly compute?: string;
+  /**
+   * Security Token Service, where workload identity federation exchanges the server's plugin
+   * identity token (e.g. the cloud emulator's). keyward's engine only: Vault always calls Google's
+   * STS and refuses this key.
+   * @default https://sts.googleapis.com
+   */
+  readonly sts?: string;
+  /**
+   * IAM Credentials, where workload identity federation impersonates `serviceAccountEmail`
+   * (`generateAccessToken`). keyward's engine only: Vault always calls Google's and refuses this key.
+   * @default https://iamcredentials.googleapis.com
+   */
+  readonly iamcredentials?: string;
 }
 
 /** The `auth/<path>/config` object. A field left out means "the server default". */

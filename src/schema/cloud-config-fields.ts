@@ -40,7 +40,7 @@ export const CLOUD_CONFIG_FIELDS: readonly CloudConfigFieldSpec[] = [
   { name: 'iam_metadata', kind: 'list', default: [...IAM_METADATA_KEYS], description: 'Metadata keys attached to iam logins; `["default"]` = the default keys, `[]` = none.' },
   { name: 'vm_alias', kind: 'string', default: 'role_id', values: ['role_id', 'instance_id'], vault: 'gce_alias', description: 'Entity alias of vm logins: `role_id` (default) or `instance_id`.' },
   { name: 'vm_metadata', kind: 'list', default: [...VM_METADATA_KEYS], vault: 'gce_metadata', description: 'Metadata keys attached to vm logins; `["default"]` = the default keys, `[]` = none.' },
-  { name: 'custom_endpoint', kind: 'map', default: {}, description: 'Base URLs replacing the identity provider\'s, by key: `api`, `iam`, `crm`, `compute`.' },
+  { name: 'custom_endpoint', kind: 'map', default: {}, description: 'Base URLs replacing the identity provider\'s, by key: `api`, `iam`, `crm`, `compute`; on keyward\'s engine also `sts` and `iamcredentials` (workload identity federation; Vault refuses them).' },
   { name: 'service_account_email', kind: 'string', default: '', description: 'Service account impersonated through workload identity federation (WIF); required with identity_token_audience.' },
   { name: 'identity_token_audience', kind: 'string', default: '', description: 'Audience of the plugin identity token exchanged for cloud credentials (WIF); setting it excludes credentials.' },
   { name: 'identity_token_ttl', kind: 'duration', default: IDENTITY_TOKEN_TTL_DEFAULT, description: 'Lifetime of the plugin identity token (WIF). Default 1h.' },
