@@ -9,6 +9,7 @@ module.exports = {
     '/node_modules/jose/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  setupFiles: ['<rootDir>/test/support/jest-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -45,6 +45,7 @@ export const KNOWN_BACKEND_PROPS = [
   'maxLeaseTtl',
   'tokenType',
   'listingVisibility',
+  'movedFrom',
 ] as const;
 export const KNOWN_CONFIG_PROPS = [
   'credentials',
@@ -92,6 +93,11 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
       if (isToken(props.path)) return ['path must be known at synth time (it identifies the mount), not a Terraform token'];
       return MOUNT_PATH.test(props.path) ? [] : [`path ${JSON.stringify(props.path)} must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")`];
     },
+  },
+  {
+    id: 'moved-from-format',
+    check: ({ props }) =>
+      when(props.movedFrom, (m) => (MOUNT_PATH.test(m) ? undefined : `movedFrom ${JSON.stringify(m)} must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")`)),
   },
   {
     id: 'path-unique',

@@ -22,6 +22,19 @@ export interface CloudCustomEndpoints {
   readonly crm?: string;
   /** Compute Engine (instances, instance groups). @default https://compute.googleapis.com */
   readonly compute?: string;
+  /**
+   * Security Token Service, where workload identity federation exchanges the server's plugin
+   * identity token (e.g. the cloud emulator's). keyward's engine only: Vault always calls Google's
+   * STS and refuses this key.
+   * @default https://sts.googleapis.com
+   */
+  readonly sts?: string;
+  /**
+   * IAM Credentials, where workload identity federation impersonates `serviceAccountEmail`
+   * (`generateAccessToken`). keyward's engine only: Vault always calls Google's and refuses this key.
+   * @default https://iamcredentials.googleapis.com
+   */
+  readonly iamcredentials?: string;
 }
 
 /** The `auth/<path>/config` object. A field left out means "the server default". */
@@ -119,6 +132,14 @@ export interface CloudAuthBackendProps {
    * @default the config is not managed: whatever the server holds stays
    */
   readonly config?: CloudAuthConfig;
+  /**
+   * The mount's earlier path, for `keyward apply` (the CLI): when only that path exists on the
+   * server, the mount is moved to `path` (sys/remount) with its config, roles and tokens, instead of
+   * being deleted and created again. Terraform moves it by itself when `path` changes (the resource
+   * stays the same), so `cdktf deploy` needs no such hint.
+   * @default no earlier path
+   */
+  readonly movedFrom?: string;
   /**
    * Keep the mount on this cluster only (not replicated to performance secondaries). Fixed when the
    * mount is enabled: a change replaces the mount, with its roles.
@@ -278,7 +299,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
       exclusive_roles: this.props.exclusiveRoles === true ? true : undefined,
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
       config,
-      // Absent, not {}: Terraform's JSON syntax refuses an empty map block ("Missing block label").
+      // A map block written as {} is a Terraform JSON error ("Missing block label"): no roles, no key.
       roles: this.roles.length > 0 ? roles : undefined,
     });
   }
@@ -289,6 +310,7 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     return compact({
       path: this.path,
       type: 'cloud' as const,
+      movedFrom: this.props.movedFrom,
       ...this.mountFields(),
       config,
       roles: this.roles.map((r) => r.renderRole()),

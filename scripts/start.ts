@@ -1,7 +1,8 @@
 // `npm start`: a guided local run, offline. Starts the embedded engine and the cloud emulator,
 // deploys examples/basic (cdktf + terraform when terraform is installed, else `keyward apply
-// --app`), logs in once with an emulator-minted JWT, logs in again through a keyless mount
-// (workload identity federation), takes a snapshot, and says how to continue.
+// --app`), logs in once with an emulator-minted JWT, logs in again through the example's keyless
+// mount (workload identity federation, deployed with the rest), takes a snapshot, and says how to
+// continue.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import { startCloudEmulator } from '../src/cloud-emulator';
-import { SAMPLE_ENGINE_ISSUER, SAMPLE_KEYLESS_AUDIENCE, sampleDescription } from '../src/cloud-emulator/sample';
+import { SAMPLE_ENGINE_ISSUER, sampleDescription } from '../src/cloud-emulator/sample';
 import { startEngine } from '../src/engine/engine';
 
 const REPO = resolve(__dirname, '..');
@@ -65,6 +66,9 @@ async function main(): Promise<void> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       CHECKPOINT_DISABLE: '1',
+      // The scratch project installs keyward's provider from its own terraform.d; a machine-wide
+      // plugin cache filled by another checkout's launcher (same version, other bytes) would fail init.
+      CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
       CI: '1',
       FORCE_COLOR: '0',
       VAULT_ADDR: engine.url,
@@ -90,7 +94,9 @@ async function main(): Promise<void> {
     }
     const roles = await call(engine.url, 'LIST', 'auth/cloud/roles', rootToken);
     const snaps = await call(engine.url, 'LIST', 'sys/storage/raft/snapshot-auto/config', rootToken);
+    const keylessRoles = await call(engine.url, 'LIST', 'auth/keyless/roles', rootToken);
     say(`  auth/cloud roles: ${(roles.json?.data?.keys ?? []).join(', ')}`);
+    say(`  auth/keyless roles: ${(keylessRoles.json?.data?.keys ?? []).join(', ')} (workload identity federation, configured without a key)`);
     say(`  snapshot configs: ${(snaps.json?.data?.keys ?? []).join(', ')}`);
 
     step(3, `Logging in as ${APP_ACCOUNT} with an emulator-minted JWT`);
@@ -103,16 +109,7 @@ async function main(): Promise<void> {
     say(`  policies ${JSON.stringify(auth.policies)}, ttl ${auth.lease_duration}s, renewable ${auth.renewable}`);
     say(`  lookup-self with the new token: ${self.status === 200 ? 'ok' : `failed (${self.status})`}, entity ${auth.entity_id ?? '-'}`);
 
-    step(4, 'Logging in through a keyless mount: workload identity federation, no key anywhere');
-    const ep = emulator.url;
-    await call(engine.url, 'POST', 'sys/auth/keyless', rootToken, { type: 'cloud', description: 'workload identity federation' });
-    const kcfg = await call(engine.url, 'POST', 'auth/keyless/config', rootToken, {
-      service_account_email: DEPLOYER,
-      identity_token_audience: SAMPLE_KEYLESS_AUDIENCE,
-      custom_endpoint: { api: ep, iam: ep, crm: ep, compute: ep, sts: ep, iamcredentials: ep },
-    });
-    if (kcfg.status >= 300) throw new Error(`keyless config failed (${kcfg.status}): ${JSON.stringify(kcfg.json)}`);
-    await call(engine.url, 'POST', 'auth/keyless/role/app', rootToken, { type: 'iam', bound_service_accounts: APP_ACCOUNT, token_policies: 'app' });
+    step(4, 'Logging in through the keyless mount: workload identity federation, no key anywhere');
     const klogin = await call(engine.url, 'POST', 'auth/keyless/login', undefined, { role: 'app', jwt: emulator.mintServiceAccountJwt({ account: APP_ACCOUNT, audience: 'vault/app' }) });
     if (klogin.status !== 200) throw new Error(`keyless login failed (${klogin.status}): ${JSON.stringify(klogin.json)}`);
     const stored = (await call(engine.url, 'GET', 'auth/keyless/config', rootToken)).json.data;

@@ -1,5 +1,6 @@
 // The basic example: a cloud auth mount on the embedded engine, configured against the cloud
-// emulator's identities, with one iam role, one vm role and an hourly local snapshot config.
+// emulator's identities, with one iam role, one vm role and an hourly local snapshot config; and a
+// second, keyless mount (workload identity federation: no key anywhere) with one iam role.
 
 import { App, TerraformStack } from 'cdktf';
 import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constructs';
@@ -40,6 +41,28 @@ CloudAuthRole.vm(stack, 'web', {
   boundLabels: { env: 'dev' },
   tokenPolicies: ['web'],
   tokenTtl: '30m',
+});
+
+// Keyless: the engine signs a plugin identity token for this mount, the emulator's Security Token
+// Service exchanges it (its sample workload identity pool trusts the engine on 127.0.0.1:8200) and
+// IAM Credentials lets the federated principal impersonate the engine's service account.
+const keyless = new CloudAuthBackend(stack, 'keyless', {
+  server,
+  path: 'keyless',
+  description: 'workload identity federation, no key',
+  config: {
+    serviceAccountEmail: 'keyward@ops-project.iam.gserviceaccount.com',
+    identityTokenAudience: 'https://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/keyward-pool/providers/local-engine',
+    // sts and iamcredentials are keyward's engine's own keys (Vault always calls Google's).
+    customEndpoints: { api: emulator, iam: emulator, crm: emulator, compute: emulator, sts: emulator, iamcredentials: emulator },
+  },
+});
+
+CloudAuthRole.iam(stack, 'keyless-app', {
+  backend: keyless,
+  roleName: 'app',
+  boundServiceAccounts: ['app@demo-project.iam.gserviceaccount.com'],
+  tokenPolicies: ['app'],
 });
 
 new SnapshotAutoConfig(stack, 'hourly', {

@@ -4,29 +4,18 @@
 // reads them: the timeout as integer seconds or a Go duration ("60s", "1m30s", "500ms"), the
 // retries as a count of retries after the first attempt (0 = one attempt).
 
+import { goDurationSeconds } from '../schema/duration';
+
 /** Per-attempt timeout (connect, response headers, each body read) when nothing sets one. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Retries after the first attempt when nothing sets them (Vault's client default). */
 export const DEFAULT_MAX_RETRIES = 2;
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** Parses a timeout as Vault does (seconds or a Go duration) into milliseconds; `what` names the setting in errors. */
 export function parseTimeoutMs(input: string | number, what: string): number {
   const s = String(input).trim();
-  let ms: number | undefined;
-  if (/^\d+$/.test(s)) ms = Number(s) * 1000;
-  else {
-    const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(s)) !== null) {
-      total += Number(m[1]) * UNIT_MS[m[2]];
-      consumed = re.lastIndex;
-    }
-    if (consumed > 0 && consumed === s.length) ms = total;
-  }
+  const seconds = /^\d+$/.test(s) ? Number(s) : goDurationSeconds(s);
+  const ms = seconds === undefined ? undefined : seconds * 1000;
   if (ms === undefined || !Number.isFinite(ms)) {
     throw new Error(`${what}: must be seconds or a duration such as "10s", "1m" or "500ms", got ${JSON.stringify(input)}`);
   }

@@ -93,6 +93,9 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
       }
       result.applied.push({ id: o.id, action: o.action });
       const d = desired.objects.get(o.id);
+      const from = movedFrom(o);
+      // A moved mount's objects are recorded under the new path (below and as they apply).
+      if (from) for (const id of Object.keys(rec.objects)) if (id === `auth/${from}` || id.startsWith(`auth/${from}/`)) delete rec.objects[id];
       if (o.action === 'delete') {
         delete rec.objects[o.id];
         if (o.address.kind === 'auth-mount') for (const id of Object.keys(rec.objects)) if (id.startsWith(`${o.id}/`)) delete rec.objects[id];
@@ -151,13 +154,16 @@ async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan
   switch (a.kind) {
     case 'auth-mount': {
       const mount = a.mount!;
-      if (o.action === 'delete' || o.action === 'replace') await client.sys.disableAuth(mount);
+      const from = movedFrom(o);
+      if (o.action === 'delete' || o.action === 'replace') await client.sys.disableAuth(from ?? mount);
       if (o.action === 'create' || o.action === 'replace') {
         const f = d!.fields;
         const tune = Object.fromEntries(MOUNT_TUNE_FIELDS.filter((n) => !sameValue(f[n], MOUNT_DEFAULTS[n])).map((n) => [n, f[n] as number | string]));
         w(await client.sys.enableAuth(mount, { type: String(f.type), description: String(f.description ?? ''), local: f.local === true, config: tune }));
       } else if (o.action === 'update') {
-        w(await client.sys.tune(mount, Object.fromEntries(o.changes.map((c) => [c.field, c.after as number | string]))));
+        if (from) w(await client.sys.remount(from, mount));
+        const tune = o.changes.filter((c) => c.field !== 'path');
+        if (tune.length > 0) w(await client.sys.tune(mount, Object.fromEntries(tune.map((c) => [c.field, c.after as number | string]))));
       }
       return warnings;
     }
@@ -181,5 +187,11 @@ async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan
     }
   }
 }
+
+/** The earlier path of a mount this plan moves (its `path` change), if any. */
+const movedFrom = (o: ObjectPlan): string | undefined => {
+  const c = o.address.kind === 'auth-mount' ? o.changes.find((x) => x.field === 'path') : undefined;
+  return typeof c?.before === 'string' ? c.before : undefined;
+};
 
 const MOUNT_DEFAULTS: Record<string, unknown> = Object.fromEntries(MOUNT_FIELDS.map((f) => [f.name, f.default]));

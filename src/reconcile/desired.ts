@@ -18,6 +18,8 @@ export interface DesiredState {
   objects: Map<string, DesiredObject>;
   /** Mounts whose undeclared roles are deleted. */
   exclusiveRoleMounts: Set<string>;
+  /** Declared mount path -> the earlier path it moves from (manifest `movedFrom`). */
+  moves: Map<string, string>;
   exclusiveSnapshotConfigs: boolean;
   fingerprintSalt: string;
 }
@@ -49,6 +51,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
     objects.set(id, { id, address, fields, secrets, immutable });
   };
   const exclusiveRoleMounts = new Set<string>();
+  const moves = new Map<string, string>();
   for (const b of m.authBackends) {
     const mount = b.path;
     add({ kind: 'auth-mount', mount }, mountFields(b.type, b), {}, [...MOUNT_IMMUTABLE]);
@@ -64,6 +67,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       add(address, desiredRoleFields(objectId(address), r as Record<string, unknown>), {}, ['type']);
     }
     if (b.exclusiveRoles) exclusiveRoleMounts.add(mount);
+    if (b.movedFrom && b.movedFrom !== mount) moves.set(mount, b.movedFrom);
   }
   for (const s of m.snapshotConfigs) {
     const address: ObjectAddress = { kind: 'snapshot-config', name: s.name };
@@ -75,7 +79,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
     }
     add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type']);
   }
-  return { objects, exclusiveRoleMounts, exclusiveSnapshotConfigs: m.exclusiveSnapshotConfigs, fingerprintSalt: m.fingerprintSalt };
+  return { objects, exclusiveRoleMounts, moves, exclusiveSnapshotConfigs: m.exclusiveSnapshotConfigs, fingerprintSalt: m.fingerprintSalt };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { DesiredState } from './desired';
 import type { LiveState } from './live';
 import {
   KIND_ORDER,
+  objectId,
   parseObjectId,
   sameValue,
   summarize,
@@ -96,10 +97,14 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const parentPlan = parent ? plans.get(parent) : undefined;
     const recreated = parentPlan?.action === 'replace' || parentPlan?.action === 'create';
     const l = recreated ? undefined : live.objects.get(d.id);
-    const rec = record.objects[d.id];
+    // A moved mount's objects were recorded under its earlier path.
+    const movedFrom = d.address.mount ? live.moved.get(d.address.mount) : undefined;
+    const rec = record.objects[d.id] ?? (movedFrom ? record.objects[objectId({ ...d.address, mount: movedFrom })] : undefined);
     const f = fieldChanges(d, l);
     const s = secretChanges(d, l, rec);
     const changes = [...f.changes, ...s.changes];
+    // A mount read at its earlier path moves there (sys/remount): a change of `path`.
+    if (d.address.kind === 'auth-mount' && l && movedFrom) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
     const action = !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     plans.set(d.id, { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged });
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id), rotates(d)));

@@ -3,7 +3,7 @@
 // setup can be adopted. Secrets cannot be read back: they become sensitive Terraform variables.
 
 import type { VaultClient } from '../client/vault-client';
-import { finishConfig, finishRole, liveConfigFields, liveRoleFields, liveSnapshotFields } from './canonical';
+import { finishConfig, finishRole, liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields } from './canonical';
 import type { Json } from './model';
 import { mapLimit } from './pool';
 import { SNAPSHOT_FIELDS, isStorageType, type StorageType } from '../schema/snapshot-config';
@@ -13,6 +13,8 @@ export interface ImportedMount {
   path: string;
   type: string;
   description: string;
+  /** The mount's own fields (canonical: description, local, tune settings). */
+  mount: Record<string, Json>;
   config: Record<string, Json>;
   credentialsSet: boolean;
   roles: Array<{ name: string; fields: Record<string, Json> }>;
@@ -36,6 +38,7 @@ export async function readMountForImport(client: VaultClient, path: string, para
     path,
     type: m.type,
     description: m.description,
+    mount: mountFields(m.type, { ...m.config, description: m.description, local: m.local }),
     config: liveConfigFields(data),
     credentialsSet: typeof data.private_key_id === 'string' || typeof data.client_email === 'string',
     roles: roles.filter((r) => r.data).map((r) => ({ name: r.name, fields: liveRoleFields(r.data!) })),
@@ -112,7 +115,7 @@ export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
   const names: Record<string, string> = { custom_endpoint: 'customEndpoints' };
   for (const [k, v] of nonDefault(m.config, cfgDefaults)) cfg.push(`${names[k] ?? camel(k)}: ${lit(v)}`);
   const props = ['server', `path: ${JSON.stringify(m.path)}`];
-  if (m.description) props.push(`description: ${JSON.stringify(m.description)}`);
+  for (const [k, v] of nonDefault(m.mount, mountFields(m.type, {}), ['type'])) props.push(`${camel(k)}: ${lit(v)}`);
   if (cfg.length) props.push(`config: { ${cfg.join(', ')} }`);
   body.push(`const ${backendVar} = new CloudAuthBackend(stack, ${JSON.stringify(idBase)}, { ${props.join(', ')} });`);
   for (const r of m.roles) {

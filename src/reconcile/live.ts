@@ -16,6 +16,8 @@ export interface LiveState {
   /** Role names listed per mount in scope (all of them, managed or not). */
   listedRoles: Map<string, string[]>;
   listedSnapshots: string[];
+  /** Declared mount path -> the earlier path its objects were read from (a move to make). */
+  moved: Map<string, string>;
 }
 
 export interface ReadOptions {
@@ -39,6 +41,12 @@ function scopeOf(desired: DesiredState, record: LastApplied) {
       roles.get(a.mount!)!.add(a.name!);
     }
     if (a.kind === 'snapshot-config') snapshots.add(a.name!);
+  }
+  // A mount declared as moved from an earlier path: the earlier path's objects are read too.
+  for (const [to, from] of desired.moves) {
+    mounts.add(from);
+    if (configs.has(to)) configs.add(from);
+    if (roles.has(to)) roles.set(from, new Set([...(roles.get(from) ?? []), ...roles.get(to)!]));
   }
   return { mounts, configs, roles, snapshots };
 }
@@ -98,7 +106,23 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
   };
 
   await Promise.all([authPart(), snapshotPart()]);
-  return { objects, listedRoles, listedSnapshots };
+  const moved = new Map<string, string>();
+  for (const [to, from] of desired.moves) {
+    if (objects.has(`auth/${to}`) || !objects.has(`auth/${from}`)) continue;
+    // Only the earlier path exists: its objects are this mount's, to be moved (sys/remount).
+    moved.set(to, from);
+    for (const [id, o] of [...objects]) {
+      if (o.address.mount !== from) continue;
+      objects.delete(id);
+      const address = { ...o.address, mount: to };
+      objects.set(objectId(address), { ...o, id: objectId(address), address });
+    }
+    if (listedRoles.has(from)) {
+      listedRoles.set(to, listedRoles.get(from)!);
+      listedRoles.delete(from);
+    }
+  }
+  return { objects, listedRoles, listedSnapshots, moved };
 }
 
 /** Digest of a live state: a plan made from one live state must not be applied to another. */

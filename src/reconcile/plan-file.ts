@@ -13,6 +13,8 @@ export interface PlanFile {
   desired: {
     objects: DesiredObject[];
     exclusiveRoleMounts: string[];
+    /** [declared path, earlier path] pairs (absent in files from before moves existed). */
+    moves?: Array<[string, string]>;
     exclusiveSnapshotConfigs: boolean;
     fingerprintSalt: string;
   };
@@ -28,6 +30,7 @@ export function savePlanFile(path: string, plan: Plan, desired: DesiredState, re
     desired: {
       objects: [...desired.objects.values()],
       exclusiveRoleMounts: [...desired.exclusiveRoleMounts].sort(),
+      moves: [...desired.moves],
       exclusiveSnapshotConfigs: desired.exclusiveSnapshotConfigs,
       fingerprintSalt: desired.fingerprintSalt,
     },
@@ -42,6 +45,7 @@ export function loadPlanFile(path: string): { file: PlanFile; desired: DesiredSt
   const desired: DesiredState = {
     objects: new Map(file.desired.objects.map((o) => [o.id, o])),
     exclusiveRoleMounts: new Set(file.desired.exclusiveRoleMounts),
+    moves: new Map(file.desired.moves ?? []),
     exclusiveSnapshotConfigs: file.desired.exclusiveSnapshotConfigs,
     fingerprintSalt: file.desired.fingerprintSalt,
   };

@@ -40,7 +40,7 @@ export const CLOUD_CONFIG_FIELDS: readonly CloudConfigFieldSpec[] = [
   { name: 'iam_metadata', kind: 'list', default: [...IAM_METADATA_KEYS], description: 'Metadata keys attached to iam logins; `["default"]` = the default keys, `[]` = none.' },
   { name: 'vm_alias', kind: 'string', default: 'role_id', values: ['role_id', 'instance_id'], vault: 'gce_alias', description: 'Entity alias of vm logins: `role_id` (default) or `instance_id`.' },
   { name: 'vm_metadata', kind: 'list', default: [...VM_METADATA_KEYS], vault: 'gce_metadata', description: 'Metadata keys attached to vm logins; `["default"]` = the default keys, `[]` = none.' },
-  { name: 'custom_endpoint', kind: 'map', default: {}, description: 'Base URLs replacing the identity provider\'s, by key: `api`, `iam`, `crm`, `compute`.' },
+  { name: 'custom_endpoint', kind: 'map', default: {}, description: 'Base URLs replacing the identity provider\'s, by key: `api`, `iam`, `crm`, `compute`; on keyward\'s engine also `sts` and `iamcredentials` (workload identity federation; Vault refuses them).' },
   { name: 'service_account_email', kind: 'string', default: '', description: 'Service account impersonated through workload identity federation (WIF); required with identity_token_audience.' },
   { name: 'identity_token_audience', kind: 'string', default: '', description: 'Audience of the plugin identity token exchanged for cloud credentials (WIF); setting it excludes credentials.' },
   { name: 'identity_token_ttl', kind: 'duration', default: IDENTITY_TOKEN_TTL_DEFAULT, description: 'Lifetime of the plugin identity token (WIF). Default 1h.' },
@@ -62,14 +62,15 @@ export function rotationConfigured(fields: Readonly<Record<string, unknown>>): b
 }
 
 /**
- * Vault's cross-field rules of the config (path_config.go, pluginidentityutil, automatedrotationutil),
- * on canonical fields; `hasCredentials` says whether credentials are declared.
+ * Vault's cross-field rules of the config (path_config.go, pluginidentityutil, automatedrotationutil)
+ * in Vault's words and order, on a config's fields; `hasCredentials` says whether credentials are set.
  */
 export function cloudConfigProblems(f: Readonly<Record<string, unknown>>, hasCredentials: boolean): string[] {
   const out: string[] = [];
-  if (f.identity_token_audience && !f.service_account_email) out.push('service_account_email is required with identity_token_audience (workload identity federation)');
-  if (f.identity_token_audience && hasCredentials) out.push('credentials cannot be set together with identity_token_audience: workload identity federation uses no key');
-  if (f.rotation_schedule && typeof f.rotation_period === 'number' && f.rotation_period > 0) out.push('rotation_schedule and rotation_period are mutually exclusive');
-  if (typeof f.rotation_window === 'number' && f.rotation_window > 0 && !f.rotation_schedule) out.push('rotation_window requires rotation_schedule');
+  const period = typeof f.rotation_period === 'number' && f.rotation_period > 0;
+  if (f.rotation_schedule && period) out.push('mutually exclusive fields rotation_schedule and rotation_period were both specified; only one of them can be provided');
+  if (typeof f.rotation_window === 'number' && f.rotation_window > 0 && !f.rotation_schedule) out.push('cannot use rotation_window without rotation_schedule');
+  if (f.identity_token_audience && hasCredentials) out.push("only one of 'credentials' or 'identity_token_audience' can be set");
+  if (f.identity_token_audience && !f.service_account_email) out.push("missing required 'service_account_email' when 'identity_token_audience' is set");
   return out;
 }

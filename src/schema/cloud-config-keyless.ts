@@ -3,12 +3,13 @@
 // rotation_schedule, rotation_window, disable_automated_rotation). Vault's rules, checked on the
 // merged config as Vault's gcpConfig.Update does; read shape as Vault's (integer seconds).
 
+import { IDENTITY_TOKEN_TTL_DEFAULT, cloudConfigProblems } from './cloud-config-fields';
 import { field } from './fields';
 import { ApiError } from './errors';
 import { CronError, parseCron } from './cron';
 
 /** Vault's default plugin identity token lifetime, in seconds. */
-export const DEFAULT_IDENTITY_TOKEN_TTL = 3600;
+export const DEFAULT_IDENTITY_TOKEN_TTL = IDENTITY_TOKEN_TTL_DEFAULT;
 
 export const keylessWriteShape = {
   service_account_email: field.string(),
@@ -97,18 +98,8 @@ export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: Keyl
   }
   if (v.disable_automated_rotation !== undefined) setOrClear(next, 'disable_automated_rotation', true, !v.disable_automated_rotation);
 
-  if (next.rotation_schedule && next.rotation_period) {
-    throw bad('mutually exclusive fields rotation_schedule and rotation_period were both specified; only one of them can be provided');
-  }
-  if (next.rotation_window && !next.rotation_schedule) {
-    throw bad('cannot use rotation_window without rotation_schedule');
-  }
-  if (next.identity_token_audience && hasCredentials) {
-    throw bad("only one of 'credentials' or 'identity_token_audience' can be set");
-  }
-  if (next.identity_token_audience && !next.service_account_email) {
-    throw bad("missing required 'service_account_email' when 'identity_token_audience' is set");
-  }
+  const problems = cloudConfigProblems(next as unknown as Record<string, unknown>, hasCredentials);
+  if (problems.length > 0) throw bad(problems[0]);
   return next;
 }
 

@@ -3,22 +3,14 @@
 // Pure data + functions so the engine, the reconciler and the constructs share one definition.
 
 import { createPrivateKey } from 'node:crypto';
+import { IAM_METADATA_KEYS, VM_METADATA_KEYS } from './cloud-config-fields';
 import { field } from './fields';
 import { ApiError } from './errors';
-import { applyKeylessWrite, keylessReadShape, keylessWriteShape, DEFAULT_IDENTITY_TOKEN_TTL, type KeylessConfig, type KeylessWrite } from './cloud-config-keyless';
+import { applyKeylessWrite, keylessReadShape, keylessWriteShape, type KeylessConfig, type KeylessWrite } from './cloud-config-keyless';
 
-export const IAM_METADATA_DEFAULT = ['project_id', 'role', 'service_account_id', 'service_account_email'] as const;
-export const VM_METADATA_DEFAULT = [
-  'instance_creation_timestamp',
-  'instance_id',
-  'instance_name',
-  'project_id',
-  'project_number',
-  'role',
-  'service_account_id',
-  'service_account_email',
-  'zone',
-] as const;
+/** The metadata keys a login carries by default (the config field table holds the lists). */
+export const IAM_METADATA_DEFAULT = IAM_METADATA_KEYS;
+export const VM_METADATA_DEFAULT = VM_METADATA_KEYS;
 
 export const IAM_ALIAS_VALUES = ['role_id', 'unique_id'] as const;
 export const VM_ALIAS_VALUES = ['role_id', 'instance_id'] as const;
@@ -42,31 +34,7 @@ export const DEFAULT_ENDPOINTS: Record<EndpointKey, string> = {
   iamcredentials: 'https://iamcredentials.googleapis.com/',
 };
 
-export interface ConfigFieldSpec {
-  name: string;
-  kind: 'string' | 'commaList' | 'kvMap' | 'duration' | 'bool';
-  /** The value's meaning when never written. */
-  default: unknown;
-  secret: boolean;
-  deprecated?: string;
-}
-
-export const CONFIG_FIELDS: readonly ConfigFieldSpec[] = [
-  { name: 'credentials', kind: 'string', default: '', secret: true },
-  { name: 'iam_alias', kind: 'string', default: 'role_id', secret: false },
-  { name: 'iam_metadata', kind: 'commaList', default: [...IAM_METADATA_DEFAULT], secret: false },
-  { name: 'vm_alias', kind: 'string', default: 'role_id', secret: false },
-  { name: 'vm_metadata', kind: 'commaList', default: [...VM_METADATA_DEFAULT], secret: false },
-  { name: 'custom_endpoint', kind: 'kvMap', default: {}, secret: false },
-  { name: 'google_certs_endpoint', kind: 'string', default: '', secret: false, deprecated: 'accepted and ignored' },
-  { name: 'service_account_email', kind: 'string', default: '', secret: false },
-  { name: 'identity_token_audience', kind: 'string', default: '', secret: false },
-  { name: 'identity_token_ttl', kind: 'duration', default: DEFAULT_IDENTITY_TOKEN_TTL, secret: false },
-  { name: 'rotation_period', kind: 'duration', default: 0, secret: false },
-  { name: 'rotation_schedule', kind: 'string', default: '', secret: false },
-  { name: 'rotation_window', kind: 'duration', default: 0, secret: false },
-  { name: 'disable_automated_rotation', kind: 'bool', default: false, secret: false },
-];
+// The config's field table (kinds, defaults, descriptions, Vault's names) is cloud-config-fields.ts.
 
 /** zod field schemas for parseFields on config writes (and the empty read query). */
 export const configWriteShape = {

@@ -32,20 +32,28 @@ export function parseDurationSeconds(input: unknown): number {
     return n;
   }
   if (s.startsWith('-')) throw new DurationError(`cannot provide negative value '${s}'`);
-  const body = s.startsWith('+') ? s.slice(1) : s;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h|d)/gy;
-  let total = 0;
-  let consumed = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(body)) !== null) {
-    total += Number(m[1]) * UNIT_SECONDS[m[2]];
-    consumed = re.lastIndex;
-  }
-  if (consumed === 0 || consumed !== body.length) {
+  const total = goDurationSeconds(s.startsWith('+') ? s.slice(1) : s);
+  if (total === undefined) {
     throw new DurationError(`time: invalid duration ${JSON.stringify(input)} (use seconds or a duration such as "90s", "15m", "1h30m", "7d")`);
   }
   if (!Number.isFinite(total) || total > Number.MAX_SAFE_INTEGER) throw new DurationError(`duration ${JSON.stringify(input)} is out of range`);
   return Math.trunc(total + 1e-9);
+}
+
+/**
+ * The seconds (with fractions) of a Go duration string without sign ("1h30m", "500ms", "1.5h", and
+ * "7d"); undefined when the text is not one.
+ */
+export function goDurationSeconds(text: string): number | undefined {
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h|d)/gy;
+  let total = 0;
+  let consumed = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    total += Number(m[1]) * UNIT_SECONDS[m[2]];
+    consumed = re.lastIndex;
+  }
+  return consumed > 0 && consumed === text.length ? total : undefined;
 }
 
 /** Formats whole seconds the way Go's time.Duration prints them ("1h4m59s", "15m0s", "0s"). */

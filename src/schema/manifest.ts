@@ -123,6 +123,8 @@ const mountShape = Object.fromEntries(
 interface AuthBackendBase {
   path: string;
   type: 'cloud';
+  /** The mount's earlier path: when only that one exists, it is moved here (sys/remount), keeping its roles. */
+  movedFrom?: string;
   description?: string;
   /** Absent: the config is not managed at all (left as it is). */
   config?: ManifestCloudConfig;
@@ -134,6 +136,7 @@ export const authBackendSchema = z
   .object({
     path: mountPath,
     type: z.literal('cloud'),
+    movedFrom: mountPath.optional(),
     ...mountShape,
     config: cloudConfigSchema.optional(),
     roles: z.array(roleSchema).default([]),
@@ -146,8 +149,9 @@ function snapshotVariant<T extends StorageType>(type: T) {
   const shape: Record<string, z.ZodType> = {};
   for (const f of fieldsForStorageType(type)) {
     if (f.name === 'storage_type') continue;
-    const t = f.secret ? secretRefSchema : ofValues(f.values, f.kind);
-    shape[f.name] = f.required && !f.secret ? t : t.optional();
+    // Optional here: a missing required field is reported by the write rules, naming the storage
+    // type ("local_max_space is required for storage_type=local"), not as zod's "Invalid input".
+    shape[f.name] = (f.secret ? secretRefSchema : ofValues(f.values, f.kind)).optional();
   }
   return z.object({ name: objectName, storage_type: z.literal(type), ...shape }).strict();
 }

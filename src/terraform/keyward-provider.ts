@@ -21,24 +21,24 @@ export type { KeywardProviderContext } from './resources/context';
 
 const providerSchema: BlockSchema = {
   version: 0,
-  description: 'A keyward (Vault-compatible) server. The token is read only from VAULT_TOKEN.',
+  description: 'Manages a keyward or Vault-compatible server\'s `cloud` auth method (mount, config, roles) and its automated snapshot configurations. The token is read only from the `VAULT_TOKEN` environment variable, never from the configuration or the state.',
   attributes: {
-    address: { type: { kind: 'string' }, optional: true, description: 'Server URL; VAULT_ADDR overrides it.' },
-    namespace: { type: { kind: 'string' }, optional: true, description: 'VAULT_NAMESPACE overrides it.' },
-    ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle to trust.' },
-    skip_tls_verify: { type: { kind: 'bool' }, optional: true },
-    dialect: { type: { kind: 'string' }, optional: true, description: '"keyward" or "vault"; KEYWARD_DIALECT overrides it; default: detected.' },
-    fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256).' },
+    address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`; `VAULT_ADDR` overrides it.' },
+    namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
+    ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system\'s.' },
+    skip_tls_verify: { type: { kind: 'bool' }, optional: true, description: 'Do not verify the server\'s TLS certificate; unset: `VAULT_SKIP_VERIFY`, else false. For test servers only: anyone on the path could then read the token.' },
+    dialect: { type: { kind: 'string' }, optional: true, description: '`keyward` or `vault` (Vault Enterprise / OpenBao field names); `KEYWARD_DIALECT` overrides it; default: detected from `sys/health`.' },
+    fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256) kept in state; unset = an empty key (set one).' },
     request_timeout: {
       type: { kind: 'string' },
       optional: true,
       description:
-        'How long one attempt of a request may wait (for the connection, the response headers, each read of the body): seconds or a duration such as "10s" or "1m". Default: VAULT_CLIENT_TIMEOUT, else 10s. With max_retries, a plan against a server that does not answer ends within request_timeout × (max_retries + 1), about 30 s by default.',
+        'How long one attempt of a request may wait (for the connection, the response headers, each read of the body): seconds or a duration such as `"10s"` or `"1m"`. Default: `VAULT_CLIENT_TIMEOUT`, else `10s`. With `max_retries`, a plan against a server that does not answer ends within `request_timeout × (max_retries + 1)`, about 30 s by default.',
     },
     max_retries: {
       type: { kind: 'number' },
       optional: true,
-      description: 'Retries after the first attempt of a request that got no response, a 429 or a 5xx. Default: VAULT_MAX_RETRIES, else 2 (as Vault\'s client).',
+      description: 'Retries after the first attempt of a request that got no response, a 429 or a 5xx. Default: `VAULT_MAX_RETRIES`, else 2 (as Vault\'s client).',
     },
   },
 };

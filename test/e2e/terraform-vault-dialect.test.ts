@@ -74,11 +74,30 @@ function stack(address: string, dialect: 'vault' | undefined, extra: Record<stri
 /** A cdktf app using the constructs, pinned to the vault dialect (the provider block and the manifest). */
 const APP = (repo: string) => `
 import { App, TerraformStack } from 'cdktf';
-import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from ${JSON.stringify(join(repo, 'constructs'))};
+import { CloudAuthBackend, CloudAuthRole, CloudThreeAuthMode, KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from ${JSON.stringify(join(repo, 'constructs'))};
 const app = new App();
 const stack = new TerraformStack(app, 'vault');
 const server = new KeywardServer(stack, 'server', { address: process.env.KW_ADDRESS, dialect: 'vault' });
-const backend = new CloudAuthBackend(stack, 'cloud', { server, description: 'synthesized', config: { credentials: secretFromEnv('KW_CREDS'), vmAlias: 'instance_id' } });
+const backend = new CloudAuthBackend(stack, 'cloud', {
+  server,
+  description: 'synthesized',
+  defaultLeaseTtl: '1h',
+  listingVisibility: 'unauth',
+  config: { credentials: secretFromEnv('KW_CREDS'), vmAlias: 'instance_id', rotationPeriod: '24h' },
+});
+new CloudAuthBackend(stack, 'wif', {
+  server,
+  path: 'wif',
+  local: true,
+  config: { serviceAccountEmail: 'vault@prod.iam.gserviceaccount.com', identityTokenAudience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identityTokenTtl: '30m' },
+});
+new SnapshotAutoConfig(stack, 'gcs', { server, interval: '12h', pathPrefix: 'raft', autoloadEnabled: true, storage: SnapshotStorage.cloudTwo({ bucket: 'gcs', serviceAccountKey: secretFromEnv('KW_GCS_KEY') }) });
+new SnapshotAutoConfig(stack, 'azure', {
+  server,
+  interval: '6h',
+  pathPrefix: 'raft',
+  storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'acct', authMode: CloudThreeAuthMode.MANAGED, clientId: 'client-1' }),
+});
 CloudAuthRole.iam(stack, 'web', { backend, boundServiceAccounts: ['web@e2e.iam.gserviceaccount.com'], tokenTtl: '1h', allowVmInference: false });
 CloudAuthRole.vm(stack, 'batch', { backend, boundZones: ['europe-west1-b'], boundLabels: { env: 'e2e' } });
 new SnapshotAutoConfig(stack, 'offsite', {
@@ -210,7 +229,12 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(JSON.parse(readFileSync(join(stackDir, 'keyward.manifest.json'), 'utf8')).server).toMatchObject({ dialect: 'vault' });
 
     await okIn(stackDir, 'init', '-input=false');
-    expect(await okIn(stackDir, 'apply', '-input=false', '-auto-approve')).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+    expect(await okIn(stackDir, 'apply', '-input=false', '-auto-approve')).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
+    expect(vault.mounts.get('wif')).toMatchObject({ local: true });
+    expect(vault.mounts.get('cloud')!.config).toMatchObject({ default_lease_ttl: 3600, listing_visibility: 'unauth' });
+    expect(vault.gcp.get('cloud')!.config).toMatchObject({ rotation_period: 86400 });
+    expect(vault.snapshots.get('gcs')).toMatchObject({ autoload_enabled: true, path_prefix: 'raft', google_service_account_key: GCS_KEY });
+    expect(vault.snapshots.get('azure')).toMatchObject({ azure_auth_mode: 'managed', azure_client_id: 'client-1' });
     expect(vault.mounts.get('cloud')).toMatchObject({ type: 'gcp', description: 'synthesized' });
     expect(vault.gcp.get('cloud')!.roles.get('batch')).toMatchObject({ type: 'gce', bound_labels: { env: 'e2e' } });
     expect(vault.gcp.get('cloud')!.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false });
@@ -230,7 +254,12 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     await okIn(stackDir, 'apply', '-input=false', '-auto-approve');
     expect(vault.gcp.get('cloud')!.roles.get('web')).toMatchObject({ token_ttl: 3600 });
 
-    expect(await okIn(stackDir, 'destroy', '-input=false', '-auto-approve')).toContain('Destroy complete! Resources: 2 destroyed.');
+    // Vault rotates the root key: no drift.
+    vault.rotateKey('cloud');
+    const rotated = await tfIn(stackDir, ['plan', '-input=false', '-detailed-exitcode']);
+    expect({ code: rotated.code, noChanges: rotated.out.includes('No changes.') }).toEqual({ code: 0, noChanges: true });
+
+    expect(await okIn(stackDir, 'destroy', '-input=false', '-auto-approve')).toContain('Destroy complete! Resources: 5 destroyed.');
     expect(vault.mounts.has('cloud')).toBe(false);
     expect(vault.snapshots.size).toBe(0);
     expect(vault.problems).toEqual([]);

@@ -14,6 +14,7 @@ import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../suppo
 const CREDS = serviceAccountKeyJson('deployer@vault-ent.iam.gserviceaccount.com');
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
+const AZ_KEY = randomBytes(48).toString('base64');
 const AUDIENCE = '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/vault/providers/prod';
 
 interface Knobs {
@@ -28,6 +29,11 @@ const MAIN = (address: string, k: Knobs) => `terraform {
   required_providers {
     keyward = { source = "keyward/keyward" }
   }
+}
+variable "az_key" {
+  type      = string
+  sensitive = true
+  ephemeral = true
 }
 provider "keyward" {
   address          = "${address}"
@@ -90,6 +96,17 @@ resource "keyward_snapshot_auto_config" "azure" {
   cloudthree_auth_mode      = "managed"
   cloudthree_client_id      = "${k.clientId}"
 }
+resource "keyward_snapshot_auto_config" "azkey" {
+  name                              = "azkey"
+  storage_type                      = "cloudthree-store"
+  interval                          = "6h"
+  retain                            = ${k.retain}
+  path_prefix                       = "raft/"
+  cloudthree_container_name         = "keyed"
+  cloudthree_account_name           = "keyward"
+  cloudthree_account_key_wo         = var.az_key
+  cloudthree_account_key_wo_version = 1
+}
 resource "keyward_snapshot_auto_config" "local" {
   name            = "local"
   storage_type    = "local"
@@ -105,7 +122,7 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
   let vault: VaultContract;
   let w: TerraformWorkdir;
   let address = '';
-  const env = () => ({ KEYWARD_DIALECT: '', VAULT_ADDR: '', VAULT_TOKEN: CONTRACT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, KW_GCS_KEY: GCS_KEY });
+  const env = () => ({ KEYWARD_DIALECT: '', VAULT_ADDR: '', VAULT_TOKEN: CONTRACT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, KW_GCS_KEY: GCS_KEY, TF_VAR_az_key: AZ_KEY });
   const write = (k: Knobs) => w.write('main.tf', MAIN(address, k));
   const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
   const planEmpty = async (envOver: NodeJS.ProcessEnv = {}) => {
@@ -126,7 +143,7 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
   it('settles, keeps secrets, ignores rotated keys, corrects drift, works through a standby, moves a mount, imports what Vault accepts', async () => {
     write(BASE);
     await w.ok(['init', '-input=false']);
-    expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('Apply complete! Resources: 6 added, 0 changed, 0 destroyed.');
+    expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
     expect(vault.problems).toEqual([]);
     expect(vault.mounts.get('cloud')).toMatchObject({ type: 'gcp', local: false });
     expect(vault.mounts.get('wif')).toMatchObject({ type: 'gcp', local: true });
@@ -138,9 +155,12 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     await planEmpty();
 
     // A one-field change on a server that replaces: every stored secret is still there.
+    expect(vault.snapshots.get('azkey')).toMatchObject({ azure_account_key: AZ_KEY, retain: 3 });
     write({ ...BASE, retain: 5 });
-    expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('0 added, 1 changed, 0 destroyed');
+    expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('0 added, 2 changed, 0 destroyed');
     expect(vault.snapshots.get('s3')).toMatchObject({ retain: 5, aws_secret_access_key: S3_SECRET, aws_access_key_id: 'AKIAE2E' });
+    // A write-only secret too: Terraform hands it to the provider at every apply.
+    expect(vault.snapshots.get('azkey')).toMatchObject({ retain: 5, azure_account_key: AZ_KEY });
     expect(vault.snapshots.get('gcs')).toMatchObject({ google_service_account_key: GCS_KEY, autoload_enabled: true });
     await planEmpty();
 
@@ -178,7 +198,7 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     const standby = await vault.standby('standby');
     await planEmpty({ VAULT_ADDR: standby.url });
     write({ ...BASE, retain: 6, tokenTtl: '2h' });
-    expect(await w.ok(['apply', '-input=false', '-auto-approve'], { VAULT_ADDR: standby.url })).toContain('0 added, 1 changed, 0 destroyed');
+    expect(await w.ok(['apply', '-input=false', '-auto-approve'], { VAULT_ADDR: standby.url })).toContain('0 added, 2 changed, 0 destroyed');
     expect(standby.requests.length).toBeGreaterThan(0);
     expect(vault.snapshots.get('s3')).toMatchObject({ retain: 6, aws_secret_access_key: S3_SECRET });
 
@@ -236,9 +256,9 @@ resource "keyward_snapshot_auto_config" "byhand" {
     expect(await w.ok(['import', '-input=false', 'keyward_snapshot_auto_config.byhand', 'byhand'])).toContain('Import successful!');
     await planEmpty();
 
-    expect(await w.ok(['destroy', '-input=false', '-auto-approve'])).toContain('Destroy complete! Resources: 8 destroyed.');
+    expect(await w.ok(['destroy', '-input=false', '-auto-approve'])).toContain('Destroy complete! Resources: 9 destroyed.');
     expect(vault.snapshots.size).toBe(0);
     expect(vault.problems).toEqual([]);
-    for (const secret of [CREDS, S3_SECRET, GCS_KEY]) expect(w.outputs.some((o) => o.includes(secret))).toBe(false);
+    for (const secret of [CREDS, S3_SECRET, GCS_KEY, AZ_KEY]) expect(w.outputs.some((o) => o.includes(secret))).toBe(false);
   }, 900_000);
 });

@@ -1,7 +1,7 @@
 // A SQLite store file in the layout an earlier keyward wrote (just the kv table, WAL mode, the
 // given page size), for tests of the migrations SqliteStorage runs when it opens one.
 
-import Database from 'better-sqlite3';
+import Database from '../../src/engine/storage/sqlite-driver';
 
 export function writeEarlierStore(file: string, pageSize: number, entries: Iterable<[string, Buffer]>): void {
   const db = new Database(file);

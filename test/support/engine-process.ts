@@ -25,10 +25,12 @@ export async function startEngineProcess(o: {
   entry?: string;
   /** Extra environment (e.g. KEYWARD_SNAPSHOT_ATTEMPT_FLOOR_MS). */
   env?: Record<string, string>;
+  /** The Node binary to run it on (default: this process's). */
+  node?: string;
 }): Promise<EngineProcess> {
   const bin = o.entry ?? join(o.checkout ?? join(__dirname, '..', '..'), 'bin', 'keyward.js');
   const args = ['server', '--dev', '--listen', o.listen ?? '127.0.0.1:0', '--root-token', o.rootToken, '--data-dir', o.dataDir, '--log-level', o.logLevel ?? 'error'];
-  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...o.env } });
+  const child = spawn(o.node ?? process.execPath, [...(o.nodeArgs ?? []), bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...o.env } });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onExit = (code: number | null) => reject(new Error(`engine exited with ${code}: ${out}`));

@@ -1,11 +1,12 @@
-// The thin node:http adapter: socket in (through the connection front, for LIST), EngineRequest to
+// The thin node:http adapter: socket in (Node's parser natively; the framing front once a
+// connection sends LIST or another method Node refuses), EngineRequest to
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../core';
 import type { Logger } from '../log';
-import { installConnectionFront, methodsOf } from './connection-front';
+import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
 import { answerClientError, refusalFor } from './client-error';
 
 /**
@@ -63,8 +64,14 @@ export function createHttpServer(core: Core, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
+    noteAnswer(req, res);
+    if (req.headers.upgrade !== undefined) frontAfterUpgrade(server, req);
     if (req.httpVersionMajor !== 1) return refuseVersion(res);
-    const run = () => core.handle({ method, url: req.url ?? '/', headers: headersOf(req), body: req, remoteAddress: req.socket.remoteAddress ?? '' });
+    const headers = headersOf(req);
+    // A request without body framing has no body: the core is not handed the stream to read (three
+    // listeners and a wait for its 'end' per GET); Node discards it when the answer is done.
+    const body = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0') ? undefined : req;
+    const run = () => core.handle({ method, url: req.url ?? '/', headers, body, remoteAddress: req.socket.remoteAddress ?? '' });
     // Pipelined requests on one connection run one after another, as in Go's server: a pipelined
     // write then read must see the write (RFC 9112 9.3.2 allows parallel work for safe methods only).
     const previous = inOrder.get(front);
@@ -98,9 +105,13 @@ export function createHttpServer(core: Core, log: Logger): Server {
         res.end('{"errors":["internal error"]}\n');
       });
   });
-  // Every accepted socket's bytes go through the connection front before Node's HTTP parser sees them.
-  installConnectionFront(server);
-  server.on('clientError', answerClientError);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // A moved connection's old parser may still report (a timeout): the front answers from now on.
+    if (movedToFront(socket)) return;
+    if (frontForRefusedMethod(server, err, socket)) return;
+    answerClientError(err, socket);
+  });
+  server.on('connect', (req: IncomingMessage, socket, head: Buffer) => frontForConnect(server, req, socket, head));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return server;

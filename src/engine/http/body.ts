@@ -3,6 +3,7 @@
 
 import type { Readable } from 'node:stream';
 import { ApiError, Errors } from '../../schema/errors';
+import { jsonErrorDetail } from '../json-error';
 
 export const CLIENT_GONE = 'the client closed the connection before the request body was complete';
 
@@ -68,7 +69,7 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw Errors.malformedJson((e as Error).message);
+    throw Errors.malformedJson(jsonErrorDetail(e as Error));
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;

@@ -27,7 +27,23 @@ type Outgoing = {
 };
 const REFUSING = Symbol('refusing');
 
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
+/** A request line at the start of a line: method, target, version. */
+const REQUEST_LINE = /(?:^|\n)([!#$%&'*+\-.^_`|~0-9A-Za-z]+) [^\s]+ HTTP\/\d/g;
+
+/**
+ * Whether the refused request is a HEAD, from the bytes Node was parsing (err.rawPacket, up to
+ * err.bytesParsed): the last request line that starts before the point of refusal. A head that
+ * began in an earlier read is not seen, and gets the body.
+ */
+export function refusedHead(raw: unknown, at: number | undefined): boolean {
+  if (!Buffer.isBuffer(raw)) return false;
+  const text = raw.toString('latin1', 0, Math.min(at ?? raw.length, raw.length, 64 * 1024));
+  let method: string | undefined;
+  for (const m of text.matchAll(REQUEST_LINE)) method = m[1];
+  return method === 'HEAD';
+}
+
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number }, socket: Duplex & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
   // A reset: there is no one to answer.
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -38,9 +54,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex & {
   socket[REFUSING] = true;
   const { status, reason, message } = refusalFor(err.code);
   const body = JSON.stringify({ errors: [message] }) + '\n';
+  // An answer to HEAD has no body (its length is the one a GET would get): a client reads any byte
+  // after the head as a protocol error.
   const refusal =
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${refusedHead(err.rawPacket, err.bytesParsed) ? '' : body}`;
   const refuse = () => {
     const inFlight = socket._httpMessage;
     if (inFlight && !inFlight.writableFinished) {

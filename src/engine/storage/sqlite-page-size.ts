@@ -6,7 +6,7 @@
 // their cell (104 MB for the same entries; a snapshot produces its archive about a third faster:
 // bench/snapshot.ts).
 
-import type Database from 'better-sqlite3';
+import type Database from './sqlite-driver';
 
 export const PAGE_SIZE = 8192;
 

@@ -13,7 +13,7 @@
 // The thread outlives a view, so the next snapshot does not pay for starting a thread and loading
 // SQLite again (tens of ms, and tens of MB of memory allocated and dropped per snapshot).
 
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver';
 import { createHash, type Hash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
@@ -100,7 +100,20 @@ function fail(view: number, e: unknown): void {
   try {
     release();
   } catch {
-    // The connection is broken: a thread that cannot serve views exits.
+    // The connection is broken: a thread that cannot serve views exits, its connection closed.
+    closeAndEnd();
+  }
+}
+
+/** Closes the connection (and so every statement prepared on it) and ends the thread. */
+function closeAndEnd(): void {
+  try {
+    current = undefined;
+    st = undefined;
+    const d = db;
+    db = undefined;
+    d?.close();
+  } finally {
     port.close();
   }
 }
@@ -184,9 +197,8 @@ port.on('message', (m: ParentMessage) => {
   if (m.type === 'exit') {
     try {
       release();
-      db?.close();
     } finally {
-      port.close();
+      closeAndEnd();
     }
     return;
   }

@@ -29,6 +29,8 @@ class ReaderThread {
   private onGone?: (e: Error) => void;
   /** Set once the thread failed or exited: it serves no further view. */
   gone?: Error;
+  /** Settles when the thread has ended (after closing its connection, when told to exit). */
+  readonly ended: Promise<void>;
 
   constructor(dbFile: string, pageBytes?: number) {
     const { file, execArgv } = workerFile();
@@ -36,7 +38,12 @@ class ReaderThread {
     this.worker.unref();
     this.worker.on('message', (m: WorkerMessage) => this.onMessage?.(m));
     this.worker.once('error', (e) => this.lost(e));
-    this.worker.once('exit', (code) => this.lost(new Error(`the snapshot reader stopped (exit code ${code})`)));
+    this.ended = new Promise((resolve) =>
+      this.worker.once('exit', (code) => {
+        this.lost(new Error(`the snapshot reader stopped (exit code ${code})`));
+        resolve();
+      }),
+    );
   }
 
   private lost(e: Error): void {
@@ -61,10 +68,15 @@ class ReaderThread {
     if (!this.gone) this.worker.postMessage(m);
   }
 
-  /** The thread releases its connection and ends; nothing waits for it. */
-  exit(): void {
+  /** The thread closes its connection and ends; `ended` settles then. */
+  exit(): Promise<void> {
     this.detach();
+    if (this.gone) return Promise.resolve();
     this.send({ type: 'exit' });
+    // Kept alive until it has closed its statements and database: a thread torn down at process
+    // exit with its connection open leaves SQLite's destructors to run without an environment.
+    this.worker.ref();
+    return this.ended;
   }
 }
 
@@ -86,15 +98,27 @@ export class SqliteSnapshotReaders {
     this.idle = undefined;
     return openView(reader, (healthy) => {
       if (healthy && !this.closed && !this.idle) this.idle = reader;
-      else reader.exit();
+      else this.retire(reader);
     });
   }
 
-  /** Ends the idle thread; a view still open ends its own thread when it is done. */
-  close(): void {
+  /** Threads told to exit, not yet ended. */
+  private readonly exiting = new Set<Promise<void>>();
+
+  private retire(reader: ReaderThread): void {
+    const ended = reader.exit().finally(() => this.exiting.delete(ended));
+    this.exiting.add(ended);
+  }
+
+  /**
+   * Ends the idle thread and waits for every thread told to exit to have closed its connection;
+   * a view still open ends its own thread when it is done.
+   */
+  async close(): Promise<void> {
     this.closed = true;
-    this.idle?.exit();
+    if (this.idle) this.retire(this.idle);
     this.idle = undefined;
+    await Promise.all(this.exiting);
   }
 }
 

@@ -5,7 +5,7 @@
 // off every snapshot of 25,000-100,000 entries (bench/snapshot.ts). Each write pays one update of
 // a one-row table in its trigger.
 
-import type Database from 'better-sqlite3';
+import type Database from './sqlite-driver';
 
 /** Bytes of a row as the snapshot's record counts them (key's UTF-8 bytes + value bytes). */
 const ROW = (r: 'NEW' | 'OLD') => `(octet_length(${r}.k) + length(${r}.v))`;

@@ -7,7 +7,7 @@
 // (A writer thread was measured too: the cross-thread handoff cost more CPU per login than the
 // commit it moved off the event loop. Only the fsync leaves the event loop.)
 
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver';
 import { ensurePageSize } from './sqlite-page-size';
 import { SqliteSnapshotReaders } from './sqlite-snapshot';
 import { ensureTotals } from './sqlite-totals';
@@ -188,7 +188,7 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     this.flush();
-    this.readers.close();
+    await this.readers.close();
     await this.wal.close();
     this.db.close();
   }

@@ -21,6 +21,7 @@ export interface AttributeSchema {
   /** Exactly one of `type` and `nested`. */
   type?: ValueType;
   nested?: NestedSchema;
+  /** CommonMark (sent as description_kind MARKDOWN); the generated reference docs print it as is. */
   description?: string;
   required?: boolean;
   optional?: boolean;

@@ -10,7 +10,7 @@ import { diagnosticToWire, errorDiagnostics, hasError, pathToWire } from './diag
 import { decodeJsonState } from './json-state';
 import { decodeValue, encodeValue } from './msgpack-codec';
 import { RecentDecodes } from './recent-decodes';
-import { schemaToWire } from './schema-wire';
+import { providerSchemas } from './schema-wire';
 import { unsupportedRpcs } from './unsupported-rpcs';
 import { withoutWriteOnly, writeOnlyPathsSet } from './write-only';
 
@@ -58,8 +58,7 @@ export function providerService(definition: ProviderDefinition, options: Provide
     return diags(list);
   };
   const schemaResponse = (): Wire => ({
-    provider: schemaToWire(definition.schema),
-    resource_schemas: Object.fromEntries(definition.resources.map((r) => [r.typeName, schemaToWire(r.schema)])),
+    ...providerSchemas(definition),
     data_source_schemas: {},
     functions: {},
     ephemeral_resource_schemas: {},

@@ -1,16 +1,19 @@
 // BlockSchema → tfplugin6.Schema. Attribute types travel as cty type JSON bytes; nested attributes
 // travel as nested_type objects (protocol 6 only), which Terraform turns into the implied object
 // types; nested blocks travel as block_types (NestedBlock), each with its own Block.
-import type { AttributeSchema, BlockSchema, NestedBlockSchema } from './contract';
+import type { AttributeSchema, BlockSchema, NestedBlockSchema, ProviderDefinition } from './contract';
 import { typeToJson } from './cty-type';
 
 const NESTING = { single: 1, list: 2, set: 3, map: 4 } as const;
+/** tfplugin6.StringKind. */
+const MARKDOWN = 1;
 
 export interface WireAttribute {
   name: string;
   type?: Buffer;
   nested_type?: { attributes: WireAttribute[]; nesting: number };
   description: string;
+  description_kind: number;
   required: boolean;
   optional: boolean;
   computed: boolean;
@@ -24,6 +27,7 @@ export interface WireBlock {
   attributes: WireAttribute[];
   block_types: WireNestedBlock[];
   description: string;
+  description_kind: number;
   deprecated: boolean;
 }
 
@@ -40,6 +44,14 @@ export interface WireSchema {
   block: WireBlock;
 }
 
+/** The schemas GetProviderSchema returns: the provider block's and every registered resource's (the docs are generated from the same). */
+export function providerSchemas(definition: Pick<ProviderDefinition, 'schema' | 'resources'>): { provider: WireSchema; resource_schemas: Record<string, WireSchema> } {
+  return {
+    provider: schemaToWire(definition.schema),
+    resource_schemas: Object.fromEntries(definition.resources.map((r) => [r.typeName, schemaToWire(r.schema)])),
+  };
+}
+
 export function schemaToWire(schema: BlockSchema): WireSchema {
   return { version: schema.version, block: blockToWire(schema.version, schema.attributes, schema.blocks, schema.description) };
 }
@@ -53,6 +65,7 @@ function blockToWire(version: number, attributes: Record<string, AttributeSchema
       .sort()
       .map((name) => nestedBlockToWire(name, blocks![name]!)),
     description: description ?? '',
+    description_kind: MARKDOWN,
     deprecated: false,
   };
 }
@@ -78,6 +91,7 @@ function attributeToWire(name: string, attr: AttributeSchema): WireAttribute {
   const out: WireAttribute = {
     name,
     description: attr.description ?? '',
+    description_kind: MARKDOWN,
     required: attr.required ?? false,
     optional: attr.optional ?? false,
     computed: attr.computed ?? false,

@@ -8,7 +8,7 @@ import { roleAttributes } from './role-attributes';
 
 export const backendSchema: BlockSchema = {
   version: 0,
-  description: 'A cloud auth method mount, its config and its roles.',
+  description: 'A `cloud` auth method mount with its config and its roles, as one resource: 10,000 roles are one Terraform resource. Durations (`*_ttl`, `token_period`, `max_jwt_exp`, …) are strings: seconds (`"3600"`) or a duration (`"1h"`), compared canonically. A field left unset means the server\'s default.',
   attributes: {
     path: { type: { kind: 'string' }, required: true, description: 'Mount path, such as `cloud` or `team/cloud`. A change moves the mount with its config and roles (sys/remount); `terraform apply -replace` recreates it instead.' },
     ...mountAttributes,
@@ -24,7 +24,7 @@ export const backendSchema: BlockSchema = {
   // blocks (tfdiags' ElaborateFromConfigBody), so an error on config.iam_alias points at that line
   // only when `config` is a block (HCL `config { … }`; JSON `"config": { … }` either way).
   blocks: {
-    config: { nesting: 'single', attributes: configAttributes, description: 'The auth method\'s config (auth/<path>/config); absent: not managed.' },
-    roles: { nesting: 'map', attributes: roleAttributes, description: 'Roles keyed by name.' },
+    config: { nesting: 'single', attributes: configAttributes, description: 'The auth method\'s config (`auth/<path>/config`); absent: not managed (the server keeps whatever it holds).' },
+    roles: { nesting: 'map', attributes: roleAttributes, description: 'Roles keyed by name (HCL: one `roles "<name>" { … }` block per role; names are lower case). A role removed from the configuration is deleted, and the plan warns about it.' },
   },
 };

@@ -4,11 +4,26 @@
 import type { AttributeSchema } from '../plugin/contract';
 
 export function secretAttributes(field: string, what: string): Record<string, AttributeSchema> {
+  const What = what.charAt(0).toUpperCase() + what.slice(1);
   return {
-    [`${field}_env`]: { type: { kind: 'string' }, optional: true, description: `Name of an environment variable of the deploying process holding ${what}.` },
-    [`${field}_wo`]: { type: { kind: 'string' }, optional: true, sensitive: true, writeOnly: true, description: `${what}, write-only (Terraform >= 1.11).` },
-    [`${field}_wo_version`]: { type: { kind: 'number' }, optional: true, description: `Change to send a new ${field}_wo value.` },
-    [`${field}_fingerprint`]: { type: { kind: 'string' }, computed: true, description: `Keyed fingerprint of the applied ${field} (from ${field}_env).` },
+    [`${field}_env`]: {
+      type: { kind: 'string' },
+      optional: true,
+      description: `Name of an environment variable of the deploying process holding ${what}. Read at plan and at apply; the value never reaches plan or state, only \`${field}_fingerprint\` does.`,
+    },
+    [`${field}_wo`]: {
+      type: { kind: 'string' },
+      optional: true,
+      sensitive: true,
+      writeOnly: true,
+      description: `${What}, write-only (Terraform >= 1.11): never in plan or state; sent on create and whenever \`${field}_wo_version\` changes.`,
+    },
+    [`${field}_wo_version`]: { type: { kind: 'number' }, optional: true, description: `Change it to send a new \`${field}_wo\` value.` },
+    [`${field}_fingerprint`]: {
+      type: { kind: 'string' },
+      computed: true,
+      description: `Keyed fingerprint (HMAC-SHA256 with the provider's \`fingerprint_salt\`) of the applied \`${field}_env\` value; a changed value plans an update. Null for \`${field}_wo\`.`,
+    },
   };
 }
 

@@ -66,3 +66,47 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
   expect(vault.problems).toEqual([]);
   await client.close();
 }, 180_000);
+
+test('import of a hand-made configuration that only Vault accepts (item 5 values, new fields): synthesized and planned back, no changes', async () => {
+  await raw('sys/auth/vaultish', { type: 'gcp', description: 'by hand', local: true, config: { default_lease_ttl: '2h', listing_visibility: 'unauth' } });
+  await raw('auth/vaultish/config', { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identity_token_ttl: 1200 });
+  await raw('auth/vaultish/role/ci', { type: 'gce', bound_service_accounts: ['*', 'ci@p.iam.gserviceaccount.com'], bound_zones: 'us-east1-b' });
+  await raw('sys/storage/raft/snapshot-auto/config/oddities', {
+    storage_type: 'azure-blob',
+    interval: 40_000_000,
+    path_prefix: 'no-trailing-slash',
+    file_prefix: 'team/vault',
+    azure_container_name: 'c',
+    azure_account_name: 'acct',
+    azure_blob_environment: 'azure-env',
+    azure_auth_mode: 'managed',
+    azure_client_id: 'client-7',
+  });
+  await raw('sys/storage/raft/snapshot-auto/config/gcs-autoload', { storage_type: 'google-gcs', interval: 3600, path_prefix: 'raft', google_gcs_bucket: 'b', autoload_enabled: true });
+  expect(vault.problems).toEqual([]);
+
+  const client = vaultClient(vault.url);
+  const dir = mkdtempSync(join(tmpdir(), 'keyward-vault-import-odd-'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const module = join(ROOT, 'constructs');
+  const mount = mountCode(await readMountForImport(client, 'vaultish'), { module, stackName: 'vaultish', dialect: 'vault' });
+  const snaps = snapshotsCode((await readSnapshotsForImport(client)).filter((s) => ['oddities', 'gcs-autoload'].includes(s.name)), { module, stackName: 'odd', dialect: 'vault' });
+  expect(mount).toContain('local: true');
+  expect(mount).toContain('identityTokenAudience:');
+  expect(mount).toContain('boundServiceAccounts: ["*", "ci@p.iam.gserviceaccount.com"]');
+  expect(snaps).toContain('authMode: "managed"');
+  expect(snaps).toContain('autoloadEnabled: true');
+  writeFileSync(join(dir, 'mount.ts'), mount);
+  writeFileSync(join(dir, 'snapshots.ts'), snaps);
+  const env = { ...process.env, CHECKPOINT_DISABLE: '1' };
+  for (const f of ['mount.ts', 'snapshots.ts']) {
+    const out = join(dir, `out-${f}`);
+    execFileSync(process.execPath, ['--require', join(ROOT, 'node_modules/tsx/dist/cjs/index.cjs'), join(dir, f)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
+    const [manifestPath] = [...findManifests(out).values()];
+    const desired = desiredFromManifest(parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8'))), env);
+    const { plan } = await makePlan(client, desired, emptyRecord());
+    expect(plan.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
+  }
+  expect(vault.problems).toEqual([]);
+  await client.close();
+}, 180_000);

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SAMPLE_KEYLESS_AUDIENCE } from '../../../src/cloud-emulator/sample';
 import { MANIFEST_FILE_NAME, parseManifest, type SecretRef } from '../../../src/schema/manifest';
 import { serviceAccountKeyJson } from './fixtures';
 
@@ -46,6 +47,13 @@ describe('examples', () => {
     expect(m.authBackends[0].roles.map((r) => `${r.name}:${r.type}`)).toEqual(['app:iam', 'web:vm']);
     expect((m.authBackends[0].config?.credentials as SecretRef | undefined)?.secretRef.env).toBe('KEYWARD_CLOUD_CREDENTIALS');
     expect(m.snapshotConfigs.map((s) => s.storage_type)).toEqual(['local']);
+    // The keyless mount: workload identity federation against the sample pool, no key anywhere.
+    const keyless = m.authBackends[1];
+    expect(keyless.path).toBe('keyless');
+    expect(keyless.config).toMatchObject({ service_account_email: 'keyward@ops-project.iam.gserviceaccount.com', identity_token_audience: SAMPLE_KEYLESS_AUDIENCE });
+    expect(keyless.config?.credentials).toBeUndefined();
+    expect(Object.keys(keyless.config?.custom_endpoint ?? {}).sort()).toEqual(['api', 'compute', 'crm', 'iam', 'iamcredentials', 'sts']);
+    expect(keyless.roles.map((r) => `${r.name}:${r.type}`)).toEqual(['app:iam']);
     noSecrets(texts);
   });
 

@@ -148,6 +148,22 @@ describe('stack synthesis', () => {
     expect(m.snapshotConfigs[1]).toMatchObject({ name: 'azure', cloudthree_account_key: { secretRef: { env: 'TF_VAR_azure_key' } } });
   });
 
+  it('synthesizes a keyless (WIF) config with the engine-only sts and iamcredentials endpoints into cdk.tf.json and a valid manifest', () => {
+    const stack = new TerraformStack(Testing.app(), 'wif');
+    const server = new KeywardServer(stack, 'server', {});
+    const eps = { api: 'http://127.0.0.1:8290', iam: 'http://127.0.0.1:8290', sts: 'http://127.0.0.1:8291', iamcredentials: 'http://127.0.0.1:8292/v1' };
+    new CloudAuthBackend(stack, 'keyless', {
+      server,
+      path: 'keyless',
+      config: { serviceAccountEmail: 'engine@ops.iam.gserviceaccount.com', identityTokenAudience: 'https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/e', customEndpoints: eps },
+    });
+    const tf = JSON.parse(Testing.synth(stack)) as Json;
+    expect(only(tf.resource.keyward_cloud_auth_backend).config.custom_endpoint).toEqual(eps);
+    const outdir = Testing.fullSynth(stack);
+    const m = parseManifest(JSON.parse(readFileSync(join(outdir, 'stacks', 'wif', MANIFEST_FILE_NAME), 'utf8')));
+    expect(m.authBackends[0].config).toMatchObject({ service_account_email: 'engine@ops.iam.gserviceaccount.com', custom_endpoint: eps });
+  });
+
   it('resolves string, number and list tokens in the manifest, and leaves token-free parts as written', () => {
     const stack = new TerraformStack(Testing.app(), 'tok');
     const server = new KeywardServer(stack, 'server', {});

@@ -9,7 +9,7 @@ import { liveConfigFields, mountFields } from '../../../src/reconcile/canonical'
 import { fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
 import { fixtureDesired, fixtureLive, fixtureRecord, SALT, SECRET_NEW } from './fixtures';
 
-const emptyLive = (): LiveState => ({ objects: new Map(), listedRoles: new Map(), listedSnapshots: [] });
+const emptyLive = (): LiveState => ({ objects: new Map(), listedRoles: new Map(), listedSnapshots: [], moved: new Map() });
 
 describe('diff', () => {
   const desired = fixtureDesired();

@@ -60,6 +60,7 @@ export function fixtureLive(): LiveState {
     objects: new Map(objs.map((o) => [o.id, o])),
     listedRoles: new Map([['cloud', ['batch', 'old', 'same', 'stray', 'web']]]),
     listedSnapshots: ['daily'],
+    moved: new Map(),
   };
 }
 

@@ -1,7 +1,7 @@
 // Import code generation as pure functions: defaults omitted, secrets as sensitive variables,
 // props named like the constructs' (camelCase), one statement per object.
 
-import { finishRole, liveConfigFields, liveSnapshotFields } from '../../../src/reconcile/canonical';
+import { finishRole, liveConfigFields, liveSnapshotFields, mountFields } from '../../../src/reconcile/canonical';
 import { mountCode, snapshotsCode } from '../../../src/reconcile/import-code';
 
 test('a mount with config and roles', () => {
@@ -10,7 +10,8 @@ test('a mount with config and roles', () => {
       path: 'team/cloud',
       type: 'cloud',
       description: 'adopted',
-      config: liveConfigFields({ iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal' } }),
+      mount: mountFields('cloud', { description: 'adopted', local: true, default_lease_ttl: 3600 }),
+      config: liveConfigFields({ iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal' }, rotation_period: 86400 }),
       credentialsSet: true,
       roles: [
         { name: 'web', fields: finishRole({ type: 'iam', bound_service_accounts: ['a@p'], token_ttl: 3600 }, 'iam') },
@@ -23,7 +24,7 @@ test('a mount with config and roles', () => {
   expect(code).toContain(`import { CloudAuthBackend, CloudAuthRole, KeywardServer } from "keyward";`);
   expect(code).toContain(`const team_cloud_credentials = new TerraformVariable(stack, "team_cloud_credentials", { type: 'string', sensitive: true`);
   expect(code).toContain(
-    `const backend_team_cloud = new CloudAuthBackend(stack, "team-cloud", { server, path: "team/cloud", description: "adopted", config: { credentials: team_cloud_credentials.stringValue, iamAlias: "unique_id", customEndpoints: {iam: "https://iam.internal"} } });`,
+    `const backend_team_cloud = new CloudAuthBackend(stack, "team-cloud", { server, path: "team/cloud", description: "adopted", local: true, defaultLeaseTtl: 3600, config: { credentials: team_cloud_credentials.stringValue, iamAlias: "unique_id", customEndpoints: {iam: "https://iam.internal"}, rotationPeriod: 86400 } });`,
   );
   expect(code).toContain(`CloudAuthRole.iam(stack, "team-cloud-web", { backend: backend_team_cloud, roleName: "web", boundServiceAccounts: ["a@p"], tokenTtl: 3600 });`);
   expect(code).toContain(`CloudAuthRole.vm(stack, "team-cloud-batch", { backend: backend_team_cloud, roleName: "batch", boundZones: ["z1"], boundLabels: {env: "prod"} });`);

@@ -7,6 +7,7 @@ import { Storage, type GetFilesResponse, type StorageOptions } from '@google-clo
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+import { jsonErrorDetail } from '../../json-error';
 
 export interface GcsTargetOptions {
   bucket: string;
@@ -37,7 +38,13 @@ export class GcsTarget implements SnapshotTarget {
       retryOptions: { autoRetry: true, maxRetries: 2, totalTimeout: 120 },
     };
     if (opts.serviceAccountKey) {
-      const key = JSON.parse(opts.serviceAccountKey) as { project_id?: string };
+      let key: { project_id?: string };
+      try {
+        key = JSON.parse(opts.serviceAccountKey) as { project_id?: string };
+      } catch (e) {
+        // V8's message would quote the key around the error.
+        throw new Error(`the service account key is not valid JSON: ${jsonErrorDetail(e as Error)}`);
+      }
       options.credentials = key as StorageOptions['credentials'];
       if (key.project_id) options.projectId = key.project_id;
     }

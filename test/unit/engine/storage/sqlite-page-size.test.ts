@@ -2,7 +2,7 @@
 // default is rewritten once on open, every entry intact, back in
 // WAL mode, and well under half its former size for ~1 KB values.
 
-import Database from 'better-sqlite3';
+import Database from '../../../../src/engine/storage/sqlite-driver';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // in bytes whatever the values' sizes (a row larger than the bound comes alone), and the pages
 // hold exactly the view's rows in key order. checkRecords is the guard behind the order.
 
-import Database from 'better-sqlite3';
+import Database from '../../../../src/engine/storage/sqlite-driver';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ beforeEach(() => {
   storage = new SqliteStorage(join(dir, 'db'));
 });
 afterEach(async () => {
-  readers?.close();
+  await readers?.close();
   readers = undefined;
   await storage.close();
   rmSync(dir, { recursive: true, force: true });

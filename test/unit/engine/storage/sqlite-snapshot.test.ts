@@ -3,7 +3,7 @@
 // the entry iterator, closing the view part-way releases its read transaction, and the reader
 // thread is kept for the next view.
 
-import Database from 'better-sqlite3';
+import Database from '../../../../src/engine/storage/sqlite-driver';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

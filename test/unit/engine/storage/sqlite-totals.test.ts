@@ -3,7 +3,7 @@
 // keys) they equal a scan of the rows; a store written before they existed gets them on open; and
 // a snapshot announces exactly what it then reads.
 
-import Database from 'better-sqlite3';
+import Database from '../../../../src/engine/storage/sqlite-driver';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
