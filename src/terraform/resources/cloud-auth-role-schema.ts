@@ -9,7 +9,7 @@ import { roleAttributes } from './role-attributes';
 export const roleResourceSchema: BlockSchema = {
   version: 0,
   description:
-    'One role of a cloud auth backend (auth/<backend>/role/<name>), as its own resource. Use it where a resource per role suits (generated cdktf bindings, modules, for_each); `keyward_cloud_auth_backend`\'s nested `roles` is what scales to 10,000 roles. Declare a role in one place only, and do not set `exclusive_roles` on a backend whose roles are (also) managed this way: it would delete them.',
+    'One role of a cloud auth backend (`auth/<backend>/role/<name>`), as its own resource. Use it where a resource per role suits (generated cdktf bindings, modules, for_each); `keyward_cloud_auth_backend`\'s nested `roles` is what scales to 10,000 roles. Declare a role in one place only, and do not set `exclusive_roles` on a backend whose roles are (also) managed this way: it would delete them.',
   attributes: {
     backend: {
       type: { kind: 'string' },
