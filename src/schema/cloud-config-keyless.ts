@@ -31,16 +31,8 @@ export interface KeylessWrite {
   disable_automated_rotation?: boolean;
 }
 
-/** What the engine stores (absent = Vault's default: "", 3600 s, 0, false). */
-export interface KeylessConfig {
-  service_account_email?: string;
-  identity_token_audience?: string;
-  identity_token_ttl?: number;
-  rotation_period?: number;
-  rotation_schedule?: string;
-  rotation_window?: number;
-  disable_automated_rotation?: boolean;
-}
+/** What the engine stores: the fields as written (absent = Vault's default: "", 3600 s, 0, false). */
+export type KeylessConfig = KeylessWrite;
 
 const bad = (msg: string) => new ApiError('invalid_request', [msg]);
 // Shape check only: the engine impersonates this account, so a typo should fail at write time.
