@@ -18,6 +18,6 @@ resource "keyward_snapshot_auto_config" "s3" {
   path_prefix                    = "vault/"
   cloudone_bucket                = "vault-snapshots"
   cloudone_region                = "eu-west-1"
-  cloudone_access_key_id         = "AKIAIOSFODNN7EXAMPLE"
+  cloudone_access_key_id         = "EXAMPLE-ACCESS-KEY-ID"
   cloudone_secret_access_key_env = "SNAPSHOT_S3_SECRET_ACCESS_KEY"
 }

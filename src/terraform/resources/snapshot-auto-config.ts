@@ -11,7 +11,7 @@ import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue
 import { clientOf, type KeywardProviderContext } from './context';
 import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
-import { planSecret, secretForCompleteWrite, secretToSend } from './secrets';
+import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
@@ -153,7 +153,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const after = canonical(planned);
     const before = prior ? canonical(prior) : undefined;
     const changedFields = new Set(Object.keys(after).filter((n) => !before || !sameValue(after[n], before[n])));
-    const secretsChanged = SECRETS.some((s) => secretToSend(ctx, [], s, config, prior, planned) !== undefined);
+    const secretsChanged = SECRETS.some((s) => secretChanged(s, prior, planned));
     const changed = changedFields.size > 0 || secretsChanged;
     // Written whole: Vault's docs do not say an update merges, so every declared secret goes too.
     const secrets: Record<string, string> = {};
