@@ -16,13 +16,15 @@ export interface EngineRequest {
 export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
-  body?: Buffer | Readable;
+  /** A string is sent as UTF-8. */
+  body?: string | Buffer | Readable;
 }
 
 export function jsonResponse(status: number, body: unknown, extra: Record<string, string> = {}): EngineResponse {
   return {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra },
-    body: Buffer.from(JSON.stringify(body) + '\n', 'utf8'),
+    // A string, not a Buffer: Node writes the head and a string body as one string in one write.
+    body: JSON.stringify(body) + '\n',
   };
 }

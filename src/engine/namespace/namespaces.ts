@@ -15,6 +15,7 @@ export interface NamespaceRecord extends NamespaceRef {
 
 /** Normalises "a/b", "/a/b/" to "a/b/"; "" stays root. */
 export function normalizeNamespacePath(p: string): string {
+  if (p === '') return ''; // every request without X-Vault-Namespace
   const trimmed = p.replace(/^\/+|\/+$/g, '');
   return trimmed === '' ? '' : `${trimmed}/`;
 }
