@@ -57,6 +57,12 @@ export interface Route {
   operations: Partial<Record<Operation, Handler>>;
   /** Callable without a token (login, health). */
   unauthenticated?: boolean;
+  /**
+   * The caller's token is not even looked up (implies unauthenticated): Vault serves sys/health
+   * and sys/seal-status in its HTTP layer, before any token handling, so a token sent along (the
+   * Vault CLI always sends one) neither costs a storage read nor can fail the request.
+   */
+  ignoresToken?: boolean;
   /** HEAD is served as a read without the body (sys/health); elsewhere HEAD is unsupported. */
   head?: boolean;
   /** Requires the sudo capability in addition to the operation's. */

@@ -140,10 +140,10 @@ export class Core {
 
     // Authenticate before revealing whether a path exists.
     let token: TokenEntry | undefined;
-    if (tokenId) token = await this.d.tokens.lookup(tokenId);
+    if (tokenId && !target?.route.ignoresToken) token = await this.d.tokens.lookup(tokenId);
     // Tokens die with the auth mount that issued them (Vault revokes them on disable).
     if (token?.mountAccessor && !this.d.mounts.byAccessorId(token.mountAccessor)) token = undefined;
-    const needsToken = !target?.route.unauthenticated;
+    const needsToken = !target?.route.unauthenticated && !target?.route.ignoresToken;
     if (needsToken) {
       if (!token) throw Errors.permissionDenied();
       const owner = this.d.namespaces.byId(token.namespaceId);

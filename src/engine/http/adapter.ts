@@ -32,14 +32,14 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
  * Called when an answer is ready but the request body is not fully read (refused early, or a
  * handler stopped reading). Drains the rest, bounded; returns false when the connection must close.
  */
-function settleUnreadBody(req: IncomingMessage): boolean {
-  const declared = req.headers['content-length'];
+function settleUnreadBody(req: IncomingMessage, headers: Record<string, string | undefined>): boolean {
+  const declared = headers['content-length'];
   // No declared body (complete may still be false here: Node sets it after the request event).
-  if (req.complete || ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined)) return true;
+  if (req.complete || ((declared === undefined || declared === '0') && headers['transfer-encoding'] === undefined)) return true;
   if (req.destroyed) return false;
   // A chunked body (no declared length) is drained too, as Go's server does: the answer keeps the
   // connection, and a body that runs past the limit is cut off by closing it.
-  const keep = declared === undefined ? req.headers['transfer-encoding'] !== undefined : /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
+  const keep = declared === undefined ? headers['transfer-encoding'] !== undefined : /^\d+$/.test(declared) && Number(declared) <= DRAIN_LIMIT_BYTES;
   let seen = 0;
   req.on('data', (c: Buffer) => {
     seen += c.length;
@@ -65,9 +65,10 @@ export function createHttpServer(core: Core, log: Logger): Server {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
     noteAnswer(req, res);
-    if (req.headers.upgrade !== undefined) frontAfterUpgrade(server, req);
-    if (req.httpVersionMajor !== 1) return refuseVersion(res);
+    // Read once from rawHeaders: Node builds req.headers lazily, and only when something reads it.
     const headers = headersOf(req);
+    if (headers.upgrade !== undefined) frontAfterUpgrade(server, req);
+    if (req.httpVersionMajor !== 1) return refuseVersion(res);
     // A request without body framing has no body: the core is not handed the stream to read (three
     // listeners and a wait for its 'end' per GET); Node discards it when the answer is done.
     const body = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0') ? undefined : req;
@@ -81,7 +82,7 @@ export function createHttpServer(core: Core, log: Logger): Server {
       .then((r) => {
         // The answer's headers are its own: set in place (a spread followed by a property costs V8
         // a fresh hidden class per request).
-        if (!settleUnreadBody(req)) r.headers.connection = 'close';
+        if (!settleUnreadBody(req, headers)) r.headers.connection = 'close';
         // 204 and 304 (sys/health?activecode=204) carry no body and no length: a length there would
         // make the client read the next response as this one's body.
         if (r.status === 204 || r.status === 304) r.body = undefined;

@@ -22,6 +22,7 @@ export function statusRoutes(s: StatusInfo): Route[] {
     {
       pattern: 'sys/health',
       unauthenticated: true,
+      ignoresToken: true,
       head: true,
       operations: {
         read: (ctx) =>
@@ -43,6 +44,7 @@ export function statusRoutes(s: StatusInfo): Route[] {
     {
       pattern: 'sys/seal-status',
       unauthenticated: true,
+      ignoresToken: true,
       operations: {
         read: () =>
           reply.plain(200, {

@@ -107,6 +107,19 @@ it('a bound CIDR rejects another client address, on use and at login', async () 
   expect((await lookup(fromLogin)).status).toBe(403);
 });
 
+it('sys/health and sys/seal-status never look at the token sent along (Vault serves them before authentication)', async () => {
+  // A token the engine would refuse from this address: any lookup of it would answer 403.
+  const elsewhere = await create({ bound_cidrs: ['10.0.0.0/8'] });
+  expect((await lookup(elsewhere.client_token)).status).toBe(403);
+  for (const path of ['sys/health', 'sys/seal-status']) {
+    expect((await api(engine, 'GET', path, { token: elsewhere.client_token })).status).toBe(200);
+    expect((await api(engine, 'GET', path, { token: 'hvs.not-a-token' })).status).toBe(200);
+  }
+  // Other unauthenticated routes still look a sent token up (a login may carry one).
+  const fromLogin = await api(engine, 'POST', 'auth/static/login', { token: elsewhere.client_token, body: { role: 'cidr' } });
+  expect(fromLogin.status).toBe(403);
+});
+
 it('batch tokens are not stored and cannot be renewed past their TTL', async () => {
   const before = (await engine.core.handle({ method: 'GET', url: '/v1/sys/health', headers: {}, remoteAddress: '127.0.0.1' })).status;
   expect(before).toBe(200);
