@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { createLogger } from '../../src/engine/log';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
+import { cdktfEnv } from '../support/cdktf-env';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
@@ -88,23 +89,13 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
 
   /** Runs cdktf in the app directory; resolves with its output (secrets must never be in it). */
   function cdktf(args: string[], unset: string[] = []): Promise<{ code: number | null; text: string }> {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CHECKPOINT_DISABLE: '1',
-      // cdktf points Terraform at the machine-wide ~/.terraform.d/plugin-cache by default: runs of
-      // other checkouts (another launcher under the same version) replace its entry between this
-      // run's init and plan ("cached package ... does not match"). This test installs its own.
-      CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
-      CI: '1',
-      FORCE_COLOR: '0',
-      VAULT_ADDR: proxy.url,
-      VAULT_TOKEN: ROOT_TOKEN,
+    const env = cdktfEnv({ url: proxy.url, token: ROOT_TOKEN }, {
       KW_SCENARIO: join(dir, 'scenario.json'),
       KW_CREDS: CREDS,
       KW_S3_SECRET: S3_SECRET,
       TF_VAR_azure_key: AZURE_KEY,
       TF_VAR_gcs_key: GCS_KEY,
-    };
+    });
     for (const k of unset) delete env[k];
     return new Promise((ok, fail) => {
       const child: ChildProcess = spawn(CDKTF, args, { cwd: dir, env });

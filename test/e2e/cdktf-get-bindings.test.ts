@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { writeLauncher } from '../../constructs/launcher';
 import { api, ROOT_TOKEN, startTestEngine } from '../support/engine';
 import { runAsync } from '../support/run-async';
+import { cdktfEnv } from '../support/cdktf-env';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
@@ -85,19 +86,13 @@ app.synth();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  const env = (): NodeJS.ProcessEnv => ({
-    ...process.env,
-    HOME: join(root, 'home'),
-    TMPDIR: join(dir, 'tmp'),
-    TF_CLI_CONFIG_FILE: join(root, 'empty.tfrc'),
-    CHECKPOINT_DISABLE: '1',
-    CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
-    CI: '1',
-    FORCE_COLOR: '0',
-    VAULT_ADDR: engine.url,
-    VAULT_TOKEN: ROOT_TOKEN,
-    KW_SCENARIO: join(dir, 'scenario.json'),
-  });
+  const env = (): NodeJS.ProcessEnv =>
+    cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, {
+      HOME: join(root, 'home'),
+      TMPDIR: join(dir, 'tmp'),
+      TF_CLI_CONFIG_FILE: join(root, 'empty.tfrc'),
+      KW_SCENARIO: join(dir, 'scenario.json'),
+    });
   const run = async (file: string, args: string[], cwd = dir) => {
     const r = await runAsync(file, args, { cwd, env: env() });
     const out = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex

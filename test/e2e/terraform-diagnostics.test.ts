@@ -13,20 +13,20 @@ import { runAsync } from '../support/run-async';
 
 const REPO = resolve(__dirname, '../..');
 
-/** Lines ending in `# bad` must each get exactly one error whose range starts on that line. */
-const MAIN = (address: string) => `terraform {
+/** The provider requirement and configuration, and string variables, that both documents start with. */
+const HEAD = (address: string, variables: string[]) => `terraform {
   required_providers {
     keyward = { source = "keyward/keyward" }
   }
 }
-variable "jwt" {
-  type = string
-}
-provider "keyward" {
+${variables.map((v) => `variable "${v}" {\n  type = string\n}\n`).join('')}provider "keyward" {
   address          = "${address}"
   fingerprint_salt = "diagnostics-e2e-salt-0123456789"
 }
-resource "keyward_cloud_auth_backend" "cloud" {
+`;
+
+/** Lines ending in `# bad` must each get exactly one error whose range starts on that line. */
+const MAIN = (address: string) => `${HEAD(address, ['jwt'])}resource "keyward_cloud_auth_backend" "cloud" {
   path = "diag"
   config {
     iam_alias       = "bogus" # bad
@@ -133,22 +133,7 @@ resource "keyward_snapshot_auto_config" "fine" {
 `;
 
 /** Valid but for values only known at plan: a variable's, and an unset credentials_env variable. */
-const PLAN = (address: string) => `terraform {
-  required_providers {
-    keyward = { source = "keyward/keyward" }
-  }
-}
-variable "jwt" {
-  type = string
-}
-variable "interval" {
-  type = string
-}
-provider "keyward" {
-  address          = "${address}"
-  fingerprint_salt = "diagnostics-e2e-salt-0123456789"
-}
-resource "keyward_cloud_auth_backend" "cloud" {
+const PLAN = (address: string) => `${HEAD(address, ['jwt', 'interval'])}resource "keyward_cloud_auth_backend" "cloud" {
   path = "diag"
   config {
     iam_alias       = "unique_id"

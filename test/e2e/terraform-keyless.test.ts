@@ -10,19 +10,19 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCloudEmulator, type CloudEmulator } from '../../src/cloud-emulator';
 import { ManualClock } from '../../src/engine/clock';
-import { FIXTURE_KEY_DIR, SA, audience, cloudDescription, login } from '../support/cloud-fixture';
+import { FIXTURE_KEY_DIR, SA, audience, login, poolProviderAudience, withWorkloadIdentityPool } from '../support/cloud-fixture';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { runAsync } from '../support/run-async';
 import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
+import { cdktfEnv } from '../support/cdktf-env';
 
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'keyless-app.ts');
 const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 
-const PROJECT_NUMBER = '1003'; // keyward-ops in the fixture description
 const POOL = 'e2e-pool';
-const AUDIENCE = `https://iam.googleapis.com/projects/${PROJECT_NUMBER}/locations/global/workloadIdentityPools/${POOL}/providers/engine`;
+const AUDIENCE = poolProviderAudience(POOL, 'engine');
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
@@ -47,21 +47,9 @@ async function until(done: () => boolean, what: string): Promise<void> {
     engine = await startTestEngine({ clock });
     // The pool's provider trusts this engine's issuer, found over HTTP as Google does.
     emu = await startCloudEmulator({
-      description: {
-        ...cloudDescription,
-        serviceAccounts: cloudDescription.serviceAccounts.map((sa) =>
-          sa.email === SA.keyward.email
-            ? { ...sa, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: [`principalSet://iam.googleapis.com/projects/${PROJECT_NUMBER}/locations/global/workloadIdentityPools/${POOL}/*`] }] }
-            : sa,
-        ),
-        workloadIdentityPools: [
-          {
-            project: 'keyward-ops',
-            id: POOL,
-            providers: [{ id: 'engine', issuerUri: `${engine.url}/v1/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:root:auth:")' }],
-          },
-        ],
-      },
+      description: withWorkloadIdentityPool(POOL, [
+        { id: 'engine', issuerUri: `${engine.url}/v1/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:root:auth:")' },
+      ]),
       clock,
       keyDir: FIXTURE_KEY_DIR,
     });
@@ -79,15 +67,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   async function deploy(): Promise<string> {
     const r = await runAsync(CDKTF, ['deploy', '--auto-approve'], {
       cwd: wd.dir,
-      env: {
-        ...process.env,
-        CHECKPOINT_DISABLE: '1',
-        // The machine-wide plugin cache is shared with other checkouts' launchers (see cdktf-deploy.test.ts).
-        CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
-        CI: '1',
-        FORCE_COLOR: '0',
-        VAULT_ADDR: engine.url,
-        VAULT_TOKEN: ROOT_TOKEN,
+      env: cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, {
         KW_ADDRESS: engine.url,
         KW_EMULATOR: emu.url,
         KW_WIF_ACCOUNT: SA.keyward.email,
@@ -95,7 +75,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
         KW_APP_ACCOUNT: SA.app.email,
         KW_VM_PROJECT: 'proj-a',
         KW_CREDS: creds,
-      },
+      }),
     });
     const text = strip(r.stdout + r.stderr);
     wd.outputs.push(text);

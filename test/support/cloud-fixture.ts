@@ -53,6 +53,36 @@ export const cloudDescription = {
   ],
 };
 
+/** A workload identity pool provider as the emulator's description takes it (input shape). */
+export interface PoolProvider {
+  id: string;
+  issuerUri: string;
+  attributeCondition?: string;
+  allowedAudiences?: string[];
+}
+
+/** keyward-ops's project number in cloudDescription: pools there are named by it. */
+export const OPS_PROJECT_NUMBER = '1003';
+
+/** The audience a WIF config names for `provider` of `pool` in keyward-ops. */
+export const poolProviderAudience = (pool: string, provider: string) =>
+  `https://iam.googleapis.com/projects/${OPS_PROJECT_NUMBER}/locations/global/workloadIdentityPools/${pool}/providers/${provider}`;
+
+/**
+ * cloudDescription plus a workload identity pool in keyward-ops with these providers, whose
+ * principals may impersonate SA.keyward (roles/iam.workloadIdentityUser on the pool's principalSet).
+ */
+export function withWorkloadIdentityPool(pool: string, providers: PoolProvider[]) {
+  const principals = `principalSet://iam.googleapis.com/projects/${OPS_PROJECT_NUMBER}/locations/global/workloadIdentityPools/${pool}/*`;
+  return {
+    ...cloudDescription,
+    serviceAccounts: cloudDescription.serviceAccounts.map((sa) =>
+      sa.email === SA.keyward.email ? { ...sa, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: [principals] }] } : sa,
+    ),
+    workloadIdentityPools: [{ project: 'keyward-ops', id: pool, providers }],
+  };
+}
+
 /** Test keys are generated once per machine and reused (RSA generation dominates start-up). */
 export const FIXTURE_KEY_DIR = join(tmpdir(), 'keyward-cloud-fixture-keys');
 

@@ -16,9 +16,14 @@ import { answerClientError, refusalFor } from './client-error';
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
-  // Go's Header.Get, which Vault reads every header with: the first value of a repeated header
-  // (Node would join X-Vault-Token or X-Vault-Namespace repeats with ", "). Read from rawHeaders:
-  // headersDistinct would build an array per header on every request.
+  // Node's server builds req.headers for every request anyway (it reads Expect and TE). Where no
+  // name repeats, its values are the raw ones: use it as it is.
+  const built = req.headers;
+  let names = 0;
+  for (const _ in built) names++;
+  if (names * 2 === req.rawHeaders.length && built['set-cookie'] === undefined) return built as Record<string, string | undefined>;
+  // A repeated name: Go's Header.Get, which Vault reads every header with, takes the first value
+  // (Node joins X-Vault-Token or X-Vault-Namespace repeats with ", ").
   const out: Record<string, string | undefined> = {};
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
@@ -65,7 +70,6 @@ export function createHttpServer(core: Core, log: Logger): Server {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
     noteAnswer(req, res);
-    // Read once from rawHeaders: Node builds req.headers lazily, and only when something reads it.
     const headers = headersOf(req);
     if (headers.upgrade !== undefined) frontAfterUpgrade(server, req);
     if (req.httpVersionMajor !== 1) return refuseVersion(res);

@@ -7,13 +7,12 @@
 import { ManualClock } from '../../../src/engine/clock';
 import { startCloudEmulator, type CloudEmulator } from '../../../src/cloud-emulator';
 import { api, startTestEngine } from '../../support/engine';
-import { FIXTURE_KEY_DIR, SA, audience, cloudDescription, emulatorEndpoints, login, writeRoles } from '../../support/cloud-fixture';
+import { FIXTURE_KEY_DIR, SA, audience, emulatorEndpoints, login, poolProviderAudience, withWorkloadIdentityPool, writeRoles } from '../../support/cloud-fixture';
 
 type Engine = Awaited<ReturnType<typeof startTestEngine>>;
 
-const PROJECT_NUMBER = '1003'; // keyward-ops
 const POOL = 'keyward-pool';
-const providerAudience = (provider: string) => `https://iam.googleapis.com/projects/${PROJECT_NUMBER}/locations/global/workloadIdentityPools/${POOL}/providers/${provider}`;
+const providerAudience = (provider: string) => poolProviderAudience(POOL, provider);
 const issuerOf = (e: { url: string }) => `${e.url}/v1/identity/oidc/plugins`;
 
 describe('workload identity federation against the emulator', () => {
@@ -45,27 +44,13 @@ describe('workload identity federation against the emulator', () => {
     forger = await startTestEngine({ clock, apiAddr: main.url });
     const provider = (id: string, issuer: string) => ({ id, issuerUri: issuer, attributeCondition: 'assertion.sub.startsWith("plugin-identity:root:auth:")' });
     emu = await startCloudEmulator({
-      description: {
-        ...cloudDescription,
-        serviceAccounts: cloudDescription.serviceAccounts.map((sa) =>
-          sa.email === SA.keyward.email
-            ? { ...sa, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: [`principalSet://iam.googleapis.com/projects/${PROJECT_NUMBER}/locations/global/workloadIdentityPools/${POOL}/*`] }] }
-            : sa,
-        ),
-        workloadIdentityPools: [
-          {
-            project: 'keyward-ops',
-            id: POOL,
-            providers: [
-              provider('engine-main', issuerOf(main)),
-              provider('engine-late', issuerOf(late)),
-              { ...provider('engine-aud', issuerOf(main)), allowedAudiences: ['https://other.example/aud'] },
-              // The team namespace has its own issuer and key; its subjects name its namespace id.
-              { id: 'engine-team', issuerUri: `${main.url}/v1/team/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:") && !(assertion.sub.startsWith("plugin-identity:root:"))' },
-            ],
-          },
-        ],
-      },
+      description: withWorkloadIdentityPool(POOL, [
+        provider('engine-main', issuerOf(main)),
+        provider('engine-late', issuerOf(late)),
+        { ...provider('engine-aud', issuerOf(main)), allowedAudiences: ['https://other.example/aud'] },
+        // The team namespace has its own issuer and key; its subjects name its namespace id.
+        { id: 'engine-team', issuerUri: `${main.url}/v1/team/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:") && !(assertion.sub.startsWith("plugin-identity:root:"))' },
+      ]),
       clock,
       keyDir: FIXTURE_KEY_DIR,
     });

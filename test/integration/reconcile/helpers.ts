@@ -1,12 +1,16 @@
 // Shared pieces of the reconciler integration tests: a manifest builder, a service-account key
 // whose text the tests search for in every output, and one-call plan/apply against an engine.
 
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { VaultClient } from '../../../src/client/vault-client';
 import { applyPlan, type ApplyOptions } from '../../../src/reconcile/apply';
 import { desiredFromManifest } from '../../../src/reconcile/desired';
 import { makePlan } from '../../../src/reconcile/plan';
 import { emptyRecord, type LastApplied } from '../../../src/reconcile/record';
+import { findManifests } from '../../../src/reconcile/source';
 import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
 import { ROOT_TOKEN } from '../../support/engine';
 
@@ -23,6 +27,19 @@ export function serviceAccountKey(id: string): string {
 }
 
 export const SALT = 'test-salt-0123456789';
+
+const TSX = join(resolve(__dirname, '../../..'), 'node_modules/tsx/dist/cjs/index.cjs');
+
+/**
+ * Runs a cdktf program that `keyward import` generated (`file` in `dir`, beside a node_modules
+ * link) with `env`, and returns the manifest it synthesizes.
+ */
+export function synthesizeImported(dir: string, file: string, env: NodeJS.ProcessEnv) {
+  const out = join(dir, `out-${file}`);
+  execFileSync(process.execPath, ['--require', TSX, join(dir, file)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
+  const [manifestPath] = [...findManifests(out).values()];
+  return parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8')));
+}
 
 export function manifest(partial: Partial<ManifestInput>): ManifestInput {
   return { version: 1, fingerprintSalt: SALT, ...partial };

@@ -11,8 +11,7 @@ import { desiredFromManifest } from '../../../src/reconcile/desired';
 import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../../src/reconcile/import-code';
 import { makePlan } from '../../../src/reconcile/plan';
 import { emptyRecord } from '../../../src/reconcile/record';
-import { findManifests } from '../../../src/reconcile/source';
-import { parseManifest } from '../../../src/schema/manifest';
+import { synthesizeImported } from './helpers';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import type { Engine } from '../../../src/engine/engine';
 
@@ -52,10 +51,7 @@ test('import output compiles and, applied back, plans no changes', async () => {
   // Synthesizes, and the manifests apply back with no change.
   const env = { ...process.env, TF_VAR_offsite_cloudone_secret_access_key: 'SK-original', CHECKPOINT_DISABLE: '1' };
   for (const f of ['mount.ts', 'snapshots.ts']) {
-    const out = join(dir, `out-${f}`);
-    execFileSync(process.execPath, ['--require', join(ROOT, 'node_modules/tsx/dist/cjs/index.cjs'), join(dir, f)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
-    const [manifestPath] = [...findManifests(out).values()];
-    const desired = desiredFromManifest(parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8'))), env);
+    const desired = desiredFromManifest(synthesizeImported(dir, f, env), env);
     const { plan } = await makePlan(client, desired, emptyRecord());
     const changes = plan.objects.filter((o) => o.action !== 'no-op');
     // Only unreadable secrets may be written on adoption; every readable field already matches.

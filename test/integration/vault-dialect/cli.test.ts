@@ -5,32 +5,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKeyward } from '../../support/keyward-in-process';
-import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
+import { contractCli } from './cli-session';
 import { leakedSecrets, SECRETS, stack } from './stack';
 
-let vault: VaultContract;
-const saved = { ...process.env };
+const cli = contractCli(SECRETS);
+const keyward = cli.keyward;
 const dir = mkdtempSync(join(tmpdir(), 'keyward-vault-cli-'));
 const manifestPath = join(dir, 'keyward.manifest.json');
-let printed = '';
 
-beforeAll(async () => {
-  vault = await startVaultContract();
-  Object.assign(process.env, SECRETS, { VAULT_ADDR: vault.url, VAULT_TOKEN: CONTRACT_TOKEN });
-  delete process.env.KEYWARD_DIALECT;
-  writeFileSync(manifestPath, JSON.stringify(stack(join(dir, 'snaps'))));
-});
-afterAll(async () => {
-  process.env = saved;
-  await vault.close();
-});
-
-async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
-  const r = await runKeyward(...args);
-  printed += r.all;
-  return { code: r.code, out: r.all };
-}
+beforeAll(() => writeFileSync(manifestPath, JSON.stringify(stack(join(dir, 'snaps')))));
 
 test('plan, apply, status, import and destroy against Vault, in keyward names unless asked', async () => {
   const first = await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode');
@@ -46,7 +29,7 @@ test('plan, apply, status, import and destroy against Vault, in keyward names un
 
   expect((await keyward('apply', '--auto-approve', '--manifest', manifestPath)).code).toBe(0);
   expect((await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode', '--dialect', 'vault')).code).toBe(0);
-  expect(vault.problems).toEqual([]);
+  expect(cli.vault.problems).toEqual([]);
 
   // The dialect flag is honoured: read as keyward's names, Vault's "gcp" mount is not ours.
   const wrong = await keyward('plan', '--manifest', manifestPath, '--dialect', 'keyward');
@@ -71,8 +54,8 @@ test('plan, apply, status, import and destroy against Vault, in keyward names un
   expect(`${mount.out}${snaps.out}`).not.toMatch(/aws_|gce|google_gcs|azure_/);
 
   expect((await keyward('destroy', '--auto-approve', '--manifest', manifestPath)).code).toBe(0);
-  expect(vault.mounts.has('cloud')).toBe(false);
-  expect(vault.snapshots.size).toBe(0);
-  expect(vault.problems).toEqual([]);
-  expect(leakedSecrets(printed)).toEqual([]);
+  expect(cli.vault.mounts.has('cloud')).toBe(false);
+  expect(cli.vault.snapshots.size).toBe(0);
+  expect(cli.vault.problems).toEqual([]);
+  expect(leakedSecrets(cli.printed)).toEqual([]);
 }, 60_000);

@@ -8,8 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManifestInput } from '../../../src/schema/manifest';
-import { runKeyward } from '../../support/keyward-in-process';
-import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
+import { contractCli } from './cli-session';
 import { manifest } from '../reconcile/helpers';
 import { leakedSecrets, SECRETS } from './stack';
 
@@ -73,27 +72,10 @@ function enterprise(k: Knobs = {}): ManifestInput {
   });
 }
 
-let vault: VaultContract;
-const saved = { ...process.env };
+const cli = contractCli(SECRETS);
+const keyward = cli.keyward;
 const dir = mkdtempSync(join(tmpdir(), 'keyward-vault-ent-cli-'));
 const manifestPath = join(dir, 'keyward.manifest.json');
-let printed = '';
-
-beforeAll(async () => {
-  vault = await startVaultContract();
-  Object.assign(process.env, SECRETS, { VAULT_ADDR: vault.url, VAULT_TOKEN: CONTRACT_TOKEN });
-  delete process.env.KEYWARD_DIALECT;
-});
-afterAll(async () => {
-  process.env = saved;
-  await vault.close();
-});
-
-async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
-  const r = await runKeyward(...args);
-  printed += r.all;
-  return { code: r.code, out: r.all };
-}
 const declare = (k: Knobs = {}) => writeFileSync(manifestPath, JSON.stringify(enterprise(k)));
 const apply = async () => {
   const r = await keyward('apply', '--auto-approve', '--manifest', manifestPath);
@@ -104,40 +86,40 @@ const planEmpty = async () => {
   const r = await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode');
   expect({ code: r.code, out: r.code === 0 ? '' : r.out.slice(-2000) }).toEqual({ code: 0, out: '' });
 };
-const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+const raw = cli.post;
 
 test('apply settles, edits keep secrets, rotated keys are left alone, new fields round-trip with drift corrected, a standby works, a mount moves', async () => {
   declare();
   await apply();
   await planEmpty();
-  expect(vault.problems).toEqual([]);
-  expect(vault.mounts.get('wif')).toMatchObject({ local: true });
-  expect(vault.mounts.get('cloud')!.config).toMatchObject({ default_lease_ttl: 3600, listing_visibility: 'unauth' });
-  expect(vault.gcp.get('wif')!.config).toMatchObject({ identity_token_audience: AUDIENCE, identity_token_ttl: 1800 });
-  expect(vault.snapshots.get('gcs')).toMatchObject({ autoload_enabled: true, google_service_account_key: SECRETS.GCS_KEY });
-  expect(vault.snapshots.get('azure')).toMatchObject({ azure_auth_mode: 'managed', azure_client_id: 'client-1', path_prefix: 'raft' });
+  expect(cli.vault.problems).toEqual([]);
+  expect(cli.vault.mounts.get('wif')).toMatchObject({ local: true });
+  expect(cli.vault.mounts.get('cloud')!.config).toMatchObject({ default_lease_ttl: 3600, listing_visibility: 'unauth' });
+  expect(cli.vault.gcp.get('wif')!.config).toMatchObject({ identity_token_audience: AUDIENCE, identity_token_ttl: 1800 });
+  expect(cli.vault.snapshots.get('gcs')).toMatchObject({ autoload_enabled: true, google_service_account_key: SECRETS.GCS_KEY });
+  expect(cli.vault.snapshots.get('azure')).toMatchObject({ azure_auth_mode: 'managed', azure_client_id: 'client-1', path_prefix: 'raft' });
 
   // One field changes on a server that replaces: every secret of every config is still stored.
   declare({ retain: 5 });
   await apply();
-  expect(vault.snapshots.get('s3')).toMatchObject({ retain: 5, aws_secret_access_key: SECRETS.S3_SECRET, aws_session_token: SECRETS.S3_SESSION });
-  expect(vault.snapshots.get('shared-az')).toMatchObject({ azure_account_key: SECRETS.AZ_KEY });
+  expect(cli.vault.snapshots.get('s3')).toMatchObject({ retain: 5, aws_secret_access_key: SECRETS.S3_SECRET, aws_session_token: SECRETS.S3_SESSION });
+  expect(cli.vault.snapshots.get('shared-az')).toMatchObject({ azure_account_key: SECRETS.AZ_KEY });
   await planEmpty();
 
   // Vault rotates the key: no drift, no change planned, and an unrelated apply does not send it back.
-  const rotated = vault.rotateKey('cloud');
+  const rotated = cli.vault.rotateKey('cloud');
   const afterRotation = await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode');
   expect(afterRotation.code).toBe(0);
   expect(afterRotation.out).not.toMatch(/credentials/);
   declare({ retain: 5, tokenTtl: '2h' });
   await apply();
-  expect(vault.gcp.get('cloud')!.config.credentials?.private_key_id).toBe(rotated);
+  expect(cli.vault.gcp.get('cloud')!.config.credentials?.private_key_id).toBe(rotated);
 
   // Out-of-band changes to the new fields: drift in keyward's names, corrected by apply.
   await raw('auth/wif/config', { identity_token_ttl: 600 });
   await raw('sys/auth/cloud/tune', { default_lease_ttl: 60 });
-  await raw('sys/storage/raft/snapshot-auto/config/gcs', { ...vault.snapshots.get('gcs'), autoload_enabled: false });
-  await raw('sys/storage/raft/snapshot-auto/config/azure', { ...vault.snapshots.get('azure'), azure_client_id: 'client-x' });
+  await raw('sys/storage/raft/snapshot-auto/config/gcs', { ...cli.vault.snapshots.get('gcs'), autoload_enabled: false });
+  await raw('sys/storage/raft/snapshot-auto/config/azure', { ...cli.vault.snapshots.get('azure'), azure_client_id: 'client-x' });
   const drift = await keyward('plan', '--manifest', manifestPath, '--detailed-exitcode');
   expect(drift.code).toBe(2);
   expect(drift.out).toContain('identity_token_ttl: 600 -> 1800');
@@ -146,30 +128,30 @@ test('apply settles, edits keep secrets, rotated keys are left alone, new fields
   expect(drift.out).toContain('cloudthree_client_id: "client-x" -> "client-1"');
   expect(drift.out).not.toMatch(/gce_|aws_s3|google_|azure_/);
   await apply();
-  expect(vault.snapshots.get('gcs')).toMatchObject({ autoload_enabled: true, google_service_account_key: SECRETS.GCS_KEY });
+  expect(cli.vault.snapshots.get('gcs')).toMatchObject({ autoload_enabled: true, google_service_account_key: SECRETS.GCS_KEY });
   await planEmpty();
 
   // Through a standby (307 to the active node).
-  const standby = await vault.standby('perfstandby');
+  const standby = await cli.vault.standby('perfstandby');
   process.env.VAULT_ADDR = standby.url;
   await planEmpty();
   declare({ retain: 6, tokenTtl: '2h' });
   await apply();
-  expect(vault.snapshots.get('s3')).toMatchObject({ retain: 6, aws_secret_access_key: SECRETS.S3_SECRET });
+  expect(cli.vault.snapshots.get('s3')).toMatchObject({ retain: 6, aws_secret_access_key: SECRETS.S3_SECRET });
   expect(standby.requests.length).toBeGreaterThan(0);
-  process.env.VAULT_ADDR = vault.url;
+  process.env.VAULT_ADDR = cli.vault.url;
 
   // The mount moves: an update (sys/remount), its roles and config come along.
-  const roleId = vault.gcp.get('cloud')!.roles.get('web')!.role_id;
+  const roleId = cli.vault.gcp.get('cloud')!.roles.get('web')!.role_id;
   declare({ retain: 6, tokenTtl: '2h', path: 'gcp-prod', movedFrom: 'cloud' });
   const move = await keyward('plan', '--manifest', manifestPath);
   expect(move.out).toContain('~ path: "cloud" -> "gcp-prod"');
   expect(move.out).toMatch(/Plan: 0 to create, 1 to update, 0 to replace, 0 to delete\./);
   await apply();
-  expect(vault.mounts.has('cloud')).toBe(false);
-  expect(vault.gcp.get('gcp-prod')!.roles.get('web')).toMatchObject({ role_id: roleId });
+  expect(cli.vault.mounts.has('cloud')).toBe(false);
+  expect(cli.vault.gcp.get('gcp-prod')!.roles.get('web')).toMatchObject({ role_id: roleId });
   await planEmpty();
 
-  expect(vault.problems).toEqual([]);
-  expect(leakedSecrets(printed)).toEqual([]);
+  expect(cli.vault.problems).toEqual([]);
+  expect(leakedSecrets(cli.printed)).toEqual([]);
 }, 120_000);

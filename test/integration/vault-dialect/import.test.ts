@@ -2,7 +2,6 @@
 // keyward's names; synthesized and planned back against the same Vault, nothing readable changes,
 // and after writing the unreadable secrets once the plan is empty.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,8 +10,7 @@ import { desiredFromManifest } from '../../../src/reconcile/desired';
 import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../../src/reconcile/import-code';
 import { makePlan } from '../../../src/reconcile/plan';
 import { emptyRecord } from '../../../src/reconcile/record';
-import { findManifests } from '../../../src/reconcile/source';
-import { parseManifest } from '../../../src/schema/manifest';
+import { synthesizeImported } from '../reconcile/helpers';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 import { vaultClient } from './stack';
 
@@ -51,10 +49,7 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
 
   const env = { ...process.env, TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print', TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print', CHECKPOINT_DISABLE: '1' };
   for (const f of ['mount.ts', 'snapshots.ts']) {
-    const out = join(dir, `out-${f}`);
-    execFileSync(process.execPath, ['--require', join(ROOT, 'node_modules/tsx/dist/cjs/index.cjs'), join(dir, f)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
-    const [manifestPath] = [...findManifests(out).values()];
-    const m = parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8')));
+    const m = synthesizeImported(dir, f, env);
     expect(m.server.dialect).toBe('vault');
     const desired = desiredFromManifest(m, env);
     const { plan } = await makePlan(client, desired, emptyRecord());
@@ -100,10 +95,7 @@ test('import of a hand-made configuration that only Vault accepts (item 5 values
   writeFileSync(join(dir, 'snapshots.ts'), snaps);
   const env = { ...process.env, CHECKPOINT_DISABLE: '1' };
   for (const f of ['mount.ts', 'snapshots.ts']) {
-    const out = join(dir, `out-${f}`);
-    execFileSync(process.execPath, ['--require', join(ROOT, 'node_modules/tsx/dist/cjs/index.cjs'), join(dir, f)], { cwd: dir, env: { ...env, CDKTF_OUTDIR: out }, stdio: 'pipe' });
-    const [manifestPath] = [...findManifests(out).values()];
-    const desired = desiredFromManifest(parseManifest(JSON.parse(readFileSync(manifestPath, 'utf8'))), env);
+    const desired = desiredFromManifest(synthesizeImported(dir, f, env), env);
     const { plan } = await makePlan(client, desired, emptyRecord());
     expect(plan.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
   }

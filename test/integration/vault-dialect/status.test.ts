@@ -4,28 +4,14 @@
 // blank strings where the engine leaves the fields out), no secret printed although the config reads
 // return them, and a clear edition error on a community Vault.
 
-import { runKeyward } from '../../support/keyward-in-process';
-import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
+import { startVaultContract } from '../../support/vault-contract/server';
+import { contractCli } from './cli-session';
 import { leakedSecrets, SECRETS } from './stack';
 
-let vault: VaultContract;
-const saved = { ...process.env };
-beforeAll(async () => {
-  vault = await startVaultContract();
-  Object.assign(process.env, { VAULT_ADDR: vault.url, VAULT_TOKEN: CONTRACT_TOKEN });
-  delete process.env.KEYWARD_DIALECT;
-});
-afterAll(async () => {
-  process.env = saved;
-  await vault.close();
-});
+const cli = contractCli();
+const keyward = cli.keyward;
 
-async function keyward(...args: string[]): Promise<{ code: number; out: string }> {
-  const r = await runKeyward(...args);
-  return { code: r.code, out: r.all };
-}
-
-const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+const raw = cli.post;
 
 test('status rows from Vault Enterprise: keyward names, Vault times as given, never-run configs as "-"', async () => {
   await raw('sys/storage/raft/snapshot-auto/config/hourly', { storage_type: 'local', interval: '1h', path_prefix: '/opt/vault/snaps', local_max_space: 100000, retain: 5 });
@@ -33,7 +19,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
     storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET,
   });
   await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY });
-  vault.statuses.set('hourly', {
+  cli.vault.statuses.set('hourly', {
     last_snapshot_start: '2025-08-29T17:41:54+02:00',
     last_snapshot_end: '2025-08-29T17:41:55+02:00',
     last_snapshot_error: '',
@@ -42,7 +28,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
     snapshot_url: 'file:///opt/vault/snaps/vault-snapshot-1756485714000000000.snap',
     next_snapshot_start: '2025-08-29T18:41:54+02:00',
   });
-  vault.statuses.set('offsite', {
+  cli.vault.statuses.set('offsite', {
     last_snapshot_start: '2025-08-29T17:00:00+02:00',
     last_snapshot_end: '2025-08-29T17:00:01+02:00',
     last_snapshot_error: 'AccessDenied: Access Denied (status 403)',
@@ -100,22 +86,22 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
   expect(lines[3].split(/\s{2,}/)).toEqual(['offsite', 'cloudone-store', '2025-08-29T17:00:01+02:00', '-', '>=1', 'AccessDenied: Access Denied (status 403)', '-']);
 
   // Vault's own paths were read, in the root namespace; nothing else was asked of it.
-  expect(vault.requests.filter((r) => r.path.includes('/status/')).map((r) => r.path).sort()).toEqual(
+  expect(cli.vault.requests.filter((r) => r.path.includes('/status/')).map((r) => r.path).sort()).toEqual(
     ['blobs', 'blobs', 'hourly', 'hourly', 'offsite', 'offsite'].map((n) => `/v1/sys/storage/raft/snapshot-auto/status/${n}`),
   );
-  expect(vault.problems).toEqual([]);
+  expect(cli.vault.problems).toEqual([]);
   expect(leakedSecrets(json.out + table.out)).toEqual([]);
 });
 
 test('a failing config on Vault never shows "0" errors; next start, autoload and its loading error are shown', async () => {
-  vault.snapshots.clear();
-  vault.statuses.clear();
+  cli.vault.snapshots.clear();
+  cli.vault.statuses.clear();
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
     storage_type: 'aws-s3', interval: 3600, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET, autoload_enabled: true,
   });
-  vault.failSnapshot('offsite', 'NoSuchBucket: The specified bucket does not exist', '2026-03-01T10:00:00-05:00');
-  vault.statuses.set('offsite', { ...vault.statuses.get('offsite')!, next_snapshot_start: '2026-03-01T11:00:00-05:00' });
-  vault.failLoading('offsite', 'snapshot vault-snapshot-17.snap: checksum mismatch');
+  cli.vault.failSnapshot('offsite', 'NoSuchBucket: The specified bucket does not exist', '2026-03-01T10:00:00-05:00');
+  cli.vault.statuses.set('offsite', { ...cli.vault.statuses.get('offsite')!, next_snapshot_start: '2026-03-01T11:00:00-05:00' });
+  cli.vault.failLoading('offsite', 'snapshot vault-snapshot-17.snap: checksum mismatch');
 
   const json = await keyward('status', '--json');
   const [row] = (JSON.parse(json.out) as { snapshots: Array<Record<string, unknown>> }).snapshots;
