@@ -6,20 +6,20 @@
 // clock, a redeploy still has no changes and the server keeps the rotated key (the declared key is
 // not sent back).
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCloudEmulator, type CloudEmulator } from '../../src/cloud-emulator';
 import { ManualClock } from '../../src/engine/clock';
 import { FIXTURE_KEY_DIR, SA, audience, login, poolProviderAudience, withWorkloadIdentityPool } from '../support/cloud-fixture';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { runAsync } from '../support/run-async';
+import { requireProviderBin } from '../support/provider-bin';
 import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 import { cdktfEnv } from '../support/cdktf-env';
 
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'keyless-app.ts');
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 
 const POOL = 'e2e-pool';
 const AUDIENCE = poolProviderAudience(POOL, 'engine');
@@ -35,7 +35,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   }
 }
 
-(HAS_PROVIDER ? describe : describe.skip)('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine and the emulator', () => {
+describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine and the emulator', () => {
   // One clock for the engine and the emulator: automated rotation runs when the test moves it.
   const clock = new ManualClock(Date.now());
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
@@ -44,6 +44,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   let creds: string;
 
   beforeAll(async () => {
+    requireProviderBin();
     engine = await startTestEngine({ clock });
     // The pool's provider trusts this engine's issuer, found over HTTP as Google does.
     emu = await startCloudEmulator({
