@@ -1,7 +1,7 @@
 // Role deletions are visible in a Terraform plan although Terraform shows them as an update of the
 // backend (real terraform 1.11, offline, against the engine): deleting, renaming and retyping a
 // role, and a role made by hand that exclusive_roles deletes, each plan with a warning naming the
-// role; the policy check the README gives (jq over `terraform show -json`) lists exactly them.
+// role; the policy check docs/terraform-provider.md gives (jq over `terraform show -json`) lists exactly them.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,12 +36,12 @@ output "keep_role_id" {
 }
 `;
 
-/** The jq program of the README's policy check (so the README cannot drift from what is tested). */
+/** The jq program of the policy check in docs/terraform-provider.md (so the page cannot drift from what is tested). */
 function readmeJq(): string {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO, 'docs', 'terraform-provider.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Role deletions in a Terraform plan'));
   const m = /jq -r '([^']+)'/.exec(section);
-  if (!m) throw new Error('README: no jq policy check under "Role deletions in a Terraform plan"');
+  if (!m) throw new Error('docs/terraform-provider.md: no jq policy check under "Role deletions in a Terraform plan"');
   return m[1]!;
 }
 
@@ -74,7 +74,7 @@ describe('role deletions in a terraform plan', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('warns for each deleted, renamed, retyped and exclusively removed role; the README policy check lists them', async () => {
+  it('warns for each deleted, renamed, retyped and exclusively removed role; the documented policy check lists them', async () => {
     const before = [
       role('keep', `    type = "iam"\n    bound_service_accounts = ${SA}`),
       role('gone', `    type = "iam"\n    bound_service_accounts = ${SA}\n    token_ttl = "1h"`),
