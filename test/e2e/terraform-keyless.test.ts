@@ -16,6 +16,7 @@ import { runAsync } from '../support/run-async';
 import { requireProviderBin } from '../support/provider-bin';
 import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 import { cdktfEnv } from '../support/cdktf-env';
+import { until } from '../support/poll';
 
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -25,15 +26,6 @@ const POOL = 'e2e-pool';
 const AUDIENCE = poolProviderAudience(POOL, 'engine');
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
-
-/** Waits (bounded) until `done` holds: automated rotations run on their own after the clock moves. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine and the emulator', () => {
   // One clock for the engine and the emulator: automated rotation runs when the test moves it.
@@ -139,7 +131,7 @@ describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine 
     // Automated rotation (rotation_period 1h) on the engine's clock, then the same redeploy.
     const deletes = keyEvents('delete').length;
     await clock.advance(3600_000);
-    await until(() => keyEvents('delete').length > deletes, 'the automated rotation');
+    await until('the automated rotation', () => keyEvents('delete').length > deletes);
     const autoKid = (await config('keyed')).private_key_id as string;
     expect(autoKid).not.toBe(rotatedKid);
     expect(emu.listKeyIds(SA.keyward.email)).toEqual([autoKid]);
