@@ -29,9 +29,13 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i].toLowerCase();
     if (!Object.hasOwn(out, k)) out[k] = raw[i + 1];
+    else if (k === 'host') repeatedHost.add(req);
   }
   return out;
 }
+
+/** Requests with more than one Host header (Node keeps the first; Go's server, Vault's, refuses them). */
+const repeatedHost = new WeakSet<IncomingMessage>();
 
 /**
  * Called when an answer is ready but the request body is not fully read (refused early, or a
@@ -79,6 +83,7 @@ export function createHttpServer(core: Core, log: Logger): Server {
     if (req.httpVersionMajor !== 1) return refuse(res, 505, refusalFor('HPE_INVALID_VERSION').message);
     // Node's own check (requireHostHeader, off below) answers a bare 400; Go's, Vault's, is this.
     if (req.httpVersionMinor === 1 && headers.host === undefined) return refuse(res, 400, 'missing required Host header');
+    if (repeatedHost.has(req)) return refuse(res, 400, 'too many Host headers');
     // A request without body framing has no body: the core is not handed the stream to read (three
     // listeners and a wait for its 'end' per GET); Node discards it when the answer is done.
     const body = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0') ? undefined : req;

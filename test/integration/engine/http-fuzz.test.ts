@@ -159,6 +159,7 @@ test.each([
 test.each([
   ['HTTP/1.1 without Host', 'GET /v1/sys/health HTTP/1.1\r\n\r\n', 400, 'missing required Host header'],
   ['an Expect other than 100-continue', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n', 417, 'expectation failed: only "Expect: 100-continue" is supported'],
+  ['two Host headers', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n', 400, 'too many Host headers'],
 ])('%s: the envelope, not Node\'s bare answer', async (_name, text, status, message) => {
   const bytes = Buffer.from(text, 'latin1');
   const a = parseAnswer((await exchange({ name: '', method: 'GET', bytes, cuts: [] })).got, false);
@@ -171,8 +172,11 @@ test.each([
   expect(h.trailing).toBe(0);
 });
 
-test('HTTP/1.0 without Host is served (Host is required from 1.1 on)', async () => {
-  const a = parseAnswer((await exchange({ name: '', method: 'GET', bytes: Buffer.from('GET /v1/sys/health HTTP/1.0\r\n\r\n'), cuts: [] })).got, false);
+test.each([
+  ['HTTP/1.0 without Host (Host is required from 1.1 on)', 'GET /v1/sys/health HTTP/1.0\r\n\r\n'],
+  ['an empty Host (Go accepts it)', 'GET /v1/sys/health HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n'],
+])('%s is served', async (_name, text) => {
+  const a = parseAnswer((await exchange({ name: '', method: 'GET', bytes: Buffer.from(text), cuts: [] })).got, false);
   expect(a.status).toBe(200);
 });
 
