@@ -160,7 +160,7 @@ test.each([
   ['HTTP/1.1 without Host', 'GET /v1/sys/health HTTP/1.1\r\n\r\n', 400, 'missing required Host header'],
   ['an Expect other than 100-continue', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n', 417, 'expectation failed: only "Expect: 100-continue" is supported'],
   ['two Host headers', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n', 400, 'too many Host headers'],
-])('%s: the envelope, not Node\'s bare answer', async (_name, text, status, message) => {
+])('%s: refused in the envelope, as Go\'s server refuses it', async (_name, text, status, message) => {
   const bytes = Buffer.from(text, 'latin1');
   const a = parseAnswer((await exchange({ name: '', method: 'GET', bytes, cuts: [] })).got, false);
   expect(a.status).toBe(status);
