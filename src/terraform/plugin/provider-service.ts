@@ -44,13 +44,19 @@ export function providerService(definition: ProviderDefinition, options: Provide
     if (!isConfigured) throw new Error('the provider was used before ConfigureProvider');
     return configured;
   };
+  // Each resource's cty type, built once (every decode and encode of every RPC needs it).
+  const types = new Map(definition.resources.map((r) => [r, blockType(r.schema)]));
+  const typeOf = (handler: ResourceHandler) => types.get(handler) ?? blockType(handler.schema);
   const recent = new RecentDecodes();
   const decode = (dv: DynamicValue | null | undefined, handler: ResourceHandler): ObjectValue | null => {
     const bytes = dv?.msgpack;
-    if (!bytes || bytes.length === 0) return decodeDynamic(dv, blockType(handler.schema)) as ObjectValue | null;
-    return recent.decode(handler.typeName, bytes, () => decodeValue(bytes, blockType(handler.schema))) as ObjectValue | null;
+    if (!bytes || bytes.length === 0) return decodeDynamic(dv, typeOf(handler)) as ObjectValue | null;
+    return recent.decode(handler.typeName, bytes, () => decodeValue(bytes, typeOf(handler))) as ObjectValue | null;
   };
-  const encode = (value: Value, handler: ResourceHandler): DynamicValue => ({ msgpack: Buffer.from(encodeValue(value, blockType(handler.schema))) });
+  const encode = (value: Value, handler: ResourceHandler): DynamicValue => {
+    const bytes = encodeValue(value, typeOf(handler)); // a fresh array: wrapped, not copied
+    return { msgpack: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  };
   const diags = (list: readonly Diagnostic[] | undefined): Wire[] => (list ?? []).map(diagnosticToWire);
   const failed = (err: unknown): Wire[] => {
     const list = errorDiagnostics(err);
@@ -116,7 +122,7 @@ export function providerService(definition: ProviderDefinition, options: Provide
         if (!raw || raw.length === 0) throw new Error(`${req.type_name}: state in the legacy flatmap format cannot be upgraded`);
         const value = handler.upgrade
           ? handler.upgrade(Number(req.version), JSON.parse(raw.toString('utf8')))
-          : (decodeJsonState(raw, blockType(handler.schema)) as ObjectValue);
+          : (decodeJsonState(raw, typeOf(handler)) as ObjectValue);
         return { upgraded_state: encode(withoutWriteOnly(withEmptyBlocks(value, handler.schema), handler.schema), handler), diagnostics: [] };
       } catch (err) {
         return { diagnostics: failed(err) };

@@ -40,7 +40,9 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
   const protos = loadProtos();
   const dir = fs.mkdtempSync(path.join(env.PLUGIN_UNIX_SOCKET_DIR || os.tmpdir(), 'plugin'));
   const socketPath = path.join(dir, 'provider.sock');
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024, 'grpc.max_send_message_length': 256 * 1024 * 1024 });
+  // No channelz: its per-call bookkeeping served no one (go-plugin never asks for it) and cost
+  // about a fifth of the provider's CPU per RPC on a no-op plan of 300 roles.
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024, 'grpc.max_send_message_length': 256 * 1024 * 1024, 'grpc.enable_channelz': 0 });
 
   let stopping = false;
   const shutdown = (code: number): void => {

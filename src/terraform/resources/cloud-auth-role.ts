@@ -7,6 +7,7 @@ import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue
 import { roleResourceSchema as schema } from './cloud-auth-role-schema';
 import { clientOf, type KeywardProviderContext } from './context';
 import { MOUNT_PATH } from './mount-values';
+import { mountRoles } from './role-listing';
 import { TOKENS } from './role-removals';
 import { appliedRole, emptyRole, planRole, refreshRole, roleNameProblem, roleWrite, validateRole } from './role-values';
 import { errorAt, hasUnknown } from './values';
@@ -39,7 +40,9 @@ function validate(config: ObjectValue): Diagnostic[] {
 async function refuseExisting(ctx: KeywardProviderContext, backend: string, name: string, atPlan: boolean): Promise<void> {
   let exists: boolean;
   try {
-    exists = ctx.client !== undefined && (await ctx.client.cloud(backend).readRole(name)) !== undefined;
+    // At plan, from the mount's listing (one LIST for every create); at apply, a GET of its own.
+    const client = ctx.client;
+    exists = client !== undefined && (atPlan ? await mountRoles(client, backend).exists(name) : (await client.cloud(backend).readRole(name)) !== undefined);
   } catch (e) {
     if (atPlan) return; // apply reports a server that cannot answer
     throw e;
@@ -96,7 +99,7 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
   validate,
   async read(ctx, state) {
     if (!ctx.client) return { state };
-    const data = await ctx.client.cloud(String(state.backend)).readRole(String(state.name));
+    const data = await mountRoles(ctx.client, String(state.backend)).read(String(state.name));
     if (!data) return { state: null };
     // An imported state has no type yet: every live field comes in, as on an import of the backend.
     const prior = typeof state.type === 'string' ? roleOf(state) : undefined;
@@ -109,6 +112,7 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
     if (!planned) {
       if (!prior) return { state: null };
       try {
+        mountRoles(client, String(prior.backend)).wrote(String(prior.name)); // before: a failed delete may still land
         await client.cloud(String(prior.backend)).deleteRole(String(prior.name));
       } catch (e) {
         return { state: prior, diagnostics: [errorAt(['name'], `Could not delete ${where(prior)}`, message(e))] };
@@ -122,6 +126,7 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
     const w = roleWrite(name, prior ? roleOf(prior) : undefined, roleOf(planned));
     try {
       if (!prior) await refuseExisting(ctx, backend, name, false);
+      if (w.action !== 'none') mountRoles(client, backend).wrote(name);
       if (w.action === 'replace') await api.deleteRole(name);
       const warnings = w.action === 'none' ? [] : await api.writeRole(name, w.body);
       const roleId = w.action === 'create' || w.action === 'replace' ? ((await api.readRole(name))?.role_id ?? null) : null;
