@@ -6,7 +6,12 @@
 // Up to --per-role-max roles (default 1,000), also the same roles as N keyward_cloud_auth_role
 // resources (one Terraform resource per role, keyward's provider refreshing each: what generated
 // bindings and HCL users of the per-role form run), through cdktf too, with its ratio to the nested form.
-// keyward and the baselines run interleaved, in rotating order; figures are medians of the rounds.
+// Also an empty stack's deploy through the same cdktf (cdktf's own floor: no provider, no resource):
+// the nested no-op minus it is keyward's share of a no-op deploy. keyward, the empty stack and the
+// baselines run interleaved, in rotating order; figures are medians of the rounds. Printed last,
+// pass/fail: issue 31's targets (per-role first and 10% deploys <= 1.2x the terraform_data
+// baseline, per-role no-op <= 1.5x the nested no-op, nested 10% <= nested first, keyward's share
+// of a nested no-op <= 1 s) beside the time targets below; every figure with the load average.
 // The engine runs in its own process, compiled (dist/) as installed. Offline: nothing is fetched from a registry.
 //
 //   npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS] [--per-role-max N]
@@ -27,13 +32,13 @@
 // spelled-out defaults) through cdktf's pseudo-terminal: ~40 s, against ~5 s for the same plan
 // printed to a file by `terraform plan`; Terraform's own work on the 10,000-block value comes next.
 
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startEngineProcess } from '../test/support/engine-process';
+import { BASE_ENV, REPO, ensureBuild, load, median, must, secs, stagePackage, verdict } from './terraform-harness';
 
-const REPO = resolve(__dirname, '..');
 const CDKTF = join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf');
 const TOKEN = 'bench-root';
 
@@ -61,76 +66,10 @@ const LABEL: Record<Phase, string> = { first: 'first deploy', noop: 'no-op redep
 /** Seconds per size and phase; undefined = no time target (the ratio is still printed). */
 const TARGET: Record<number, Partial<Record<Phase, number>>> = { 1000: { first: 15, noop: 8 }, 10000: { first: 60 } };
 const MIN_RATIO = 3;
-
-// CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf otherwise shares ~/.terraform.d/plugin-cache, where another
-// checkout's launcher of the same version replaces this one's between init and plan.
-const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', FORCE_COLOR: '0', TF_IN_AUTOMATION: '1', DISABLE_VERSION_CHECK: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1' };
-delete BASE_ENV.TF_PLUGIN_CACHE_DIR;
-
-interface Run {
-  code: number | null;
-  out: string;
-  seconds: number;
-  /** Stopped at the time limit. */
-  timedOut?: boolean;
-}
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, limitSeconds = 0): Promise<Run> {
-  return new Promise((ok, fail) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let timedOut = false;
-    const timer = limitSeconds > 0 ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), limitSeconds * 1000) : undefined;
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      ok({ code, out, seconds: Number(process.hrtime.bigint() - t0) / 1e9, timedOut });
-    });
-  });
-}
-
-async function must(what: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, limitSeconds = 0): Promise<Run> {
-  const r = await run(cmd, args, cwd, env, limitSeconds);
-  if (r.timedOut) return r;
-  if (r.code !== 0) throw new Error(`${what}: ${cmd} ${args.join(' ')} exited ${r.code}:\n${r.out.slice(-4000)}`);
-  return r;
-}
-
-/** Newest modification time under dir (files only). */
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-/** The compiled package is what users run: build it when dist/ is missing or older than the sources. */
-function ensureBuild(): void {
-  const built = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'main.js');
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newest(join(REPO, 'src')), newest(join(REPO, 'constructs')))) return;
-  process.stdout.write('dist/ is missing or older than the sources: npm run build\n');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('npm run build failed');
-}
-
-/**
- * node_modules/keyward as `npm install keyward` lays it out: package.json, bin/ and dist/ only (no
- * sources, so the provider runs the compiled output); its dependencies resolve from this checkout.
- */
-function stagePackage(root: string): string {
-  const pkg = join(root, 'keyward');
-  mkdirSync(join(pkg, 'bin'), { recursive: true });
-  copyFileSync(join(REPO, 'package.json'), join(pkg, 'package.json'));
-  for (const f of readdirSync(join(REPO, 'bin'))) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
-  symlinkSync(join(REPO, 'dist'), join(pkg, 'dist'), 'dir');
-  symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'), 'dir');
-  return pkg;
-}
+/** Issue 31's targets for the per-role form and the nested no-op. */
+const PER_ROLE_VS_BASELINE = 1.2;
+const PER_ROLE_NOOP_VS_NESTED = 1.5;
+const NESTED_SHARE_MAX = 1;
 
 // A plain JavaScript app (no TypeScript loader in the timing): one backend, N iam roles.
 const APP_JS = `'use strict';
@@ -185,6 +124,15 @@ for (let i = 0; i < s.roles; i++) {
 app.synth();
 `;
 
+// cdktf's own floor: the same app and deploy with an empty stack (no provider, no resource). A
+// nested no-op deploy minus this one is keyward's share of it.
+const APP_EMPTY_JS = `'use strict';
+const { App, TerraformStack } = require('cdktf');
+const app = new App();
+new TerraformStack(app, 'bench');
+app.synth();
+`;
+
 /** The app directory: cdktf.json, the app, node_modules with keyward (staged), cdktf and constructs. */
 function makeApp(dir: string, pkg: string, app = APP_JS): void {
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
@@ -231,6 +179,17 @@ async function keywardRound(n: number, round: number, work: string, pkg: string,
   return { first: first.seconds, noop: noop.seconds, update: update.seconds };
 }
 
+/** An empty stack's first deploy and its no-op redeploy (cdktf and terraform with nothing to do). */
+async function emptyRound(n: number, round: number, work: string, pkg: string): Promise<Record<Phase, number>> {
+  const dir = join(work, `app-empty-${n}-${round}`);
+  makeApp(dir, pkg, APP_EMPTY_JS);
+  const deploy = (what: string) => must(`empty stack ${what}`, process.execPath, [CDKTF, 'deploy', '--auto-approve'], dir, BASE_ENV);
+  const first = await deploy('first deploy');
+  const noop = await deploy('no-op redeploy');
+  rmSync(dir, { recursive: true, force: true });
+  return { first: first.seconds, noop: noop.seconds, update: NaN };
+}
+
 /** The baseline: terraform init + apply, apply again, apply with 10% changed, on N terraform_data. */
 async function baselineRound(n: number, round: number, work: string): Promise<{ times: Record<Phase, number>; lowerBound: boolean }> {
   const dir = join(work, `tf-${n}-${round}`);
@@ -263,13 +222,6 @@ async function baselineRound(n: number, round: number, work: string): Promise<{ 
   return { times: { first: init.seconds + first.seconds, noop: noop.seconds, update: update.seconds }, lowerBound: false };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const secs = (s: number) => `${s.toFixed(1)} s`;
-
 async function main(): Promise<void> {
   ensureBuild();
   const tfVersion = spawnSync('terraform', ['version'], { env: BASE_ENV, encoding: 'utf8' }).stdout.split('\n')[0];
@@ -279,32 +231,34 @@ async function main(): Promise<void> {
   const entry = join(work, 'keyward-engine.js');
   writeFileSync(entry, `'use strict';\nrequire(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'main.js'))}).main(process.argv);\n`);
   const engine = await startEngineProcess({ dataDir: join(work, 'data'), rootToken: TOKEN, entry });
-  process.stdout.write(`${tfVersion}, cdktf-cli 0.21, keyward from dist/; keyward and baseline interleaved, medians of the rounds\n`);
+  process.stdout.write(`${tfVersion}, cdktf-cli 0.21, keyward from dist/; keyward, an empty stack and the baseline interleaved, medians of the rounds; ${load()} at start\n`);
   const verdicts: string[] = [];
   try {
     for (const n of SIZES) {
       const ours: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const base: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const perRole: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const empty: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const withPerRole = n <= PER_ROLE_MAX;
       const rounds = roundsFor(n);
       // A baseline stopped at --baseline-limit makes its first-deploy median (and the ratio) a lower bound.
       let baseLower = false;
       for (let r = 0; r < rounds; r++) {
-        const contestants = ['keyward', ...(withPerRole ? ['per-role'] : []), ...(NO_BASELINE ? [] : ['baseline'])];
+        const contestants = ['keyward', ...(withPerRole ? ['per-role'] : []), 'empty', ...(NO_BASELINE ? [] : ['baseline'])];
         const order = contestants.map((_, i) => contestants[(i + r) % contestants.length]!);
         for (const who of order) {
           let t: Record<Phase, number>;
           if (who === 'keyward') t = await keywardRound(n, r, work, pkg, engine.url);
           else if (who === 'per-role') t = await keywardRound(n, r, work, pkg, engine.url, 'per-role');
+          else if (who === 'empty') t = await emptyRound(n, r, work, pkg);
           else {
             const b = await baselineRound(n, r, work);
             t = b.times;
             baseLower ||= b.lowerBound;
           }
-          for (const p of PHASES) if (!Number.isNaN(t[p])) (who === 'keyward' ? ours : who === 'per-role' ? perRole : base)[p].push(t[p]);
+          for (const p of PHASES) if (!Number.isNaN(t[p])) (who === 'keyward' ? ours : who === 'per-role' ? perRole : who === 'empty' ? empty : base)[p].push(t[p]);
           const show = (p: Phase) => (Number.isNaN(t[p]) ? `${p} skipped` : `${p} ${who === 'baseline' && p === 'first' && baseLower ? '> ' : ''}${secs(t[p])}`);
-          process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(8)}: ${PHASES.map(show).join(', ')}\n`);
+          process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(8)}: ${PHASES.map(show).join(', ')}  (${load()})\n`);
         }
       }
       process.stdout.write(`\n${n} roles (median of ${rounds})     keyward (cdktf deploy)   terraform_data baseline   ratio\n`);
@@ -314,17 +268,17 @@ async function main(): Promise<void> {
         const ratio = b === undefined ? undefined : b / o;
         const atLeast = baseLower && p === 'first' ? '> ' : '';
         const target = TARGET[n]?.[p];
-        let verdict = '';
+        let note = '';
         if (target !== undefined) {
           const time = o <= target ? 'PASS' : 'MISS';
           // A lower-bound ratio below the target says nothing: the baseline was stopped too early.
           const fast = ratio === undefined ? 'not measured' : ratio >= MIN_RATIO ? 'PASS' : atLeast ? 'unknown (raise --baseline-limit)' : 'MISS';
-          verdict = `<= ${target} s ${time}; >= ${MIN_RATIO}x ${fast}`;
-          verdicts.push(`${n} roles ${LABEL[p]}: ${secs(o)} (${verdict.replace(/;/, ',')}${ratio === undefined ? '' : `, ${atLeast}${ratio.toFixed(1)}x`})`);
+          note = `<= ${target} s ${time}; >= ${MIN_RATIO}x ${fast}`;
+          verdicts.push(`${n} roles ${LABEL[p]}: ${secs(o)} (${note.replace(/;/, ',')}${ratio === undefined ? '' : `, ${atLeast}${ratio.toFixed(1)}x`})`);
         }
         const bs = b === undefined ? '-' : `${atLeast}${secs(b)}`;
         const rs = ratio === undefined ? '-' : `${atLeast}${ratio.toFixed(1)}x faster`;
-        process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}              ${bs.padStart(10)}          ${rs.padEnd(11)}   ${verdict}\n`);
+        process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}              ${bs.padStart(10)}          ${rs.padEnd(11)}   ${note}\n`);
       }
       if (withPerRole) {
         process.stdout.write(`\n${n} roles (median of ${rounds})     nested roles (1 resource)   ${n} keyward_cloud_auth_role   per-role / nested\n`);
@@ -334,13 +288,27 @@ async function main(): Promise<void> {
           process.stdout.write(`  ${LABEL[p].padEnd(22)} ${secs(o).padStart(10)}                 ${secs(q).padStart(10)}               ${(q / o).toFixed(1)}x\n`);
         }
       }
+      // Issue 31's acceptance, each against a figure of the same run.
+      const check = (what: string, value: number, atMost: number, unit: 'x' | 's') =>
+        verdicts.push(`${n} roles ${what}: ${unit === 'x' ? `${value.toFixed(2)}x <= ${atMost}x` : `${secs(value)} <= ${secs(atMost)}`} ${Number.isNaN(value) ? 'not measured' : verdict(value, atMost)}`);
+      const emptyNoop = median(empty.noop);
+      const share = median(ours.noop) - emptyNoop;
+      process.stdout.write(`  empty-stack cdktf deploy: first ${secs(median(empty.first))}, no-op ${secs(emptyNoop)}; keyward's share of the nested no-op: ${secs(share)}\n`);
+      check(`keyward's share of a nested no-op deploy (no-op ${secs(median(ours.noop))} - empty stack ${secs(emptyNoop)})`, share, NESTED_SHARE_MAX, 's');
+      check(`nested 10% deploy / nested first deploy`, median(ours.update) / median(ours.first), 1, 'x');
+      if (withPerRole) {
+        const baseOf = (p: Phase) => (NO_BASELINE || base[p].length === 0 || (baseLower && p === 'first') ? NaN : median(base[p]));
+        check(`per-role first deploy / terraform_data baseline`, median(perRole.first) / baseOf('first'), PER_ROLE_VS_BASELINE, 'x');
+        check(`per-role no-op / nested no-op`, median(perRole.noop) / median(ours.noop), PER_ROLE_NOOP_VS_NESTED, 'x');
+        check(`per-role 10% deploy / terraform_data baseline`, median(perRole.update) / baseOf('update'), PER_ROLE_VS_BASELINE, 'x');
+      }
       process.stdout.write('\n');
     }
   } finally {
     engine.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  if (verdicts.length) process.stdout.write(`Targets:\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`);
+  if (verdicts.length) process.stdout.write(`Targets (${load()} at the end):\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -53,7 +53,7 @@ test('a refresh of many roles is one LIST; the next operation sees drift and del
   const again = await Promise.all(states.map((s) => next.d.read(s)));
   expect(again[3]).toMatchObject({ name: 'r3', token_ttl: '60' });
   expect(again[4]).toBeNull();
-  expect(again.filter((s, i) => i !== 3 && i !== 4)).toEqual(states.filter((_, i) => i !== 3 && i !== 4));
+  expect(again.filter((_, i) => i !== 3 && i !== 4)).toEqual(states.filter((_, i) => i !== 3 && i !== 4));
   // r4 was missing from the listing: its absence was confirmed by a GET of its own.
   expect(next.sent).toContain('GET auth/listed/role/r4');
 
