@@ -3,7 +3,7 @@
 // taking precedence, and the retry policy.
 
 import { readFileSync } from 'node:fs';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
@@ -85,8 +85,13 @@ function dialectFromEnv(v: string | undefined): ServerDialect | undefined {
   throw new Error(`KEYWARD_DIALECT: must be one of ${SERVER_DIALECTS.join(', ')} or auto, got ${JSON.stringify(v)}`);
 }
 
-/** A keep-alive connection pool with the TLS options applied. */
+/**
+ * A keep-alive connection pool with the TLS options applied. undici loads here, on the first
+ * client, not with the settings: the Terraform provider reads its settings at every configure,
+ * and most of its processes never send a request (loading undici was most of configure's time).
+ */
 export function createDispatcher(s: ClientSettings): Dispatcher {
+  const { Agent } = require('undici') as typeof import('undici');
   const connect: Record<string, unknown> = {};
   if (s.caFile) connect.ca = readFileSync(s.caFile);
   if (s.tlsSkipVerify) connect.rejectUnauthorized = false;

@@ -95,7 +95,6 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       // the schema and validate starts never reach the server (the HTTP stack is much of the start-up).
       // require, not import(): a dynamic import() would leave CommonJS (and tsx's loader) behind.
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
-      const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
       const settings = settingsFromEnv(
         {
           address: env.VAULT_ADDR || str(config.address),
@@ -111,9 +110,20 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         { dialect: str(config.dialect) as ServerDialect | undefined },
       );
       if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
-      const client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal });
-      clients.push(client);
-      return { ...base, client, fingerprintSalt };
+      // Made on first use: Terraform configures the provider in every walk, and an apply walk with
+      // nothing to change never sends a request (the HTTP stack's load is most of a configure).
+      let client: VaultClient | undefined;
+      const ctx = { ...base, fingerprintSalt } as KeywardProviderContext;
+      Object.defineProperty(ctx, 'client', {
+        enumerable: true,
+        get: () => {
+          if (client) return client;
+          const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
+          clients.push((client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal })));
+          return client;
+        },
+      });
+      return ctx;
     },
     resources,
     cancel() {

@@ -1,26 +1,34 @@
 // Terraform starts the provider several times per command; the starts that only serve the schema
-// or validate never reach the server, so loading the provider must not load the HTTP stack
-// (undici and the client: about a sixth of a start's CPU). ConfigureProvider loads it.
+// or validate never reach the server, and neither does a no-op apply's start (it configures, then
+// changes nothing), so neither loading nor configuring the provider loads the HTTP stack (undici
+// and the client: about a sixth of a start's CPU). The first use of the client loads it.
 
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const REPO = resolve(__dirname, '../../..');
 
-it('loading the provider does not load undici or the server client; configuring it does', () => {
+it('loading and configuring the provider do not load undici or the server client; the first use of the client does', () => {
   const script = `
-    const loaded = () => Object.keys(require.cache).filter((k) => /[\\\\/]undici[\\\\/]|[\\\\/]src[\\\\/]client[\\\\/](options|vault-client)/.test(k)).length;
+    const loaded = () => Object.keys(require.cache).filter((k) => /[\\\\/]undici[\\\\/]|[\\\\/]src[\\\\/]client[\\\\/]vault-client/.test(k)).length;
     const { keywardProvider } = require('./src/terraform/keyward-provider.ts');
     require('./src/terraform/plugin/serve.ts');
     const before = loaded();
-    keywardProvider({ env: { VAULT_TOKEN: 't' } }).configure({ address: 'http://127.0.0.1:1', namespace: null, ca_cert_file: null, skip_tls_verify: null, dialect: 'keyward', fingerprint_salt: 's' })
-      .then(() => { process.stdout.write(JSON.stringify({ before, after: loaded() })); process.exit(0); });
+    const p = keywardProvider({ env: { VAULT_TOKEN: 't' } });
+    p.configure({ address: 'http://127.0.0.1:1', namespace: null, ca_cert_file: null, skip_tls_verify: null, dialect: 'keyward', fingerprint_salt: 's' })
+      .then(async (ctx) => {
+        const configured = loaded();
+        const client = ctx.client;
+        const used = loaded();
+        const same = ctx.client === client;
+        await p.stop();
+        process.stdout.write(JSON.stringify({ before, configured, used: used > 0, same }));
+        process.exit(0);
+      });
   `;
   const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
   expect(r.stderr).toBe('');
-  const { before, after } = JSON.parse(r.stdout) as { before: number; after: number };
-  expect(before).toBe(0);
-  expect(after).toBeGreaterThan(0);
+  expect(JSON.parse(r.stdout)).toEqual({ before: 0, configured: 0, used: true, same: true });
 }, 60_000);
 
 // zod (the manifest's validators) was ~40% of a start's CPU; the schema-only start and a no-op
