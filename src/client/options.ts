@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
+import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
@@ -91,7 +92,7 @@ function dialectFromEnv(v: string | undefined): ServerDialect | undefined {
  * and most of its processes never send a request (loading undici was most of configure's time).
  */
 export function createDispatcher(s: ClientSettings): Dispatcher {
-  const { Agent } = require('undici') as typeof import('undici');
+  const Agent = undiciAgent();
   const connect: Record<string, unknown> = {};
   if (s.caFile) connect.ca = readFileSync(s.caFile);
   if (s.tlsSkipVerify) connect.rejectUnauthorized = false;
