@@ -26,7 +26,7 @@ interface Listing {
 class MountRoles {
   private lookups = 0;
   private listing?: Listing;
-  /** Roles this process wrote or deleted since the listing: read directly. */
+  /** Roles this process wrote or deleted (or began to): always read directly, whatever listing is newer. */
   private readonly touched = new Set<string>();
 
   constructor(
@@ -39,7 +39,6 @@ class MountRoles {
     if (++this.lookups <= DIRECT_LOOKUPS) return undefined;
     const now = Date.now();
     if (!this.listing || now - this.listing.at > MAX_AGE_MS) {
-      this.touched.clear();
       const roles = this.client.cloud(this.mount).listRolesWithData();
       const listing: Listing = { at: now, roles };
       this.listing = listing;
