@@ -29,6 +29,13 @@ export interface ProviderServiceOptions {
   timing?: boolean;
 }
 
+/**
+ * get_provider_schema_optional: no RPC here needs GetProviderSchema first, so Terraform asks for
+ * the schema once per command and its later starts of the provider (validate, plan, apply walks)
+ * use the copy it keeps, instead of each building, encoding and decoding the whole schema again.
+ */
+const SERVER_CAPABILITIES = { plan_destroy: true, get_provider_schema_optional: true, move_resource_state: false };
+
 export function providerService(definition: ProviderDefinition, options: ProviderServiceOptions): grpc.UntypedServiceImplementation {
   const resources = new Map<string, ResourceHandler>(definition.resources.map((r) => [r.typeName, r]));
   const providerType = blockType(definition.schema);
@@ -69,14 +76,14 @@ export function providerService(definition: ProviderDefinition, options: Provide
     functions: {},
     ephemeral_resource_schemas: {},
     diagnostics: [],
-    server_capabilities: { plan_destroy: true, get_provider_schema_optional: false, move_resource_state: false },
+    server_capabilities: SERVER_CAPABILITIES,
   });
 
   const handlers: Record<string, Handler> = {
     ...unsupportedRpcs(),
     async GetMetadata() {
       return {
-        server_capabilities: schemaResponse().server_capabilities,
+        server_capabilities: SERVER_CAPABILITIES,
         diagnostics: [],
         data_sources: [],
         resources: definition.resources.map((r) => ({ type_name: r.typeName })),

@@ -77,8 +77,11 @@ describe('the provider process, driven as Terraform drives it', () => {
   });
 
   it('serves the schema with nested, computed and write-only attributes and plan_destroy', async () => {
+    // Terraform asks for the schema once per command and reuses it for its later provider starts.
+    const capabilities = { plan_destroy: true, get_provider_schema_optional: true, move_resource_state: false };
+    expect((await call('GetMetadata', {})).server_capabilities).toEqual(capabilities);
     const res = await call('GetProviderSchema', {});
-    expect(res.server_capabilities.plan_destroy).toBe(true);
+    expect(res.server_capabilities).toEqual(capabilities);
     const attrs = res.resource_schemas.keyward_toy.block.attributes as Wire[];
     const byName = Object.fromEntries(attrs.map((a) => [a.name, a]));
     expect(byName.secret_wo).toMatchObject({ write_only: true, sensitive: true, optional: true });
