@@ -6,9 +6,21 @@ import { UNKNOWN } from './contract';
 
 /** A copy of `value` with every write-only attribute (nested ones too) set to null. */
 export function withoutWriteOnly(value: ObjectValue | null, schema: BlockSchema): ObjectValue | null {
-  const members = blockMembers(schema.attributes, schema.blocks);
-  if (value === null || !hasWriteOnly(members)) return value;
+  const { members, any } = writeOnlyOf(schema);
+  if (value === null || !any) return value;
   return stripObject(value, members);
+}
+
+// Per schema, once: every state a provider returns goes through withoutWriteOnly (each read, plan,
+// apply and upgrade), and schemas do not change in a process.
+const perSchema = new WeakMap<BlockSchema, { members: Record<string, AttributeSchema>; any: boolean }>();
+function writeOnlyOf(schema: BlockSchema): { members: Record<string, AttributeSchema>; any: boolean } {
+  let found = perSchema.get(schema);
+  if (!found) {
+    const members = blockMembers(schema.attributes, schema.blocks);
+    perSchema.set(schema, (found = { members, any: hasWriteOnly(members) }));
+  }
+  return found;
 }
 
 /** Paths of write-only attributes that the configuration sets (non-null). */
