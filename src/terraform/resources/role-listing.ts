@@ -7,8 +7,8 @@
 // Never stale across operations: Terraform starts a provider process per command phase (validate,
 // plan, apply), so a listing lives within one of them, and at most MAX_AGE_MS besides. A role this
 // process wrote or deleted is read again, a role the LIST did not carry data for is read (Vault's
-// LIST has keys only, so the Vault dialect reads every role), and a role missing from the LIST is
-// confirmed absent by a GET before a refresh drops it.
+// LIST has keys only, so the Vault dialect reads every role; so does a token that may not LIST),
+// and a role missing from the LIST is confirmed absent by a GET before a refresh drops it.
 
 import type { CloudRoleRead } from '../../client/cloud-auth';
 import type { VaultClient } from '../../client/vault-client';
@@ -34,17 +34,20 @@ class MountRoles {
     private readonly mount: string,
   ) {}
 
+  /** The LIST failed (a token that may read roles but not list them): this process reads directly. */
+  private unlisted = false;
+
   /** The listing, once enough lookups came (undefined before, or when the LIST failed). */
   private async listed(): Promise<Map<string, CloudRoleRead | undefined> | undefined> {
-    if (++this.lookups <= DIRECT_LOOKUPS) return undefined;
+    if (this.unlisted || ++this.lookups <= DIRECT_LOOKUPS) return undefined;
     const now = Date.now();
     if (!this.listing || now - this.listing.at > MAX_AGE_MS) {
       const roles = this.client.cloud(this.mount).listRolesWithData();
-      const listing: Listing = { at: now, roles };
-      this.listing = listing;
-      // A failed LIST is not kept: the lookups that wait on it read directly, later ones list again.
+      this.listing = { at: now, roles };
+      // The lookups waiting on a failed LIST read directly, and so does every later one.
       roles.catch(() => {
-        if (this.listing === listing) this.listing = undefined;
+        this.unlisted = true;
+        this.listing = undefined;
       });
     }
     try {

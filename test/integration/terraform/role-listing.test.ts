@@ -19,8 +19,8 @@ afterAll(async () => {
 });
 
 /** A provider process of its own: one Terraform operation. */
-async function operation() {
-  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN } });
+async function operation(token = ROOT_TOKEN) {
+  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: token } });
   const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_role', { fingerprint_salt: 'role-listing-salt-0123' });
   const sent = recordRequests(d.ctx.client!);
   return { d, sent, close: () => provider.stop!() };
@@ -65,4 +65,24 @@ test('a refresh of many roles is one LIST; the next operation sees drift and del
   expect(await next.d.read(changed.state!)).toMatchObject({ token_ttl: '2h', token_max_ttl: '9000' });
   expect(next.sent).toEqual(['GET auth/listed/role/r5']);
   await next.close();
+});
+
+test('a token that may read roles but not list them: one LIST refused, then every refresh reads with a GET', async () => {
+  await api(engine, 'POST', 'sys/auth/unlisted', { body: { type: 'cloud' } });
+  const setup = await operation();
+  const config = (i: number) => setup.d.config({ backend: 'unlisted', name: `r${i}`, type: 'iam', bound_service_accounts: [`sa-${i}@p.iam.gserviceaccount.com`] });
+  const states: ObjectValue[] = [];
+  for (let i = 0; i < 20; i++) states.push((await setup.d.deploy(null, config(i))).state!);
+  await setup.close();
+  expect((await api(engine, 'PUT', 'sys/policies/acl/role-reader', { body: { policy: 'path "auth/unlisted/role/*" { capabilities = ["read"] }' } })).status).toBe(204);
+  const token = (await api(engine, 'POST', 'auth/token/create', { body: { policies: ['role-reader'] } })).body.auth.client_token as string;
+
+  const op = await operation(token);
+  const read: (ObjectValue | null)[] = [];
+  for (const s of states) read.push(await op.d.read(s));
+  expect(read).toEqual(states);
+  const lists = op.sent.filter((s) => s.includes('?list=true'));
+  const gets = op.sent.filter((s) => /^GET auth\/unlisted\/role\//.test(s));
+  expect({ lists: lists.length, gets: gets.length }).toEqual({ lists: 1, gets: 20 });
+  await op.close();
 });
