@@ -93,7 +93,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const storage = new BarrierStorage(physical, seal);
   const root = new JsonStore(storage);
 
-  const namespaces = new Namespaces(root.sub('sys/namespaces/'));
+  const namespaces = new Namespaces(root);
   const identity = new IdentityStore(root.sub('sys/identity/'));
   const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id), (m) =>
     identity.forgetMount(m.accessor),

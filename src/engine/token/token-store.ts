@@ -9,7 +9,7 @@ import type { Clock } from '../clock';
 import type { Seal } from '../backend';
 import type { JsonStore } from '../storage/json-store';
 import { ApiError } from '../../schema/errors';
-import { KeyedLock } from './keyed-lock';
+import { KeyedLock } from '../keyed-lock';
 import type { TokenEntry, TokenType } from './token-entry';
 
 type Stored = Omit<TokenEntry, 'id'>;
