@@ -13,7 +13,8 @@ import { addressInCidrs } from '../schema/cidr';
 import { CLIENT_GONE, parseJsonObject, readBody } from './http/body';
 import { jsonResponse, type EngineRequest, type EngineResponse } from './http/request';
 import type { Reply } from './http/reply';
-import { decodeSegment, RouteTable } from './http/router';
+import { RouteTable } from './http/router';
+import { canonicalPath } from './http/canonical-path';
 import { Namespaces } from './namespace/namespaces';
 import type { Mounts, LiveMount } from './mount/mounts';
 import type { PolicyStore } from './policy/policy-store';
@@ -121,10 +122,13 @@ export class Core {
 
   private async dispatch(req: EngineRequest, requestId: string): Promise<EngineResponse> {
     const q = req.url.indexOf('?');
-    const pathname = q === -1 ? req.url : req.url.slice(0, q);
+    const rawPathname = q === -1 ? req.url : req.url.slice(0, q);
     const query = q === -1 ? new URLSearchParams() : new URLSearchParams(req.url.slice(q + 1));
+    // Decoded once and clean, or redirected before anything looks at it (see canonical-path.ts).
+    const canonical = canonicalPath(rawPathname, q === -1 ? undefined : req.url.slice(q + 1));
+    if ('redirect' in canonical) return { status: 301, headers: { location: canonical.redirect, 'cache-control': 'no-store' } };
+    const pathname = canonical.path;
     if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
-    if (pathname.includes('%')) decodeSegment(pathname);
     // An empty X-Vault-Wrap-TTL asks for nothing (Vault ignores it too).
     if ((req.headers['x-vault-wrap-ttl'] ?? '').trim() !== '') {
       throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
