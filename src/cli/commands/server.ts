@@ -41,6 +41,14 @@ function optionsFrom(flags: ServerFlags): EngineOptions {
     logLevel: c.log_level,
     maxBodyBytes: c.max_request_bytes,
     clusterName: c.cluster_name,
+    listener: {
+      tlsCertFile: c.tls_cert_file,
+      tlsKeyFile: c.tls_key_file,
+      tlsDisable: c.tls_disable,
+      readHeaderTimeoutMs: c.http_read_header_timeout * 1000,
+      readTimeoutMs: c.http_read_timeout * 1000,
+      maxConnections: c.max_connections,
+    },
   };
 }
 
@@ -62,7 +70,7 @@ export function registerServer(program: Command): void {
     .command('server')
     .description('Run the embedded Vault-compatible engine')
     .option('--dev', 'development mode: enterprise edition, temp data dir, known root token')
-    .option('--config <file>', 'config file (listen, data_dir, seal_key_file, edition, log_level)')
+    .option('--config <file>', 'config file (listen, data_dir, seal_key_file, edition, log_level, tls_cert_file, tls_key_file, tls_disable, ...; see docs/engine.md)')
     .option('--listen <addr>', 'listen address host:port (dev default 127.0.0.1:8200)')
     .option('--root-token <token>', 'dev mode: use this root token')
     .option('--data-dir <dir>', 'dev mode: keep data in this directory instead of a temp dir')
