@@ -182,6 +182,7 @@ export class Core {
       query,
       namespace,
       token,
+      sudo: false,
       clientAddress: req.remoteAddress,
       warnings: [],
       storage: target.storage,
@@ -199,6 +200,8 @@ export class Core {
       const aclPath = namespace.path.slice(ownerNs.path.length) + path;
       const acl = await this.d.policies.acl(ownerNs, token.policies);
       if (!acl.allows(operation, aclPath, { sudo: !!target.route.sudo })) throw Errors.permissionDenied();
+      // Handlers that guard single fields more strictly than the path (engine-only endpoint overrides) ask this.
+      ctx.sudo = acl.allows(operation, aclPath, { sudo: true });
       const use = await this.d.tokens.use(token);
       if (!use.ok) throw Errors.permissionDenied();
       revokeAfter = use.revokeAfter;

@@ -119,7 +119,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     ...authRoutes(mounts),
     ...remountRoutes(mounts),
     ...policyRoutes(policies, namespaces),
-    ...namespaceRoutes(namespaces, mounts, root),
+    ...namespaceRoutes(namespaces, mounts, root, pluginIdentity),
     ...identityRoutes(identity),
     ...pluginIdentityRoutes(pluginIdentity),
   ];

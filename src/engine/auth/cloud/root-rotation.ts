@@ -41,9 +41,9 @@ export class RootRotation {
     private readonly mountPath: string,
   ) {}
 
-  /** Rotates now; concurrent calls share one rotation. */
+  /** Rotates now, alone with the config (state.exclusive); concurrent calls share one rotation. */
   rotate(trigger: 'manual' | 'automated'): Promise<{ private_key_id: string }> {
-    this.running ??= this.doRotate(trigger).finally(() => (this.running = undefined));
+    this.running ??= this.state.exclusive(() => this.doRotate(trigger)).finally(() => (this.running = undefined));
     return this.running;
   }
 
@@ -68,9 +68,8 @@ export class RootRotation {
     } catch (e) {
       throw upstream(`api returned invalid credentials: ${message(e)}; the current key ${JSON.stringify(old.private_key_id)} is unchanged and still in use`);
     }
-    // Re-read so a config write that raced the key creation is kept.
-    const latest = await this.state.config();
-    const next: StoredCloudConfig = { ...latest, credentials: fresh };
+    // Config writes wait for the rotation (state.exclusive): the config read above is still current.
+    const next: StoredCloudConfig = { ...cfg, credentials: fresh };
     await this.state.saveConfig(next);
     await this.record({ last_rotation: this.clock.now() });
     this.log.info('cloud auth root credentials rotated', { mount: this.mountPath, trigger, private_key_id: fresh.private_key_id });
@@ -144,8 +143,10 @@ export class RootRotation {
     await this.fire(cfg);
   }
 
-  close(): void {
+  /** Stops the schedule; resolves once a rotation in progress has finished (its key saved or not). */
+  async close(): Promise<void> {
     this.closed = true;
     this.timer?.cancel();
+    await this.state.close();
   }
 }

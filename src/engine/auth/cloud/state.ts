@@ -11,6 +11,8 @@ import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/clou
 import type { MountInfo, PluginIdentityTokens } from '../../backend';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import { normalizeRoleName } from '../../../schema/cloud-role';
+import { ApiError } from '../../../schema/errors';
+import { KeyedLock } from '../../keyed-lock';
 
 export const CONFIG_KEY = 'config';
 export const ROLE_PREFIX = 'role/';
@@ -47,6 +49,9 @@ interface Cached<T> {
 }
 
 export class CloudState {
+  /** Config writes, root rotations and the mount's close run one at a time (see exclusive()). */
+  private readonly configLock = new KeyedLock();
+  private closed = false;
   private client?: IdpClient;
   private cachedConfig?: Cached<StoredCloudConfig>;
   private readonly roles = new Map<string, Cached<StoredRole | undefined>>();
@@ -60,6 +65,28 @@ export class CloudState {
     if (!c) return false;
     const age = this.opts.clock.now() - c.at;
     return age >= 0 && age < CACHE_MS;
+  }
+
+  /**
+   * Runs a read-modify-write of the config alone: a write during a rotation waits for it and merges
+   * into what it saved, and nothing runs after the mount closed (its storage is being deleted; a
+   * late write would leave a key there that nobody can reach or rotate away).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.configLock.run('config', () => {
+      if (this.closed) return Promise.reject(new ApiError('invalid_request', ['the auth mount was disabled while this request waited for it']));
+      return fn();
+    });
+  }
+
+  /** Waits for a running write or rotation to end, then refuses every later one. */
+  close(): Promise<void> {
+    return this.configLock.run('config', async () => void (this.closed = true));
+  }
+
+  /** The longest plugin identity token the engine signs, when it signs any. */
+  maxIdentityTokenTtl(): number | undefined {
+    return this.opts.identityTokens?.maxTtlSeconds();
   }
 
   async config(): Promise<StoredCloudConfig> {
