@@ -55,6 +55,9 @@ export class CloudState {
   private client?: IdpClient;
   private cachedConfig?: Cached<StoredCloudConfig>;
   private readonly roles = new Map<string, Cached<StoredRole | undefined>>();
+  /** Bumped before and after every role write: a listing made while a write ran is not reused. */
+  private rolesVersion = 0;
+  private listing?: { version: number; result: Promise<unknown> };
 
   constructor(
     readonly storage: JsonStore,
@@ -118,14 +121,24 @@ export class CloudState {
   async saveRole(name: string, role: StoredRole): Promise<void> {
     const key = normalizeRoleName(name);
     this.roles.delete(key);
-    await this.storage.put(ROLE_PREFIX + key, role);
+    this.rolesVersion++;
+    try {
+      await this.storage.put(ROLE_PREFIX + key, role);
+    } finally {
+      this.rolesVersion++;
+    }
     this.roles.set(key, { value: role, at: this.opts.clock.now() });
   }
 
   async deleteRole(name: string): Promise<void> {
     const key = normalizeRoleName(name);
     this.roles.delete(key);
-    await this.storage.delete(ROLE_PREFIX + key);
+    this.rolesVersion++;
+    try {
+      await this.storage.delete(ROLE_PREFIX + key);
+    } finally {
+      this.rolesVersion++;
+    }
     this.roles.set(key, { value: undefined, at: this.opts.clock.now() });
   }
 
@@ -141,6 +154,24 @@ export class CloudState {
       if (role) out.set(name, role);
     }
     return out;
+  }
+
+  /**
+   * Every role shaped by `shape`, made once per change of the roles: concurrent and repeated LISTs
+   * share one read of every role instead of each reading and shaping thousands (which starved
+   * every other request). The result is shared: callers must not change it.
+   */
+  roleListing<T>(shape: (roles: Map<string, StoredRole>) => T): Promise<T> {
+    const version = this.rolesVersion;
+    if (this.listing?.version !== version) {
+      const result = this.allRoles().then(shape);
+      const entry = { version, result };
+      this.listing = entry;
+      result.catch(() => {
+        if (this.listing === entry) this.listing = undefined;
+      });
+    }
+    return this.listing!.result as Promise<T>;
   }
 
   /** The provider client for the current config (call config() first); rebuilt when it changed. */
