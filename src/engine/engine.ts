@@ -125,6 +125,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   ];
 
   const loadTables = async () => {
+    // Tokens stored under plain accessors (older stores, or a restored older snapshot) move first.
+    await tokens.migrateStorageLayout();
     await namespaces.load();
     const ids = [ROOT_NAMESPACE.id, ...(await root.list('sys/namespaces/')).map((p) => namespaces.get(p)?.id).filter((x): x is string => !!x)];
     await mounts.load(ids);
