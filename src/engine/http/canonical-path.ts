@@ -26,9 +26,14 @@ export function cleanPath(p: string): string {
   return rooted.endsWith('/') || clean === '/' ? clean : clean.replace(/\/$/, '');
 }
 
+const UNCLEAN = /\/\/|\/\.\.?(?:\/|$)/;
+
 /** The decoded path, or where to redirect to when it is not clean (its query kept). */
 export function canonicalPath(rawPathname: string, rawQuery: string | undefined): { path: string } | { redirect: string } {
   const decoded = decodePath(rawPathname);
+  // Most paths are clean: only "//" or a "." / ".." segment needs the cleaning below. A target not
+  // starting with "/" (absolute-form, "*") is left as it is and refused as an unsupported path.
+  if (!decoded.startsWith('/') || !UNCLEAN.test(decoded)) return { path: decoded };
   const clean = cleanPath(decoded);
   if (clean === decoded) return { path: decoded };
   // Re-encoded so a decoded "?" or "#" stays part of the path.
