@@ -152,7 +152,14 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   families = (options.systemFamilies ?? systemFamilyFactories).map((f) => f(sys));
   systemTable = new RouteTable([...baseRoutes, ...families.flatMap((f) => f.routes)]);
 
-  await loadTables();
+  try {
+    await loadTables();
+  } catch (e) {
+    // A store refused at start (duplicate namespace ids) leaves no database open behind it.
+    await mounts.closeAll();
+    await storage.close();
+    throw e;
+  }
 
   // Root token: dev mode uses the given or a random one; otherwise one is generated at first start.
   let rootToken: string | undefined;
