@@ -145,3 +145,15 @@ it('a slow head or body is cut off at the read timeouts, and connections beyond 
     await engine.close();
   }
 });
+
+it('dev mode serves plain HTTP beyond loopback, as vault server -dev, and warns about it', async () => {
+  const p = run(['server', '--dev', '--listen', '0.0.0.0:0', '--log-level', 'off', '--data-dir', join(dir, 'dev-open')]);
+  try {
+    expect(await listening(p)).toMatch(/^http:\/\//);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(p.out.join('\n')).toMatch(/WARNING: dev mode serves plain HTTP on 0\.0\.0\.0:0, reachable from other machines/);
+  } finally {
+    p.child.kill('SIGTERM');
+    await p.exited;
+  }
+});
