@@ -15,7 +15,6 @@ import type { MountInfo, NamespaceRef, PluginIdentityTokens } from '../backend';
 import type { Clock } from '../clock';
 import type { JsonStore } from '../storage/json-store';
 import { KeyedLock } from '../keyed-lock';
-import { ApiError } from '../../schema/errors';
 
 const ALG = 'RS256';
 /** How long a rotated-out key stays in the JWKS (Vault's default verification_ttl: 24 h). */
@@ -109,11 +108,13 @@ export class PluginIdentity implements PluginIdentityTokens {
     });
   }
 
-  /** Signs a token for a mount; `ttlSeconds` is its lifetime, at most the key's verification_ttl. */
+  /**
+   * Signs a token for a mount; `ttlSeconds` is its lifetime, capped at the key's verification_ttl.
+   * Config writes refuse a longer identity_token_ttl; the cap covers configs stored before that
+   * rule, which keep logging in with tokens of the longest lifetime allowed.
+   */
   async sign(mount: MountInfo, audience: string, ttlSeconds: number): Promise<string> {
-    if (ttlSeconds > this.maxTtlSeconds()) {
-      throw new ApiError('invalid_request', [`identity_token_ttl ${ttlSeconds} s exceeds the identity key's verification_ttl (${this.maxTtlSeconds()} s)`]);
-    }
+    const ttl = Math.min(Math.max(1, ttlSeconds), this.maxTtlSeconds());
     const { ring, key } = await this.signingKey(mount.namespace);
     const now = Math.floor(this.clock.now() / 1000);
     return new SignJWT({})
@@ -123,7 +124,7 @@ export class PluginIdentity implements PluginIdentityTokens {
       .setAudience(audience)
       .setIssuedAt(now)
       .setNotBefore(now)
-      .setExpirationTime(now + Math.max(1, ttlSeconds))
+      .setExpirationTime(now + ttl)
       .sign(key);
   }
 

@@ -10,6 +10,8 @@ import { ApiError } from '../../../schema/errors';
 import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/cloud-config-keyless';
 import type { StoredCloudConfig } from '../../../schema/cloud-config';
 
+const FEDERATION_FIELDS = ['identity_token_ttl', 'identity_token_audience', 'service_account_email'];
+
 export const SUDO_ENDPOINT_KEYS = ['sts', 'iamcredentials'] as const;
 
 /** Refuses setting an engine-only endpoint override without sudo (clearing one is always allowed). */
@@ -25,9 +27,14 @@ export function checkEndpointOverrides(ctx: RequestContext, written: Record<stri
   }
 }
 
-/** Refuses an identity_token_ttl the signing key could not vouch for until the token expires. */
-export function checkIdentityTokenTtl(next: StoredCloudConfig, maxTtlSeconds: number | undefined): void {
+/**
+ * Refuses an identity_token_ttl the signing key could not vouch for until the token expires, when
+ * the write touches federation (a config stored before this rule is not a reason to refuse an
+ * unrelated write; signing caps its tokens anyway).
+ */
+export function checkIdentityTokenTtl(next: StoredCloudConfig, written: Record<string, unknown>, maxTtlSeconds: number | undefined): void {
   if (maxTtlSeconds === undefined || !usesFederation(next)) return;
+  if (!FEDERATION_FIELDS.some((f) => written[f] !== undefined)) return;
   const ttl = next.identity_token_ttl ?? DEFAULT_IDENTITY_TOKEN_TTL;
   if (ttl > maxTtlSeconds) {
     throw new ApiError('invalid_request', [

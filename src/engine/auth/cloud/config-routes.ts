@@ -25,7 +25,7 @@ export function configRoutes(state: CloudState, rotation: RootRotation): Route[]
           // Merged into the config as it is once any rotation in progress has saved its key.
           await state.exclusive(async () => {
             const next = applyConfigWrite(await state.config(), values);
-            checkIdentityTokenTtl(next, state.maxIdentityTokenTtl());
+            checkIdentityTokenTtl(next, values, state.maxIdentityTokenTtl());
             await state.saveConfig(next);
           });
           await rotation.rearm();

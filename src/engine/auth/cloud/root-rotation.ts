@@ -8,7 +8,7 @@ import type { Clock, TimerHandle } from '../../clock';
 import type { Logger } from '../../log';
 import { ApiError, Errors } from '../../../schema/errors';
 import { parseServiceAccountKey, type StoredCloudConfig } from '../../../schema/cloud-config';
-import { automatedRotationActive, usesFederation } from '../../../schema/cloud-config-keyless';
+import { MIN_ROTATION_PERIOD_SECONDS, automatedRotationActive, usesFederation } from '../../../schema/cloud-config-keyless';
 import { nextCronTime, parseCron, previousCronTime } from '../../../schema/cron';
 import type { CloudState } from './state';
 
@@ -106,7 +106,8 @@ export class RootRotation {
     if (rec.basis !== basisOf(cfg)) rec = await this.record({ basis: basisOf(cfg), since: now });
     let due: number | undefined;
     if (cfg.rotation_period) {
-      due = Math.max(rec.last_rotation ?? 0, rec.since ?? now) + cfg.rotation_period * 1000;
+      // A period stored before the minimum existed still waits at least the minimum.
+      due = Math.max(rec.last_rotation ?? 0, rec.since ?? now) + Math.max(cfg.rotation_period, MIN_ROTATION_PERIOD_SECONDS) * 1000;
     } else if (cfg.rotation_schedule) {
       const schedule = parseCron(cfg.rotation_schedule);
       // A scheduled time missed (engine down, or a failed attempt) still counts within its window.
