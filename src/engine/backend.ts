@@ -33,6 +33,8 @@ export interface RequestContext {
   namespace: NamespaceRef;
   /** The caller's token; absent only on unauthenticated routes called without one. */
   token?: TokenEntry;
+  /** Whether the caller's policies grant sudo on this path (root tokens do); false without a token. */
+  sudo: boolean;
   clientAddress: string;
   /** Warnings added here are returned in the envelope. */
   warnings: string[];
@@ -90,6 +92,8 @@ export interface MountInfo {
 /** Signs plugin identity tokens for a mount (Vault's plugin workload identity). */
 export interface PluginIdentityTokens {
   sign(mount: MountInfo, audience: string, ttlSeconds: number): Promise<string>;
+  /** The longest token lifetime sign() accepts (the signing key's verification_ttl). */
+  maxTtlSeconds(): number;
 }
 
 /** Engine services a backend may use beyond its own storage. */

@@ -3,6 +3,20 @@
 
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DurationError, parseDurationSeconds } from '../schema/duration';
+
+/** Seconds or a Go duration ("10s", "1m"), as Vault's listener reads its timeouts; more than 0. */
+const timeout = (name: string) =>
+  z.union([z.number(), z.string()]).transform((v, ctx) => {
+    try {
+      const s = parseDurationSeconds(v);
+      if (s > 0) return s;
+      ctx.addIssue({ code: 'custom', message: `${name} must be more than 0` });
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: e instanceof DurationError ? e.message : String(e) });
+    }
+    return z.NEVER;
+  });
 
 export const serverConfigSchema = z
   .object({
@@ -13,6 +27,14 @@ export const serverConfigSchema = z
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'off']).default('info'),
     max_request_bytes: z.number().int().positive().default(1024 * 1024),
     cluster_name: z.string().default('keyward'),
+    // The listener, with Vault's names (its tcp listener block).
+    tls_cert_file: z.string().min(1).optional(),
+    tls_key_file: z.string().min(1).optional(),
+    tls_disable: z.boolean().default(false),
+    http_read_header_timeout: timeout('http_read_header_timeout').default(10),
+    http_read_timeout: timeout('http_read_timeout').default(30),
+    /** The engine's own: open connections at most (Vault has no cap). */
+    max_connections: z.number().int().positive().default(4096),
   })
   .strict();
 

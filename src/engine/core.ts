@@ -13,7 +13,8 @@ import { addressInCidrs } from '../schema/cidr';
 import { CLIENT_GONE, parseJsonObject, readBody } from './http/body';
 import { jsonResponse, type EngineRequest, type EngineResponse } from './http/request';
 import type { Reply } from './http/reply';
-import { decodeSegment, RouteTable } from './http/router';
+import { RouteTable } from './http/router';
+import { canonicalPath } from './http/canonical-path';
 import { Namespaces } from './namespace/namespaces';
 import type { Mounts, LiveMount } from './mount/mounts';
 import type { PolicyStore } from './policy/policy-store';
@@ -121,10 +122,13 @@ export class Core {
 
   private async dispatch(req: EngineRequest, requestId: string): Promise<EngineResponse> {
     const q = req.url.indexOf('?');
-    const pathname = q === -1 ? req.url : req.url.slice(0, q);
+    const rawPathname = q === -1 ? req.url : req.url.slice(0, q);
     const query = q === -1 ? new URLSearchParams() : new URLSearchParams(req.url.slice(q + 1));
+    // Decoded once and clean, or redirected before anything looks at it (see canonical-path.ts).
+    const canonical = canonicalPath(rawPathname, q === -1 ? undefined : req.url.slice(q + 1));
+    if ('redirect' in canonical) return { status: 301, headers: { location: canonical.redirect, 'cache-control': 'no-store' } };
+    const pathname = canonical.path;
     if (!pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
-    if (pathname.includes('%')) decodeSegment(pathname);
     // An empty X-Vault-Wrap-TTL asks for nothing (Vault ignores it too).
     if ((req.headers['x-vault-wrap-ttl'] ?? '').trim() !== '') {
       throw Errors.badRequest('response wrapping is not supported: remove the X-Vault-Wrap-TTL header to get the response itself');
@@ -178,6 +182,7 @@ export class Core {
       query,
       namespace,
       token,
+      sudo: false,
       clientAddress: req.remoteAddress,
       warnings: [],
       storage: target.storage,
@@ -195,6 +200,8 @@ export class Core {
       const aclPath = namespace.path.slice(ownerNs.path.length) + path;
       const acl = await this.d.policies.acl(ownerNs, token.policies);
       if (!acl.allows(operation, aclPath, { sudo: !!target.route.sudo })) throw Errors.permissionDenied();
+      // Handlers that guard single fields more strictly than the path (engine-only endpoint overrides) ask this.
+      ctx.sudo = acl.allows(operation, aclPath, { sudo: true });
       const use = await this.d.tokens.use(token);
       if (!use.ok) throw Errors.permissionDenied();
       revokeAfter = use.revokeAfter;
@@ -246,6 +253,12 @@ export class Core {
         return ctx.warnings.length > 0 ? jsonResponse(200, envelope(null)) : { status: 204, headers: { 'cache-control': 'no-store' } };
       case 'data':
         return jsonResponse(r.status ?? 200, r.topLevel ? { ...(r.data as object), ...envelope(r.data) } : envelope(r.data));
+      case 'dataJson': {
+        // The envelope written around the ready text, in envelope()'s key order.
+        const head = JSON.stringify({ request_id: requestId, lease_id: '', renewable: false, lease_duration: 0 }).slice(0, -1);
+        const warnings = JSON.stringify(ctx.warnings.length > 0 ? ctx.warnings : null);
+        return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: `${head},"data":${r.json},"wrap_info":null,"warnings":${warnings},"auth":null}\n` };
+      }
       case 'auth':
         return jsonResponse(200, envelope(null, r.auth));
       case 'plain':

@@ -10,7 +10,8 @@ import type { AuthBackendFactory, Edition, Route, SystemContext, SystemFamily, S
 import { systemClock, type Clock } from './clock';
 import { createLogger, type Logger, type LogLevel } from './log';
 import { Core } from './core';
-import { createHttpServer, listen } from './http/adapter';
+import { createHttpServer } from './http/adapter';
+import { listen, tlsMaterial, type ListenerOptions } from './http/listener';
 import { RouteTable } from './http/router';
 import { SqliteStorage } from './storage/sqlite';
 import { BarrierStorage } from './storage/barrier';
@@ -62,6 +63,11 @@ export interface EngineOptions {
    * tokens that cloud providers fetch keys from. Default: the listen URL.
    */
   apiAddr?: string;
+  /**
+   * The listener (Vault's names in the config file): TLS certificate and key, tls_disable, read
+   * timeouts, connection cap. Outside dev mode, a listener beyond loopback needs TLS or tlsDisable.
+   */
+  listener?: ListenerOptions;
 }
 
 export interface Engine {
@@ -82,6 +88,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const dev = options.dev ?? true;
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? createLogger(options.logLevel ?? (dev ? 'warn' : 'info'));
+  // Checked before anything is created: a refused listener leaves no trace.
+  const tls = tlsMaterial(options.listen ?? '127.0.0.1:0', options.listener ?? {}, dev);
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'keyward-'));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const edition: Edition = options.edition ?? (dev ? 'enterprise' : 'oss');
@@ -93,7 +101,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const storage = new BarrierStorage(physical, seal);
   const root = new JsonStore(storage);
 
-  const namespaces = new Namespaces(root.sub('sys/namespaces/'));
+  const namespaces = new Namespaces(root);
   const identity = new IdentityStore(root.sub('sys/identity/'));
   const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id), (m) =>
     identity.forgetMount(m.accessor),
@@ -111,12 +119,14 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     ...authRoutes(mounts),
     ...remountRoutes(mounts),
     ...policyRoutes(policies, namespaces),
-    ...namespaceRoutes(namespaces, mounts, root),
+    ...namespaceRoutes(namespaces, mounts, root, pluginIdentity),
     ...identityRoutes(identity),
     ...pluginIdentityRoutes(pluginIdentity),
   ];
 
   const loadTables = async () => {
+    // Tokens stored under plain accessors (older stores, or a restored older snapshot) move first.
+    await tokens.migrateStorageLayout();
     await namespaces.load();
     const ids = [ROOT_NAMESPACE.id, ...(await root.list('sys/namespaces/')).map((p) => namespaces.get(p)?.id).filter((x): x is string => !!x)];
     await mounts.load(ids);
@@ -142,7 +152,14 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   families = (options.systemFamilies ?? systemFamilyFactories).map((f) => f(sys));
   systemTable = new RouteTable([...baseRoutes, ...families.flatMap((f) => f.routes)]);
 
-  await loadTables();
+  try {
+    await loadTables();
+  } catch (e) {
+    // A store refused at start (duplicate namespace ids) leaves no database open behind it.
+    await mounts.closeAll();
+    await storage.close();
+    throw e;
+  }
 
   // Root token: dev mode uses the given or a random one; otherwise one is generated at first start.
   let rootToken: string | undefined;
@@ -170,7 +187,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
     tokenRoutes: new RouteTable(tokenRoutes({ tokens, mounts, clock, namespacePath: (id) => namespaces.byId(id) })),
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
   });
-  const server = createHttpServer(core, log);
+  const server = createHttpServer(core, log, options.listener, tls);
   const url = await listen(server, options.listen ?? '127.0.0.1:0');
   listenUrl = url;
   for (const f of families) await f.start?.();

@@ -34,6 +34,9 @@ export interface KeylessWrite {
 /** What the engine stores: the fields as written (absent = Vault's default: "", 3600 s, 0, false). */
 export type KeylessConfig = KeylessWrite;
 
+/** Vault's documented minimum rotation_period (rotationfields.mdx). */
+export const MIN_ROTATION_PERIOD_SECONDS = 10;
+
 const bad = (msg: string) => new ApiError('invalid_request', [msg]);
 // Shape check only: the engine impersonates this account, so a typo should fail at write time.
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -82,6 +85,8 @@ export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: Keyl
   }
   if (v.rotation_period !== undefined) {
     const p = nonNegative('rotation_period', v.rotation_period);
+    // Vault's documented minimum: a shorter period creates and deletes a provider key every few seconds.
+    if (p > 0 && p < MIN_ROTATION_PERIOD_SECONDS) throw bad(`field "rotation_period" must be 0 (off) or at least ${MIN_ROTATION_PERIOD_SECONDS} seconds, got ${p}`);
     setOrClear(next, 'rotation_period', p, p === 0);
   }
   if (v.rotation_window !== undefined) {

@@ -41,6 +41,14 @@ function optionsFrom(flags: ServerFlags): EngineOptions {
     logLevel: c.log_level,
     maxBodyBytes: c.max_request_bytes,
     clusterName: c.cluster_name,
+    listener: {
+      tlsCertFile: c.tls_cert_file,
+      tlsKeyFile: c.tls_key_file,
+      tlsDisable: c.tls_disable,
+      readHeaderTimeoutMs: c.http_read_header_timeout * 1000,
+      readTimeoutMs: c.http_read_timeout * 1000,
+      maxConnections: c.max_connections,
+    },
   };
 }
 
@@ -62,7 +70,7 @@ export function registerServer(program: Command): void {
     .command('server')
     .description('Run the embedded Vault-compatible engine')
     .option('--dev', 'development mode: enterprise edition, temp data dir, known root token')
-    .option('--config <file>', 'config file (listen, data_dir, seal_key_file, edition, log_level)')
+    .option('--config <file>', 'config file (listen, data_dir, seal_key_file, edition, log_level, tls_cert_file, tls_key_file, tls_disable, ...; see docs/engine.md)')
     .option('--listen <addr>', 'listen address host:port (dev default 127.0.0.1:8200)')
     .option('--root-token <token>', 'dev mode: use this root token')
     .option('--data-dir <dir>', 'dev mode: keep data in this directory instead of a temp dir')
@@ -83,6 +91,11 @@ export function registerServer(program: Command): void {
       if (engine.rootToken) {
         lines.push(`    export VAULT_TOKEN='${engine.rootToken}'`);
         if (!flags.dev) lines.push('', 'This root token is shown once, at first initialization. Store it safely.');
+      }
+      // Dev mode serves plain HTTP anywhere, as `vault server -dev` does; say so when that is beyond loopback.
+      const { isLoopback, parseListen } = require('../../engine/http/listener') as typeof import('../../engine/http/listener');
+      if (flags.dev && !isLoopback(parseListen(options.listen ?? '127.0.0.1:8200').host)) {
+        lines.push('', `WARNING: dev mode serves plain HTTP on ${options.listen}, reachable from other machines; do not expose it (use --config with tls_cert_file and tls_key_file)`);
       }
       process.stdout.write(lines.join('\n') + '\n');
       let stopping = false;

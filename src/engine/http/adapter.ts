@@ -3,11 +3,12 @@
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Core } from '../core';
 import type { Logger } from '../log';
 import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
 import { answerClientError, refusalFor, watchSplitHeads } from './client-error';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_HEADER_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS, type ListenerOptions } from './listener';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
@@ -72,8 +73,9 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 /** Per connection, the handling of its latest request (see createHttpServer). */
 const inOrder = new WeakMap<object, Promise<unknown>>();
 
-export function createHttpServer(core: Core, log: Logger): Server {
-  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+/** `tls`: serve HTTPS with this certificate and key (see listener.ts for the settings). */
+export function createHttpServer(core: Core, log: Logger, settings: ListenerOptions = {}, tls?: { cert: Buffer; key: Buffer }): Server {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
     noteAnswer(req, res);
@@ -123,7 +125,13 @@ export function createHttpServer(core: Core, log: Logger): Server {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
         res.end('{"errors":["internal error"]}\n');
       });
-  });
+  };
+  // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
+  // Timeouts are enforced by a sweep every connectionsCheckingInterval (Node's default 30 s would
+  // let a 10 s head timeout run to 30).
+  // requireHostHeader off: Node's own check answers a bare 400; Go's answer is made above.
+  const sweep = { connectionsCheckingInterval: 1000, requireHostHeader: false };
+  const server = tls ? (createHttpsServer({ ...sweep, cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(sweep, onRequest);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // A moved connection's old parser may still report (a timeout): the front answers from now on.
     if (movedToFront(socket)) return;
@@ -135,28 +143,10 @@ export function createHttpServer(core: Core, log: Logger): Server {
   // After Node's own connection listener has attached its parser (registered first, so it runs first).
   server.on('connection', watchSplitHeads);
   server.on('connect', (req: IncomingMessage, socket, head: Buffer) => frontForConnect(server, req, socket, head));
+  // Vault's server: the head within 10 s, the whole request within 30 s; idle keep-alive as before.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.headersTimeout = settings.readHeaderTimeoutMs ?? DEFAULT_READ_HEADER_TIMEOUT_MS;
+  server.requestTimeout = Math.max(server.headersTimeout, settings.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  server.maxConnections = settings.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   return server;
-}
-
-/** Parses "127.0.0.1:8200", "[::1]:8200" or ":8200". */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen.trim());
-  if (!m) throw new Error(`invalid listen address ${JSON.stringify(listen)}: use host:port, e.g. 127.0.0.1:8200`);
-  return { host: m[1] ?? (m[2] || '127.0.0.1'), port: Number(m[3]) };
-}
-
-export async function listen(server: Server, address: string): Promise<string> {
-  const { host, port } = parseListen(address);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const a = server.address() as AddressInfo;
-  const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-  return `http://${h}:${a.port}`;
 }

@@ -16,6 +16,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { FramedConnection } from './framed-connection';
 import { refusedRequest } from './refused-method';
@@ -55,8 +56,11 @@ function move(server: Server, socket: Socket, first: Buffer): void {
   (socket as Socket & { [MOVED]?: true })[MOVED] = true;
   for (const e of NODE_READ_EVENTS) socket.removeAllListeners(e);
   const conn = new FramedConnection(socket, first);
+  // On a TLS server 'connection' would start a TLS handshake over the already decrypted bytes;
+  // 'secureConnection' is where https hands connections to the HTTP parser.
+  const event = server instanceof TlsServer ? 'secureConnection' : 'connection';
   void answered(socket).then(() => {
-    if (!conn.destroyed) server.emit('connection', conn);
+    if (!conn.destroyed) server.emit(event, conn);
   });
 }
 

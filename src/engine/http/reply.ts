@@ -6,6 +6,8 @@ import type { LoginResult } from '../token/login-result';
 export type Reply =
   /** topLevel: the data fields are also copied beside the envelope, as Vault does for some sys paths. */
   | { kind: 'data'; data: unknown; status?: number; topLevel?: boolean }
+  /** The envelope's data already serialized: a large answer shared by many requests is stringified once. */
+  | { kind: 'dataJson'; json: string }
   | { kind: 'login'; login: LoginResult }
   /** A token the handler created itself (token store): the envelope's auth block. */
   | { kind: 'auth'; auth: unknown }
@@ -19,6 +21,8 @@ export const reply = {
   data: (data: unknown): Reply => ({ kind: 'data', data }),
   /** Like data, with the fields also at the top level (Vault's sys/auth, sys/policy, sys/capabilities-self; node-vault reads them there). */
   dataTopLevel: (data: Record<string, unknown>): Reply => ({ kind: 'data', data, topLevel: true }),
+  /** 200 with the envelope around `json`, the data's JSON text (made once by the caller and reused). */
+  dataJson: (json: string): Reply => ({ kind: 'dataJson', json }),
   /** 204 No Content. */
   none: (): Reply => ({ kind: 'none' }),
   login: (login: LoginResult): Reply => ({ kind: 'login', login }),

@@ -1,21 +1,10 @@
-// Route patterns compiled to anchored regular expressions; first match in table order wins, so
-// tables list specific routes before general ones.
+// Route patterns compiled to anchored regular expressions, matched against the canonical (decoded)
+// path; first match in table order wins, so tables list specific routes before general ones.
 
 import type { Route } from '../backend';
-import { Errors } from '../../schema/errors';
 
 /** Vault's rule for a name segment: word characters, '-' and '.', starting and ending with a word char. */
 const NAME = '(\\w(?:(?:[\\w\\-.]+)?\\w)?)';
-
-/** decodeURIComponent, with malformed escapes (a lone "%", "%ff") refused as the caller's error. */
-export function decodeSegment(text: string): string {
-  if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw Errors.badRequest(`invalid percent-encoding in path: ${JSON.stringify(text.slice(0, 200))} (escape "%" as %25 and use UTF-8 bytes)`);
-  }
-}
 
 export interface CompiledRoute {
   route: Route;
@@ -81,7 +70,8 @@ export class RouteTable {
       const m = c.regex.exec(path);
       if (!m) continue;
       const params: Record<string, string> = {};
-      c.names.forEach((n, i) => (params[n] = decodeSegment(m[i + 1])));
+      // The path is already decoded (canonical-path.ts): decoding again would let %2570 become "p".
+      c.names.forEach((n, i) => (params[n] = m[i + 1]));
       return { route: c.route, params };
     }
     return undefined;

@@ -11,6 +11,7 @@ import Database from './sqlite-driver';
 import { ensurePageSize } from './sqlite-page-size';
 import { SqliteSnapshotReaders } from './sqlite-snapshot';
 import { ensureTotals } from './sqlite-totals';
+import { ownerOnlyDatabaseFiles } from './owner-only';
 import type { Storage, StorageEntry, StorageOp, StorageSnapshot } from './storage';
 import { WalSync, type WalSyncOptions } from './wal-sync';
 
@@ -49,6 +50,8 @@ export class SqliteStorage implements Storage {
     readonly file: string,
     walSync: WalSyncOptions = {},
   ) {
+    // ':memory:' and '' are SQLite's private databases, with no files to protect.
+    if (file !== ':memory:' && file !== '') ownerOnlyDatabaseFiles(file);
     this.db = new Database(file);
     ensurePageSize(this.db);
     this.db.pragma('journal_mode = WAL');

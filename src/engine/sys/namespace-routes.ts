@@ -1,6 +1,6 @@
 // sys/namespaces: create, read, list and delete child namespaces of the request's namespace.
 
-import type { Route } from '../backend';
+import type { NamespaceRef, Route } from '../backend';
 import { field } from '../../schema/fields';
 import { Errors } from '../../schema/errors';
 import { reply } from '../http/reply';
@@ -9,7 +9,8 @@ import type { Namespaces } from '../namespace/namespaces';
 import type { Mounts } from '../mount/mounts';
 import type { JsonStore } from '../storage/json-store';
 
-export function namespaceRoutes(namespaces: Namespaces, mounts: Mounts, root: JsonStore): Route[] {
+/** `identityKeys`: the plugin identity keys, deleted with their namespace. */
+export function namespaceRoutes(namespaces: Namespaces, mounts: Mounts, root: JsonStore, identityKeys: { forget(ns: NamespaceRef): Promise<void> }): Route[] {
   return [
     {
       pattern: 'sys/namespaces/?',
@@ -45,6 +46,7 @@ export function namespaceRoutes(namespaces: Namespaces, mounts: Mounts, root: Js
           if (namespaces.children(r).length > 0) throw Errors.badRequest(`cannot delete namespace "${r.path}": it contains child namespaces`);
           await mounts.disableAll(r);
           await root.deletePrefix(`ns/${r.id}/`);
+          await identityKeys.forget(r);
           await namespaces.delete(r);
         },
       },

@@ -1,5 +1,7 @@
-// The token store: service tokens persisted under their accessor, a keyed hash of the id (the id
-// itself is never stored), one row per token; batch tokens self-contained and sealed. Expiry, use
+// The token store: service tokens persisted one row per token under a keyed hash of their accessor
+// (itself a keyed hash of the id; neither the id nor the accessor appears in a storage key or a
+// snapshot's key list, as Vault stores its token index under salted hashes); batch tokens
+// self-contained and sealed. Expiry, use
 // counts and revocation trees. Every write of a token record runs under that token's lock and
 // re-reads the stored record first, so a renewal or use racing a revocation always loses.
 
@@ -7,9 +9,9 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
 import type { Seal } from '../backend';
-import type { JsonStore } from '../storage/json-store';
+import type { JsonStore, JsonStoreOp } from '../storage/json-store';
 import { ApiError } from '../../schema/errors';
-import { KeyedLock } from './keyed-lock';
+import { KeyedLock } from '../keyed-lock';
 import type { TokenEntry, TokenType } from './token-entry';
 
 type Stored = Omit<TokenEntry, 'id'>;
@@ -48,11 +50,16 @@ export class TokenGoneError extends ApiError {
 }
 
 const ACCESSOR = /^[A-Za-z0-9_-]{16,64}$/;
+/** Storage layout marker: 2 = rows under keyed row names (see rowName). */
+const LAYOUT_KEY = 'layout';
+const LAYOUT = 2;
 
 export class TokenStore {
   private readonly locks = new KeyedLock();
   /** The accessor key as a KeyObject, made once (a Buffer key is prepared again per HMAC). */
   private readonly hmacKey: KeyObject;
+  /** Keys the storage names of rows (derived from the accessor key, so no new secret to keep). */
+  private readonly rowKey: KeyObject;
 
   /**
    * @param accessorKey secret HMAC key: accessors are HMAC(id), so an accessor names the token's row
@@ -65,6 +72,72 @@ export class TokenStore {
     accessorKey: Buffer,
   ) {
     this.hmacKey = createSecretKey(accessorKey);
+    this.rowKey = createSecretKey(createHmac('sha256', accessorKey).update('keyward token storage key').digest());
+  }
+
+  /**
+   * The storage name of a token's row: the accessor's creation stamp (kept, so new rows still land
+   * at the end of the B-tree) then a keyed hash of the accessor.
+   */
+  private rowName(accessor: string): string {
+    const mac = createHmac('sha256', this.rowKey).update(accessor).digest('base64url').slice(0, 32);
+    const m = /^([0-9a-f]{12})[A-Za-z0-9_-]{32}$/.exec(accessor);
+    return m ? `${m[1]}${mac}` : mac;
+  }
+
+  private row(accessor: string): string {
+    return `id/${this.rowName(accessor)}`;
+  }
+
+  private childKey(parentAccessor: string, childAccessor: string): string {
+    return `parent/${this.rowName(parentAccessor)}/${this.rowName(childAccessor)}`;
+  }
+
+  /** The stored children of a token, as records (index entries whose token is gone are skipped). */
+  private async children(accessor: string): Promise<{ rowNames: string[]; entries: Stored[] }> {
+    const rowNames = await this.store.list(`parent/${this.rowName(accessor)}/`);
+    const entries: Stored[] = [];
+    for (const r of rowNames) {
+      const c = await this.store.get<Stored>(`id/${r}`);
+      if (c) entries.push(c);
+    }
+    return { rowNames, entries };
+  }
+
+  /**
+   * Moves rows stored under the plain accessor (before keyed row names) to their row names, and
+   * their parent index entries with them; idempotent, resumable after a crash, and a no-op once the
+   * layout marker is stored. Runs at start and after a snapshot restore.
+   */
+  async migrateStorageLayout(): Promise<number> {
+    if ((await this.store.get<number>(LAYOUT_KEY)) === LAYOUT) return 0;
+    let moved = 0;
+    let ops: JsonStoreOp[] = [];
+    const flush = async () => {
+      if (ops.length > 0) await this.store.batch(ops);
+      ops = [];
+    };
+    for (const name of await this.store.list('id/')) {
+      const entry = await this.store.get<Stored>(`id/${name}`);
+      if (!entry || entry.accessor !== name || this.rowName(name) === name) continue;
+      ops.push({ type: 'put', key: this.row(name), value: entry }, { type: 'delete', key: `id/${name}` });
+      moved++;
+      if (ops.length >= 500) await flush();
+    }
+    await flush();
+    // An index segment is a plain accessor when its row now lives under that accessor's row name.
+    const plain = async (seg: string) => (await this.store.get(this.row(seg))) !== undefined;
+    for (const key of await this.store.list('parent/')) {
+      const [p, c] = key.split('/');
+      if (!p || !c) continue;
+      const [pp, cp] = [await plain(p), await plain(c)];
+      if (!pp && !cp) continue;
+      ops.push({ type: 'put', key: `parent/${pp ? this.rowName(p) : p}/${cp ? this.rowName(c) : c}`, value: 1 }, { type: 'delete', key: `parent/${key}` });
+      if (ops.length >= 500) await flush();
+    }
+    await flush();
+    await this.store.put(LAYOUT_KEY, LAYOUT);
+    return moved;
   }
 
   /**
@@ -112,7 +185,7 @@ export class TokenStore {
     }
     const id = t.id ?? `hvs.${stamp}${b64url(randomBytesPooled(24))}`;
     entry.accessor = this.accessorOf(id);
-    const row = { type: 'put' as const, key: `id/${entry.accessor}`, value: entry };
+    const row = { type: 'put' as const, key: this.row(entry.accessor), value: entry };
     const parent = entry.parentAccessor;
     if (!parent) {
       await this.store.batch([row]);
@@ -120,8 +193,8 @@ export class TokenStore {
     }
     // Under the parent's lock: a child is never attached to a parent being revoked.
     await this.locks.run(parent, async () => {
-      if (!this.live(await this.store.get<Stored>(`id/${parent}`))) throw new TokenGoneError();
-      await this.store.batch([row, { type: 'put', key: `parent/${parent}/${entry.accessor}`, value: 1 }]);
+      if (!this.live(await this.store.get<Stored>(this.row(parent)))) throw new TokenGoneError();
+      await this.store.batch([row, { type: 'put', key: this.childKey(parent, entry.accessor), value: 1 }]);
     });
     return { ...entry, id };
   }
@@ -136,7 +209,7 @@ export class TokenStore {
         return undefined;
       }
     } else {
-      entry = await this.store.get<Stored>(`id/${this.accessorOf(id)}`);
+      entry = await this.store.get<Stored>(this.row(this.accessorOf(id)));
     }
     if (!entry || entry.numUses < 0) return undefined;
     if (entry.expireTime > 0 && this.clock.now() >= entry.expireTime) {
@@ -157,7 +230,7 @@ export class TokenStore {
     let accessor = parentAccessor;
     // Bounded: a corrupted record naming itself as an ancestor must not loop forever.
     for (let depth = 0; accessor && depth < 1000; depth++) {
-      const parent = await this.store.get<Stored>(`id/${accessor}`);
+      const parent = await this.store.get<Stored>(this.row(accessor));
       if (!parent || parent.numUses < 0) return false; // revoked, or used up (its revocation follows)
       if (parent.expireTime > 0 && this.clock.now() >= parent.expireTime) {
         await this.revokeStored(parent);
@@ -176,16 +249,16 @@ export class TokenStore {
   /** Accessors of the live service tokens of a namespace (LIST auth/token/accessors), sorted. */
   async listAccessors(namespaceId: string): Promise<string[]> {
     const out: string[] = [];
-    for (const accessor of await this.store.list('id/')) {
-      const entry = await this.store.get<Stored>(`id/${accessor}`);
-      if (this.live(entry) && entry.namespaceId === namespaceId) out.push(accessor);
+    for (const name of await this.store.list('id/')) {
+      const entry = await this.store.get<Stored>(`id/${name}`);
+      if (this.live(entry) && entry.namespaceId === namespaceId) out.push(entry.accessor);
     }
     return out.sort();
   }
 
   async lookupAccessor(accessor: string): Promise<TokenEntry | undefined> {
     if (!ACCESSOR.test(accessor)) return undefined;
-    const entry = await this.store.get<Stored>(`id/${accessor}`);
+    const entry = await this.store.get<Stored>(this.row(accessor));
     if (!this.live(entry)) return undefined;
     if (entry.parentAccessor && !(await this.ancestorsLive(entry.parentAccessor))) return undefined;
     return { ...entry, id: '' };
@@ -200,11 +273,11 @@ export class TokenStore {
   async use(entry: TokenEntry): Promise<{ ok: boolean; revokeAfter: boolean }> {
     if (entry.type === 'batch') return { ok: true, revokeAfter: false };
     return this.locks.run(entry.accessor, async () => {
-      const current = await this.store.get<Stored>(`id/${entry.accessor}`);
+      const current = await this.store.get<Stored>(this.row(entry.accessor));
       if (!this.live(current)) return { ok: false, revokeAfter: false };
       if (current.numUses === 0) return { ok: true, revokeAfter: false };
       const left = current.numUses - 1;
-      await this.store.put(`id/${entry.accessor}`, { ...current, numUses: left === 0 ? -1 : left });
+      await this.store.put(this.row(entry.accessor), { ...current, numUses: left === 0 ? -1 : left });
       if (left > 0) entry.numUses = left;
       return { ok: true, revokeAfter: left === 0 };
     });
@@ -217,7 +290,7 @@ export class TokenStore {
    */
   async extend(entry: TokenEntry, ttlSeconds: number, settings: { maxTtl: number; period: number; ttl: number }): Promise<TokenEntry> {
     return this.locks.run(entry.accessor, async () => {
-      const current = await this.store.get<Stored>(`id/${entry.accessor}`);
+      const current = await this.store.get<Stored>(this.row(entry.accessor));
       if (!this.live(current)) throw new TokenGoneError();
       const now = this.clock.now();
       const next: Stored = {
@@ -228,7 +301,7 @@ export class TokenStore {
         ttl: settings.ttl,
         lastRenewalTime: now,
       };
-      await this.store.put(`id/${entry.accessor}`, next);
+      await this.store.put(this.row(entry.accessor), next);
       return { ...next, id: entry.id };
     });
   }
@@ -245,25 +318,20 @@ export class TokenStore {
   async revokeOrphan(entry: TokenEntry): Promise<void> {
     if (entry.type === 'batch') return;
     await this.locks.run(entry.accessor, async () => {
-      const children = await this.store.list(`parent/${entry.accessor}/`);
-      for (const child of children) {
-        await this.locks.run(child, async () => {
-          const c = await this.store.get<Stored>(`id/${child}`);
-          if (c) await this.store.put(`id/${child}`, { ...c, parentAccessor: '', orphan: true });
+      const { rowNames, entries } = await this.children(entry.accessor);
+      for (const child of entries) {
+        await this.locks.run(child.accessor, async () => {
+          const c = await this.store.get<Stored>(this.row(child.accessor));
+          if (c) await this.store.put(this.row(child.accessor), { ...c, parentAccessor: '', orphan: true });
         });
       }
-      const ops: { type: 'delete'; key: string }[] = [
-        { type: 'delete', key: `id/${entry.accessor}` },
-        ...children.map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
-      ];
-      if (entry.parentAccessor) ops.push({ type: 'delete', key: `parent/${entry.parentAccessor}/${entry.accessor}` });
-      await this.store.batch(ops);
+      await this.store.batch(this.removal(entry, rowNames));
     });
   }
 
   async revokeByAccessor(accessor: string): Promise<boolean> {
     if (!ACCESSOR.test(accessor)) return false;
-    const entry = await this.store.get<Stored>(`id/${accessor}`);
+    const entry = await this.store.get<Stored>(this.row(accessor));
     if (!entry) return false;
     await this.revokeStored(entry);
     return true;
@@ -279,13 +347,16 @@ export class TokenStore {
   }
 
   private async revokeLocked(entry: Stored): Promise<void> {
-    const children = await this.store.list(`parent/${entry.accessor}/`);
-    for (const child of children) await this.revokeByAccessor(child);
-    const ops: { type: 'delete'; key: string }[] = [
-      { type: 'delete', key: `id/${entry.accessor}` },
-      ...children.map((c) => ({ type: 'delete' as const, key: `parent/${entry.accessor}/${c}` })),
-    ];
-    if (entry.parentAccessor) ops.push({ type: 'delete', key: `parent/${entry.parentAccessor}/${entry.accessor}` });
-    await this.store.batch(ops);
+    const { rowNames, entries } = await this.children(entry.accessor);
+    for (const child of entries) await this.revokeStored(child);
+    await this.store.batch(this.removal(entry, rowNames));
+  }
+
+  /** Deletes a token's row, its children's index entries and its own entry in its parent's index. */
+  private removal(entry: Stored, childRowNames: string[]): JsonStoreOp[] {
+    const own = this.rowName(entry.accessor);
+    const ops: JsonStoreOp[] = [{ type: 'delete', key: `id/${own}` }, ...childRowNames.map((c) => ({ type: 'delete' as const, key: `parent/${own}/${c}` }))];
+    if (entry.parentAccessor) ops.push({ type: 'delete', key: this.childKey(entry.parentAccessor, entry.accessor) });
+    return ops;
   }
 }

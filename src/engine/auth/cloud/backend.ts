@@ -20,7 +20,7 @@ export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateO
   return {
     routes: [...configRoutes(state, rotation), ...roleEditRoutes(state), ...roleRoutes(state), ...loginRoutes(state)],
     renew: (ctx) => renewCloudToken(state, ctx),
-    close: async () => rotation.close(),
+    close: () => rotation.close(),
   };
 }
 

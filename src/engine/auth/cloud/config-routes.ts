@@ -7,6 +7,7 @@ import { requestFields } from '../../http/request-fields';
 import { applyConfigWrite, configReadShape, configWriteShape } from '../../../schema/cloud-config';
 import type { CloudState } from './state';
 import type { RootRotation } from './root-rotation';
+import { checkEndpointOverrides, checkIdentityTokenTtl } from './config-guards';
 
 export function configRoutes(state: CloudState, rotation: RootRotation): Route[] {
   return [
@@ -20,8 +21,13 @@ export function configRoutes(state: CloudState, rotation: RootRotation): Route[]
         },
         update: async (ctx) => {
           const { values } = requestFields(ctx, configWriteShape);
-          const next = applyConfigWrite(await state.config(), values);
-          await state.saveConfig(next);
+          checkEndpointOverrides(ctx, values.custom_endpoint);
+          // Merged into the config as it is once any rotation in progress has saved its key.
+          await state.exclusive(async () => {
+            const next = applyConfigWrite(await state.config(), values);
+            checkIdentityTokenTtl(next, values, state.maxIdentityTokenTtl());
+            await state.saveConfig(next);
+          });
           await rotation.rearm();
           return reply.none();
         },

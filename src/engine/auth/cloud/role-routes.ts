@@ -27,12 +27,17 @@ export function roleRoutes(state: CloudState): Route[] {
   };
   // key_info carries each role as a read returns it (Vault's LIST endpoints that have key_info do
   // likewise), so a client refreshes a mount's roles with one request instead of one GET per role.
+  // Vault's plugin answers keys only; the engine's key_info is made and serialized once per change
+  // of the roles (state.roleListing), so thousands of roles and many concurrent LISTs do not
+  // starve other requests.
   const list = async () => {
-    const roles = await state.allRoles();
-    if (roles.size === 0) throw Errors.notFound();
-    const key_info: Record<string, unknown> = {};
-    for (const [name, role] of roles) key_info[name] = roleReadShape(role);
-    return reply.data({ keys: [...roles.keys()], key_info });
+    const listing = await state.roleListing((roles) => {
+      const key_info: Record<string, unknown> = {};
+      for (const [name, role] of roles) key_info[name] = roleReadShape(role);
+      return { count: roles.size, json: JSON.stringify({ keys: [...roles.keys()], key_info }) };
+    });
+    if (listing.count === 0) throw Errors.notFound();
+    return reply.dataJson(listing.json);
   };
   return [
     {

@@ -8,7 +8,7 @@ import type { Clock, TimerHandle } from '../../clock';
 import type { Logger } from '../../log';
 import { ApiError, Errors } from '../../../schema/errors';
 import { parseServiceAccountKey, type StoredCloudConfig } from '../../../schema/cloud-config';
-import { automatedRotationActive, usesFederation } from '../../../schema/cloud-config-keyless';
+import { MIN_ROTATION_PERIOD_SECONDS, automatedRotationActive, usesFederation } from '../../../schema/cloud-config-keyless';
 import { nextCronTime, parseCron, previousCronTime } from '../../../schema/cron';
 import type { CloudState } from './state';
 
@@ -41,9 +41,9 @@ export class RootRotation {
     private readonly mountPath: string,
   ) {}
 
-  /** Rotates now; concurrent calls share one rotation. */
+  /** Rotates now, alone with the config (state.exclusive); concurrent calls share one rotation. */
   rotate(trigger: 'manual' | 'automated'): Promise<{ private_key_id: string }> {
-    this.running ??= this.doRotate(trigger).finally(() => (this.running = undefined));
+    this.running ??= this.state.exclusive(() => this.doRotate(trigger)).finally(() => (this.running = undefined));
     return this.running;
   }
 
@@ -68,9 +68,8 @@ export class RootRotation {
     } catch (e) {
       throw upstream(`api returned invalid credentials: ${message(e)}; the current key ${JSON.stringify(old.private_key_id)} is unchanged and still in use`);
     }
-    // Re-read so a config write that raced the key creation is kept.
-    const latest = await this.state.config();
-    const next: StoredCloudConfig = { ...latest, credentials: fresh };
+    // Config writes wait for the rotation (state.exclusive): the config read above is still current.
+    const next: StoredCloudConfig = { ...cfg, credentials: fresh };
     await this.state.saveConfig(next);
     await this.record({ last_rotation: this.clock.now() });
     this.log.info('cloud auth root credentials rotated', { mount: this.mountPath, trigger, private_key_id: fresh.private_key_id });
@@ -107,7 +106,8 @@ export class RootRotation {
     if (rec.basis !== basisOf(cfg)) rec = await this.record({ basis: basisOf(cfg), since: now });
     let due: number | undefined;
     if (cfg.rotation_period) {
-      due = Math.max(rec.last_rotation ?? 0, rec.since ?? now) + cfg.rotation_period * 1000;
+      // A period stored before the minimum existed still waits at least the minimum.
+      due = Math.max(rec.last_rotation ?? 0, rec.since ?? now) + Math.max(cfg.rotation_period, MIN_ROTATION_PERIOD_SECONDS) * 1000;
     } else if (cfg.rotation_schedule) {
       const schedule = parseCron(cfg.rotation_schedule);
       // A scheduled time missed (engine down, or a failed attempt) still counts within its window.
@@ -144,8 +144,10 @@ export class RootRotation {
     await this.fire(cfg);
   }
 
-  close(): void {
+  /** Stops the schedule; resolves once a rotation in progress has finished (its key saved or not). */
+  async close(): Promise<void> {
     this.closed = true;
     this.timer?.cancel();
+    await this.state.close();
   }
 }

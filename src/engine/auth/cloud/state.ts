@@ -11,6 +11,8 @@ import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/clou
 import type { MountInfo, PluginIdentityTokens } from '../../backend';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import { normalizeRoleName } from '../../../schema/cloud-role';
+import { ApiError } from '../../../schema/errors';
+import { KeyedLock } from '../../keyed-lock';
 
 export const CONFIG_KEY = 'config';
 export const ROLE_PREFIX = 'role/';
@@ -47,9 +49,15 @@ interface Cached<T> {
 }
 
 export class CloudState {
+  /** Config writes, root rotations and the mount's close run one at a time (see exclusive()). */
+  private readonly configLock = new KeyedLock();
+  private closed = false;
   private client?: IdpClient;
   private cachedConfig?: Cached<StoredCloudConfig>;
   private readonly roles = new Map<string, Cached<StoredRole | undefined>>();
+  /** Bumped before and after every role write: a listing made while a write ran is not reused. */
+  private rolesVersion = 0;
+  private listing?: { version: number; result: Promise<unknown> };
 
   constructor(
     readonly storage: JsonStore,
@@ -60,6 +68,28 @@ export class CloudState {
     if (!c) return false;
     const age = this.opts.clock.now() - c.at;
     return age >= 0 && age < CACHE_MS;
+  }
+
+  /**
+   * Runs a read-modify-write of the config alone: a write during a rotation waits for it and merges
+   * into what it saved, and nothing runs after the mount closed (its storage is being deleted; a
+   * late write would leave a key there that nobody can reach or rotate away).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.configLock.run('config', () => {
+      if (this.closed) return Promise.reject(new ApiError('invalid_request', ['the auth mount was disabled while this request waited for it']));
+      return fn();
+    });
+  }
+
+  /** Waits for a running write or rotation to end, then refuses every later one. */
+  close(): Promise<void> {
+    return this.configLock.run('config', async () => void (this.closed = true));
+  }
+
+  /** The longest plugin identity token the engine signs, when it signs any. */
+  maxIdentityTokenTtl(): number | undefined {
+    return this.opts.identityTokens?.maxTtlSeconds();
   }
 
   async config(): Promise<StoredCloudConfig> {
@@ -91,14 +121,24 @@ export class CloudState {
   async saveRole(name: string, role: StoredRole): Promise<void> {
     const key = normalizeRoleName(name);
     this.roles.delete(key);
-    await this.storage.put(ROLE_PREFIX + key, role);
+    this.rolesVersion++;
+    try {
+      await this.storage.put(ROLE_PREFIX + key, role);
+    } finally {
+      this.rolesVersion++;
+    }
     this.roles.set(key, { value: role, at: this.opts.clock.now() });
   }
 
   async deleteRole(name: string): Promise<void> {
     const key = normalizeRoleName(name);
     this.roles.delete(key);
-    await this.storage.delete(ROLE_PREFIX + key);
+    this.rolesVersion++;
+    try {
+      await this.storage.delete(ROLE_PREFIX + key);
+    } finally {
+      this.rolesVersion++;
+    }
     this.roles.set(key, { value: undefined, at: this.opts.clock.now() });
   }
 
@@ -114,6 +154,24 @@ export class CloudState {
       if (role) out.set(name, role);
     }
     return out;
+  }
+
+  /**
+   * Every role shaped by `shape`, made once per change of the roles: concurrent and repeated LISTs
+   * share one read of every role instead of each reading and shaping thousands (which starved
+   * every other request). The result is shared: callers must not change it.
+   */
+  roleListing<T>(shape: (roles: Map<string, StoredRole>) => T): Promise<T> {
+    const version = this.rolesVersion;
+    if (this.listing?.version !== version) {
+      const result = this.allRoles().then(shape);
+      const entry = { version, result };
+      this.listing = entry;
+      result.catch(() => {
+        if (this.listing === entry) this.listing = undefined;
+      });
+    }
+    return this.listing!.result as Promise<T>;
   }
 
   /** The provider client for the current config (call config() first); rebuilt when it changed. */

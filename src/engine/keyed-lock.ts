@@ -1,5 +1,5 @@
-// Per-key mutual exclusion on the event loop: every write of one token record (use count, renewal,
-// revocation) runs alone, so a read-modify-write can never resurrect or overwrite a newer state.
+// Per-key mutual exclusion on the event loop: every read-modify-write of one record (a token's use
+// count, a namespace id, a mount's config) runs alone, so it can never resurrect or overwrite a newer state.
 
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();

@@ -1,0 +1,84 @@
+// The listener's settings, with Vault's names and defaults (its tcp listener): TLS from a
+// certificate and key file unless tls_disable, a refusal to serve plain HTTP beyond loopback
+// unless tls_disable says so, and the read timeouts Vault's server sets (10 s for the head, 30 s
+// for the whole request). The connection cap is the engine's own (Vault has none).
+
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+
+export interface ListenerOptions {
+  /** PEM certificate (chain) and its private key: the listener serves HTTPS. */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** Plain HTTP on purpose, also beyond loopback (Vault's tls_disable). */
+  tlsDisable?: boolean;
+  /** Vault's http_read_header_timeout (default 10 s). */
+  readHeaderTimeoutMs?: number;
+  /** Vault's http_read_timeout: the whole request, body included (default 30 s). */
+  readTimeoutMs?: number;
+  /** Open connections at most; more are closed on arrival (default 4096). */
+  maxConnections?: number;
+}
+
+export const DEFAULT_READ_HEADER_TIMEOUT_MS = 10_000;
+export const DEFAULT_READ_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 4096;
+
+/** Parses "127.0.0.1:8200", "[::1]:8200" or ":8200". */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen.trim());
+  if (!m) throw new Error(`invalid listen address ${JSON.stringify(listen)}: use host:port, e.g. 127.0.0.1:8200`);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port: Number(m[3]) };
+}
+
+/** Only addresses that cannot be reached from another machine (a name is not trusted to resolve to one). */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || /^::ffff:127\./i.test(host);
+}
+
+function readPem(setting: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new Error(`${setting} ${JSON.stringify(file)} cannot be read: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The certificate and key to serve, or undefined for plain HTTP; refuses a half-set pair, TLS
+ * settings together with tls_disable, and plain HTTP beyond loopback unless `allowPlain` (dev mode)
+ * or tls_disable.
+ */
+export function tlsMaterial(listen: string, o: ListenerOptions, allowPlain: boolean): { cert: Buffer; key: Buffer } | undefined {
+  const { tlsCertFile: certFile, tlsKeyFile: keyFile } = o;
+  if (o.tlsDisable && (certFile || keyFile)) throw new Error('tls_disable = true and tls_cert_file/tls_key_file are both set: choose one');
+  if (certFile && !keyFile) throw new Error('tls_cert_file is set but tls_key_file is not: both are needed to serve HTTPS');
+  if (keyFile && !certFile) throw new Error('tls_key_file is set but tls_cert_file is not: both are needed to serve HTTPS');
+  if (certFile && keyFile) return { cert: readPem('tls_cert_file', certFile), key: readPem('tls_key_file', keyFile) };
+  const { host } = parseListen(listen);
+  if (!o.tlsDisable && !allowPlain && !isLoopback(host)) {
+    throw new Error(
+      `listen ${JSON.stringify(listen)} is reachable from other machines but no TLS is configured: set tls_cert_file and tls_key_file, or tls_disable = true to serve plain HTTP there on purpose`,
+    );
+  }
+  return undefined;
+}
+
+/** Listens and returns the URL clients use (https:// for a TLS listener). */
+export async function listen(server: NetServer, address: string): Promise<string> {
+  const { host, port } = parseListen(address);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const a = server.address() as AddressInfo;
+  const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return `${server instanceof TlsServer ? 'https' : 'http'}://${h}:${a.port}`;
+}
