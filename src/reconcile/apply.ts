@@ -116,7 +116,8 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
 
   // Nothing written: the plan's read already showed convergence, no second read needed.
   if (result.failed.length === 0 && todo.length > 0) {
-    const { plan: verify, live } = await makePlan(client, desired, rec);
+    // Verified without --resend: the secrets it asked for were just sent.
+    const { plan: verify, live } = await makePlan(client, { ...desired, resend: undefined }, rec);
     result.verify = verify;
     for (const [id, l] of live.objects) if (rec.objects[id] && Object.keys(l.observed).length) rec.objects[id] = { ...rec.objects[id], observed: l.observed };
   }

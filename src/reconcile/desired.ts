@@ -13,6 +13,7 @@ import {
   snapshotSecretFields,
 } from './canonical';
 import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
+import { keyIdOf } from './objects/auth-config';
 
 export interface DesiredState {
   objects: Map<string, DesiredObject>;
@@ -22,6 +23,8 @@ export interface DesiredState {
   moves: Map<string, string>;
   exclusiveSnapshotConfigs: boolean;
   fingerprintSalt: string;
+  /** Object ids whose declared secrets are sent even where the server's own would win (`--resend`). */
+  resend?: Set<string>;
 }
 
 export class SecretEnvError extends Error {}
@@ -34,13 +37,16 @@ export interface DesiredOptions {
 function secretOf(where: string, field: string, ref: unknown, salt: string, env: NodeJS.ProcessEnv, opts: DesiredOptions): DesiredSecret {
   if (!isSecretRef(ref)) throw new Error(`${where}: field "${field}" must be a secret reference {"secretRef":{"env":"NAME"}}`);
   const { env: name, fingerprint } = ref.secretRef;
-  if (fingerprint) return { env: name, fingerprint };
   const value = env[name];
+  // The key's identifier, compared with the server's (objects/auth-config.ts), only from the value the fingerprint names.
+  const keyId = field === CONFIG_SECRET && value !== undefined && (!fingerprint || fingerprintSecret(salt, value) === fingerprint) ? keyIdOf(value) : undefined;
+  const withKey = (s: DesiredSecret): DesiredSecret => (keyId ? { ...s, keyId } : s);
+  if (fingerprint) return withKey({ env: name, fingerprint });
   if (value === undefined) {
     if (opts.lenientSecrets) return { env: name, fingerprint: '' };
     throw new SecretEnvError(`${where}: field "${field}" reads environment variable ${name}, which is not set (and the manifest has no fingerprint for it)`);
   }
-  return { env: name, fingerprint: fingerprintSecret(salt, value) };
+  return withKey({ env: name, fingerprint: fingerprintSecret(salt, value) });
 }
 
 /** Builds the canonical desired state; throws naming the object and field on invalid values. */

@@ -43,6 +43,8 @@ export function parseObjectId(id: string): ObjectAddress {
 export interface DesiredSecret {
   env: string;
   fingerprint: string;
+  /** A key's non-secret identifier (credentials' private_key_id), when the value was readable at plan. */
+  keyId?: string;
 }
 
 /** What the manifest declares for one object, canonicalized (server defaults filled in). */
@@ -89,6 +91,8 @@ export interface ObjectPlan {
   reason?: string;
   changes: FieldChange[];
   unchangedFields: number;
+  /** What the user must know about this object's plan (a key left as the server holds it, tokens a move revokes). */
+  warnings?: string[];
 }
 
 export interface DriftEntry {

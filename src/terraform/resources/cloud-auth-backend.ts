@@ -9,6 +9,7 @@ import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
 import { MOUNT_PATH, planMount, validateMount } from './mount-values';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
+import { credentialsWarning, decideCredentials } from './config-credentials';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
@@ -62,6 +63,13 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
     planned.config = r.planned;
     diagnostics.push(...r.diagnostics);
+    if (!r.diagnostics.some((d) => d.severity === 'error') && typeof config.path === 'string' && !hasUnknown(r.planned)) {
+      const priorConfig = prior && isObject(prior.config) ? prior.config : null;
+      // The mount is read where it is now: a move happens at apply.
+      const at = req.prior && !replace ? String(req.prior.path) : config.path;
+      const decision = await decideCredentials(ctx, ctx.client, at, config.config, priorConfig, r.planned, r.planned);
+      diagnostics.push(...credentialsWarning(['config'], config.config, decision));
+    }
   }
   // A map block is never null (absent = {}); a null here only comes from a hand-made request.
   planned.roles = config.roles === UNKNOWN ? UNKNOWN : {};
