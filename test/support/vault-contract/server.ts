@@ -67,6 +67,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true };
   const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
   const migrations = new Map<string, Migration>();
+  const deletedKeys = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
   /** A remount keeps the mount entry (accessor, config) and the method's data. */
   const move = (from: string, to: string) => {
@@ -113,8 +114,8 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       if (!mount || mounts.get(mount)!.type !== 'gcp') return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
-      if (rest === 'config') return gcpConfig(ctx, m.config);
-      if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config);
+      if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys);
+      if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config, deletedKeys);
       if (rest === 'roles' || rest === 'role') {
         if (ctx.method !== 'list') return errors(405, 'unsupported operation');
         return m.roles.size ? envelopeKeys([...m.roles.keys()]) : errors(404);
@@ -182,7 +183,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       const prev = statuses.get(name) ?? { last_snapshot_start: '', last_snapshot_end: '', last_snapshot_error: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '' };
       statuses.set(name, { ...prev, loaded_snapshot_status: 'failed', loading_error: message });
     },
-    rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config),
+    rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config, deletedKeys),
     standby: async (kind = 'standby') => {
       const s = await startStandby(url, (q) => health(sys, kind, q));
       closers.push(s.close);

@@ -1,0 +1,126 @@
+// The scenario table of issue 29: each row is one behaviour toward a server, as steps a user takes
+// (apply, plan, destroy, adopt) and things the server does meanwhile. test/e2e/one-decision.test.ts
+// runs every row through the CLI and through real terraform, so the two cannot differ silently.
+
+import { CONTRACT_TOKEN, type VaultContract } from '../../support/vault-contract/server';
+import type { Stack } from './stack';
+
+export type Step =
+  | { apply: Stack; force?: boolean; out?: RegExp[]; fails?: RegExp }
+  | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
+  | { destroy: Stack; out?: RegExp[] }
+  | { adopt: Stack }
+  | { server: (v: VaultContract) => Promise<void> | void; why: string }
+  | { check: (v: VaultContract) => void; why: string };
+
+export interface Scenario {
+  name: string;
+  /** Issue 29's numbered defect. */
+  defect: number;
+  steps: Step[];
+}
+
+export const post = async (v: VaultContract, path: string, body: unknown): Promise<unknown> => {
+  const r = await fetch(`${v.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+  const text = await r.text();
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+};
+
+const keyId = (v: VaultContract, mount = 'cloud') => v.gcp.get(mount)?.config.credentials?.private_key_id;
+let rotated = '';
+const rotateRoot = async (v: VaultContract) => {
+  const r = (await post(v, 'auth/cloud/config/rotate-root', {})) as { data: { private_key_id: string } };
+  rotated = r.data.private_key_id;
+};
+
+const BASE: Stack = {
+  path: 'cloud',
+  config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id' } },
+  roles: { web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: '1h' } },
+};
+const ROTATING: Stack = { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', rotation_period: '24h' } } };
+const SERVER_KEY = /holds another key/;
+const keptRotated = (v: VaultContract) => {
+  expect(keyId(v)).toBe(rotated);
+  expect(v.problems).toEqual([]);
+};
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'rotate-root with no rotation declared: the rotated key is kept, the plan warns, apply does not send the dead key',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: rotateRoot, why: 'an operator runs rotate-root' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+    ],
+  },
+  {
+    name: 'rotation removed after Vault rotated: the rotation fields change, the key does not',
+    defect: 1,
+    steps: [
+      { apply: ROTATING },
+      { server: rotateRoot, why: 'Vault rotates on its schedule' },
+      { plan: ROTATING, changes: false },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.rotation_period).toBe(0), why: 'rotation removed' },
+    ],
+  },
+  {
+    name: 'adopted after rotation (no last apply: CLI without record, terraform import): the server key wins',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: rotateRoot, why: 'rotated before keyward took over' },
+      { adopt: BASE },
+      { plan: BASE, out: [SERVER_KEY] },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+    ],
+  },
+  {
+    name: 'the user forces the declared key explicitly (--resend / credentials_wo_version)',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/config', { credentials: JSON.stringify({ type: 'service_account', private_key_id: 'set-by-hand', client_email: 'x@p.iam.gserviceaccount.com' }) }).then(() => undefined), why: 'a key set by hand' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+      { apply: BASE, force: true },
+      { check: (v) => expect(keyId(v)).toBe('declared-1'), why: 'the declared key was sent' },
+      { plan: BASE, changes: false, notOut: [SERVER_KEY] },
+    ],
+  },
+  {
+    name: 'destroy of a backend whose mount holds roles never managed: mount and config stay as they are',
+    defect: 4,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/role/foreign', { type: 'iam', bound_service_accounts: ['f@p.iam.gserviceaccount.com'] }).then(() => undefined), why: 'a role made by hand' },
+      { destroy: BASE },
+      {
+        check: (v) => {
+          expect(v.mounts.has('cloud')).toBe(true);
+          expect(keyId(v)).toBe('declared-1');
+          expect(v.gcp.get('cloud')!.config.gce_alias).toBe('instance_id');
+          expect([...v.gcp.get('cloud')!.roles.keys()]).toEqual(['foreign']);
+        },
+        why: 'config untouched, only the managed role deleted',
+      },
+    ],
+  },
+  {
+    name: 'a mount move says that tokens and leases issued through the mount are revoked',
+    defect: 2,
+    steps: [
+      { apply: BASE },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/revokes every token and lease issued through the mount/] },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+    ],
+  },
+];
