@@ -35,8 +35,9 @@ export async function decideCredentials(ctx: KeywardProviderContext, client: Vau
   const declared = str(config[`${F}_env`]) !== undefined || str(config[`${F}_wo`]) !== undefined;
   const lastApply = lastApplyOf(config, prior, planned);
   const setByKeyward = prior !== null && (set(prior[`${F}_fingerprint`]) || set(prior[`${F}_wo_version`]));
-  // With an environment variable, bumping credentials_wo_version is the explicit "send it again".
-  const force = declared && str(config[`${F}_env`]) !== undefined && prior !== null && set(config[`${F}_wo_version`]) && config[`${F}_wo_version`] !== prior[`${F}_wo_version`];
+  // With an environment variable, bumping credentials_wo_version is the explicit "send it again"
+  // (a version appearing where the prior state had none, as after an import, is not a bump).
+  const force = declared && str(config[`${F}_env`]) !== undefined && prior !== null && set(prior[`${F}_wo_version`]) && config[`${F}_wo_version`] !== prior[`${F}_wo_version`];
   let liveSet = true;
   let liveKeyId: string | undefined;
   if (declared && lastApply !== 'changed' && !force) {
