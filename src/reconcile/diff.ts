@@ -19,6 +19,7 @@ import { rotationConfigured } from '../schema/cloud-config-fields';
 import { CONFIG_SECRET } from './canonical';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy, moveWarning } from './objects/auth-mount';
+import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
 export interface DiffResult {
@@ -85,6 +86,7 @@ function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: Reco
     } else if (state === 'set' || (state === 'unknown' && rec?.secrets[field] !== undefined)) {
       // Absent from the desired object means the server default: no secret.
       changes.push({ field, sensitive: true, before: '(sensitive)', after: null });
+      if (rec?.secrets[field] === undefined) warnings.push(undeclaredSecretWarning(field));
     } else unchanged++;
   }
   return { changes, unchanged, warnings };

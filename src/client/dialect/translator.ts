@@ -66,11 +66,27 @@ export interface Translator {
   fieldValue(shape: Shape, field: string, value: string): string;
 }
 
+/**
+ * Secret values are dropped; which secrets the server holds (a non-empty value came back: Vault
+ * returns a snapshot config's stored secrets, vault#10971) is kept as `secrets_held`, in keyward's
+ * names, so a plan can say that a write would remove one nobody declared.
+ */
 function redact(shape: Shape, data: Record<string, unknown>): Record<string, unknown> {
   const drop = SECRETS_ON_READ[shape];
   if (drop.length === 0) return data;
-  return Object.fromEntries(Object.entries(data).filter(([k]) => !drop.includes(k) && !drop.includes(FIELD_NAMES[shape][k] ?? '')));
+  const isSecret = (k: string) => drop.includes(k) || drop.includes(FIELD_NAMES[shape][k] ?? '');
+  const out = Object.fromEntries(Object.entries(data).filter(([k]) => !isSecret(k)));
+  // A server that never returns secrets (keyward's engine) says nothing about them: no list.
+  if (shape !== 'snapshot-config' || !Object.keys(data).some(isSecret)) return out;
+  const held = Object.entries(data)
+    .filter(([k, v]) => isSecret(k) && typeof v === 'string' && v !== '')
+    .map(([k]) => NAMES_IN[shape][k] ?? k)
+    .sort();
+  return { ...out, [SECRETS_HELD]: held };
 }
+
+/** The read field listing the secrets the server holds (values never kept). */
+export const SECRETS_HELD = 'secrets_held';
 
 const keywardTranslator: Translator = {
   dialect: 'keyward',

@@ -3,7 +3,9 @@
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
-import { sameValue, type Json } from '../../reconcile/model';
+import { sameValue, stableJson, type Json } from '../../reconcile/model';
+import { undeclaredSecretWarning } from '../../reconcile/objects/snapshot-config';
+import { SECRETS_HELD } from '../../client/dialect/translator';
 import { fieldProblemsOf } from '../../schema/field-problems';
 import { snapshotConfigSchema } from '../../schema/manifest';
 import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
@@ -96,6 +98,15 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
   ]);
 }
 
+/** A write is complete (Vault may replace): stored secrets the configuration does not declare go, and the plan says so. */
+async function undeclaredHeld(ctx: KeywardProviderContext, name: string, config: ObjectValue): Promise<Diagnostic[]> {
+  const data = ctx.client ? await ctx.client.snapshots.read(name) : undefined;
+  const held = Array.isArray(data?.[SECRETS_HELD]) ? (data![SECRETS_HELD] as string[]) : [];
+  return held
+    .filter((s) => SECRETS.includes(s) && [`${s}_env`, `${s}_wo`, `${s}_wo_version`].every((a) => config[a] === null || config[a] === undefined))
+    .map((s) => ({ severity: 'warning' as const, summary: `${s} is stored on the server but not declared`, detail: undeclaredSecretWarning(s), attribute: [`${s}_env`] }));
+}
+
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -136,7 +147,8 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     }
     for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
     if (diagnostics.length) throw new DiagnosticsError(diagnostics);
-    return { planned, requiresReplace: replace };
+    const warnings = prior && stableJson(prior) !== stableJson(planned) ? await undeclaredHeld(ctx, String(config.name), config) : [];
+    return { planned, requiresReplace: replace, diagnostics: warnings };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);

@@ -41,6 +41,7 @@ const BASE: Stack = {
 };
 const ROTATING: Stack = { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', rotation_period: '24h' } } };
 const SERVER_KEY = /holds another key/;
+const WITH_GCS: Stack = { ...BASE, snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } } };
 const keptRotated = (v: VaultContract) => {
   expect(keyId(v)).toBe(rotated);
   expect(v.problems).toEqual([]);
@@ -121,6 +122,21 @@ export const SCENARIOS: Scenario[] = [
       { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/revokes every token and lease issued through the mount/] },
       { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
       { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+    ],
+  },
+  {
+    name: 'a stored secret nobody declared: the plan that would remove it says so, by field',
+    defect: 3,
+    steps: [
+      { apply: BASE },
+      {
+        server: (v) =>
+          post(v, 'sys/storage/raft/snapshot-auto/config/gcs', { storage_type: 'google-gcs', interval: 43200, path_prefix: 'raft/', google_gcs_bucket: 'gcs-snaps', google_service_account_key: '{"type":"service_account"}' }).then(() => undefined),
+        why: 'a GCS config made by hand with its key',
+      },
+      { adopt: WITH_GCS },
+      { plan: WITH_GCS, changes: true, out: [/cloudtwo_service_account_key is stored on the server but not declared/] },
+      { check: (v) => expect(v.snapshots.get('gcs')!.google_service_account_key).toBe('{"type":"service_account"}'), why: 'a plan writes nothing' },
     ],
   },
 ];
