@@ -58,10 +58,12 @@ describe.each(shapes)('%s', (shape) => {
     if (k === '(none)') return;
     expect(vault.toServer(shape, { [k]: 'x' })).toEqual({ [v]: 'x' });
     expect(vault.fieldName(shape, k)).toBe(v);
-    // A secret never comes back from a read, in either dialect.
+    // A secret's value never comes back from a read, in either dialect; a snapshot config says which it holds.
     if (SECRETS.has(k)) {
-      expect(vault.fromServer(shape, { [v]: 'x' })).toEqual({});
-      expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual({});
+      const held = shape === 'snapshot-config' ? { secrets_held: [k] } : {};
+      expect(vault.fromServer(shape, { [v]: 'x' })).toEqual(held);
+      expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual(held);
+      if (shape === 'snapshot-config') expect(vault.fromServer(shape, { [v]: '' })).toEqual({ secrets_held: [] });
     } else {
       expect(vault.fromServer(shape, { [v]: 'x' })).toEqual({ [k]: 'x' });
       expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual({ [k]: 'x' });
@@ -107,7 +109,7 @@ test('a whole Vault snapshot read: renamed, secrets dropped', () => {
     aws_session_token: 'SECRET-2',
   };
   const out = vault.fromServer('snapshot-config', read);
-  expect(out).toEqual({ storage_type: 'cloudone-store', interval: 3600, cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA' });
+  expect(out).toEqual({ storage_type: 'cloudone-store', interval: 3600, cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA', secrets_held: ['cloudone_secret_access_key', 'cloudone_session_token'] });
   expect(JSON.stringify(out)).not.toMatch(/SECRET/);
 });
 
