@@ -5,6 +5,7 @@
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
 import {
   CONFIG_SECRET,
+  ManifestValueError,
   desiredConfigFields,
   desiredRoleFields,
   desiredSnapshotFields,
@@ -14,6 +15,7 @@ import {
 } from './canonical';
 import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
 import { keyIdOf } from './objects/auth-config';
+import { autoloadProblem } from './objects/snapshot-config';
 
 export interface DesiredState {
   objects: Map<string, DesiredObject>;
@@ -52,9 +54,9 @@ function secretOf(where: string, field: string, ref: unknown, salt: string, env:
 /** Builds the canonical desired state; throws naming the object and field on invalid values. */
 export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = process.env, opts: DesiredOptions = {}): DesiredState {
   const objects = new Map<string, DesiredObject>();
-  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[]) => {
+  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[], declared?: string[]) => {
     const id = objectId(address);
-    objects.set(id, { id, address, fields, secrets, immutable });
+    objects.set(id, declared ? { id, address, fields, secrets, immutable, declared } : { id, address, fields, secrets, immutable });
   };
   const exclusiveRoleMounts = new Set<string>();
   const moves = new Map<string, string>();
@@ -65,7 +67,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       const where = objectId({ kind: 'auth-config', mount });
       const secrets: DesiredObject['secrets'] = {};
       if (b.config.credentials) secrets[CONFIG_SECRET] = secretOf(where, CONFIG_SECRET, b.config.credentials, m.fingerprintSalt, env, opts);
-      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, []);
+      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, [], Object.keys(b.config).filter((k) => k !== CONFIG_SECRET));
     }
     for (const r of b.roles) {
       const name = r.name.toLowerCase();
@@ -83,8 +85,10 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
     for (const field of snapshotSecretFields(s.storage_type)) {
       if (raw[field] !== undefined) secrets[field] = secretOf(where, field, raw[field], m.fingerprintSalt, env, opts);
     }
-    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type']);
+    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type'], Object.keys(raw).filter((k) => k !== 'name' && !(k in secrets)));
   }
+  const autoload = autoloadProblem(m.snapshotConfigs.filter((s) => (s as Record<string, unknown>).autoload_enabled === true).map((s) => s.name));
+  if (autoload) throw new ManifestValueError(autoload);
   return { objects, exclusiveRoleMounts, moves, exclusiveSnapshotConfigs: m.exclusiveSnapshotConfigs, fingerprintSalt: m.fingerprintSalt };
 }
 

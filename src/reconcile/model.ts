@@ -56,6 +56,8 @@ export interface DesiredObject {
   secrets: Record<string, DesiredSecret>;
   /** Fields that cannot change in place: a difference plans a replace. */
   immutable: readonly string[];
+  /** Fields the declaration names (the rest are defaults filled in); absent: every field counts as declared. */
+  declared?: readonly string[];
 }
 
 /** Whether a secret is set on the server, as far as a read can tell. */

@@ -7,7 +7,7 @@ import { startVaultContract } from '../support/vault-contract/server';
 import { cliPath, terraformPath, type PathDriver, type Run } from './scenarios/paths';
 import { SCENARIOS, type Step } from './scenarios/table';
 
-const ENV = { KW_CREDS: serviceAccountKey('declared-1'), KW_CREDS2: serviceAccountKey('declared-2') };
+const ENV = { KW_CREDS: serviceAccountKey('declared-1'), KW_CREDS2: serviceAccountKey('declared-2'), KW_AZ: 'az-key-value' };
 /** Terraform boxes and wraps diagnostics: compare text with the box and line breaks removed. */
 const flat = (s: string) => s.replace(/[│╷╵]/g, ' ').replace(/\s+/g, ' ');
 

@@ -102,7 +102,7 @@ export function configWrite(ctx: KeywardProviderContext, base: AttributePath, co
   const changes: FieldChange[] = [];
   // A new config's defaults are left out of the write (configBody skips a change with no `before`).
   for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: prior ? before[n] : undefined, after: after[n] });
-  const body = configBody(undefined, changes, { salt: '', env: {} });
+  const body = configBody(undefined, changes, { salt: '', env: {} }, { fields: after, declared: NAMES.filter((n) => config[n] !== null && config[n] !== undefined) });
   const secret = credentialsToWrite(ctx, base, config, planned, credentials);
   if (secret !== undefined) body.credentials = secret;
   return Object.keys(body).length === 0 ? undefined : body;

@@ -41,6 +41,9 @@ const BASE: Stack = {
 };
 const ROTATING: Stack = { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', rotation_period: '24h' } } };
 const SERVER_KEY = /holds another key/;
+const withConfig = (fields: Record<string, string>): Stack => ({ ...BASE, config: { credentialsEnv: 'KW_CREDS', fields } });
+const gcs = (autoload: boolean) => ({ fields: { storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', autoload_enabled: autoload } });
+const autoload = (on: 'a' | 'b'): Stack => ({ ...BASE, snapshots: { a: gcs(on === 'a'), b: gcs(on === 'b') } });
 const WITH_GCS: Stack = { ...BASE, snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } } };
 const keptRotated = (v: VaultContract) => {
   expect(keyId(v)).toBe(rotated);
@@ -137,6 +140,56 @@ export const SCENARIOS: Scenario[] = [
       { adopt: WITH_GCS },
       { plan: WITH_GCS, changes: true, out: [/cloudtwo_service_account_key is stored on the server but not declared/] },
       { check: (v) => expect(v.snapshots.get('gcs')!.google_service_account_key).toBe('{"type":"service_account"}'), why: 'a plan writes nothing' },
+    ],
+  },
+  {
+    name: 'fields Vault validates together go together: a window-only change sends the schedule too',
+    defect: 5,
+    steps: [
+      { apply: withConfig({ rotation_schedule: '0 3 * * SAT', rotation_window: '2h' }) },
+      { apply: withConfig({ rotation_schedule: '0 3 * * SAT', rotation_window: '3h' }) },
+      { check: (v) => expect(v.gcp.get('cloud')!.config).toMatchObject({ rotation_schedule: '0 3 * * SAT', rotation_window: 10800 }), why: 'the window changed' },
+    ],
+  },
+  {
+    name: 'autoload moves from one snapshot config to another: the disable lands before the enable',
+    defect: 6,
+    steps: [
+      { apply: autoload('a') },
+      { apply: autoload('b') },
+      { check: (v) => expect([v.snapshots.get('a')!.autoload_enabled, v.snapshots.get('b')!.autoload_enabled]).toEqual([false, true]), why: 'moved' },
+    ],
+  },
+  {
+    name: 'azure_auth_mode is always sent (a shared-key config at keyward\'s default too)',
+    defect: 7,
+    steps: [
+      { apply: { ...BASE, snapshots: { az: { fields: { storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'snaps', cloudthree_account_name: 'kw' }, secrets: { cloudthree_account_key: 'KW_AZ' } } } } },
+      { check: (v) => expect(v.snapshots.get('az')).toMatchObject({ azure_auth_mode: 'shared', azure_account_key: 'az-key-value' }), why: 'sent' },
+    ],
+  },
+  {
+    name: 'a stored max_jwt_exp 0 reads as 0 and the default is written back',
+    defect: 8,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/role/web', { max_jwt_exp: 0 }).then(() => undefined), why: 'max_jwt_exp set to 0 by hand (refuses every JWT)' },
+      { plan: BASE, changes: true },
+      { apply: BASE },
+      { check: (v) => expect(v.gcp.get('cloud')!.roles.get('web')!.max_jwt_exp).toBe(900), why: 'back to 900' },
+    ],
+  },
+  {
+    name: 'a declared value equal to the default is written (identity_token_ttl = 1h on a new config)',
+    defect: 8,
+    steps: [
+      {
+        apply: {
+          path: 'cloud',
+          config: { fields: { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identity_token_ttl: '1h' } },
+        },
+      },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not left at the stored 0' },
     ],
   },
 ];

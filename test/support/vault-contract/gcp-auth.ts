@@ -32,7 +32,8 @@ export const newGcpConfig = (): GcpConfig => ({
   custom_endpoint: {},
   service_account_email: '',
   identity_token_audience: '',
-  identity_token_ttl: 3600,
+  // pluginidentityutil's schema default (3600) is stored only when sent (GetOk): never sent reads 0.
+  identity_token_ttl: 0,
   rotation_schedule: '',
   rotation_window: 0,
   rotation_period: 0,

@@ -22,6 +22,8 @@ export interface ContractOptions {
   snapshotUpdate?: 'replace' | 'merge';
   /** Managed-identity Azure configs need azure_client_id (default true; see snapshot-auto.ts). */
   azureManagedNeedsClientId?: boolean;
+  /** azure-blob writes must carry azure_auth_mode (default true; see snapshot-auto.ts). */
+  azureAuthModeRequired?: boolean;
   /** sys/remount/status reads answered "in-progress" before the result (default 1). */
   remountPendingReads?: number;
 }
@@ -64,7 +66,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const gcp: VaultContract['gcp'] = new Map();
   const snapshots = new Map<string, SnapshotConfig>();
   const statuses = new Map<string, SnapshotRun>();
-  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true };
+  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true, azureAuthModeRequired: o.azureAuthModeRequired ?? true };
   const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
   const migrations = new Map<string, Migration>();
   const deletedKeys = new Set<string>();
