@@ -111,7 +111,8 @@ export function desiredRoleFields(where: string, role: Record<string, unknown>):
     // Every problem at once, each with its field: coercion failures, then the write rules.
     const problems: FieldProblem[] = [];
     const { values } = parseFields(roleWriteShape, body, problems);
-    return finishRole(canonicalRole(values, '', problems), role.type as RoleType);
+    // canonicalRole gives the role's read shape, where a stored zero value is left out.
+    return finishRole(canonicalRole(values, '', problems), role.type as RoleType, true);
   } catch (e) {
     return rethrow(where, e);
   }
