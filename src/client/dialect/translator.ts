@@ -30,10 +30,27 @@ const ERROR_NAMES: Readonly<Record<string, string>> = Object.assign(
  */
 const PIECES = /(?<!\w)(["'`])([^"'`\n]*)\1(?!\w)|[A-Za-z0-9_]+(?:[-./:@][A-Za-z0-9_]+)*/g;
 
+/** Vault field names only (every shape) -> keyward's: a quoted field name is Vault's, never a user's value. */
+const QUOTED_FIELDS: Readonly<Record<string, string>> = Object.assign({}, ...SHAPES.map((sh) => NAMES_IN[sh]));
+/** Per field (Vault's and keyward's spelling): its enum values Vault -> keyward. */
+const QUOTED_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.assign(
+  {},
+  ...SHAPES.flatMap((sh) => Object.entries(VALUES_IN[sh]).flatMap(([f, m]) => [{ [f]: m }, { [NAMES_IN[sh][f] ?? f]: m }])),
+);
+
+/**
+ * A quoted string is a value someone chose (`role "gce" not found`): it is translated only when it
+ * is a Vault field name, or an enum value right after its own field (`type 'gce'`, `storage_type
+ * "aws-s3"`), where it can only be Vault's word. Bare tokens translate as whole names.
+ */
 function translateError(text: string): string {
-  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined) => {
-    if (quote !== undefined) return ERROR_NAMES[inner ?? ''] !== undefined ? `${quote}${ERROR_NAMES[inner!]}${quote}` : piece;
-    return ERROR_NAMES[piece] ?? ERROR_WORDS[piece] ?? piece;
+  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined, offset: number) => {
+    if (quote === undefined) return ERROR_NAMES[piece] ?? ERROR_WORDS[piece] ?? piece;
+    const value = inner ?? '';
+    if (QUOTED_FIELDS[value] !== undefined) return `${quote}${QUOTED_FIELDS[value]}${quote}`;
+    const field = /([A-Za-z_]+)\s*[:=]?\s*$/.exec(text.slice(0, offset))?.[1];
+    const mapped = field !== undefined ? QUOTED_VALUES[field]?.[value] : undefined;
+    return mapped !== undefined ? `${quote}${mapped}${quote}` : piece;
   });
 }
 

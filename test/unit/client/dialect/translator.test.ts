@@ -140,7 +140,10 @@ describe('error texts: names and values are never rewritten from the inside', ()
     ['label gce:web on gce instance gce@p.example', 'label gce:web on vm instance gce@p.example'],
     ['instance "gce-1" of GCE role', 'instance "gce-1" of VM role'],
     ['zone "us-east1-gce" (GCE) has no aws_s3_bucket', 'zone "us-east1-gce" (VM) has no cloudone_bucket'],
-    ["can't use gce_alias with 'aws-s3'", "can't use vm_alias with 'cloudone-store'"],
+    // A quoted value is someone's choice unless it follows its own field (issue 29, defect 10).
+    ["can't use gce_alias with 'aws-s3'", "can't use vm_alias with 'aws-s3'"],
+    ['role "gce" not found', 'role "gce" not found'],
+    ['config "aws-s3" has storage_type "aws-s3"', 'config "aws-s3" has storage_type "cloudone-store"'],
     ['storage_type=aws-s3: aws_s3_region is required.', 'storage_type=cloudone-store: cloudone_region is required.'],
     ["missing required 'service_account_email' when 'identity_token_audience' is set", "missing required 'service_account_email' when 'identity_token_audience' is set"],
     ['azure_account_key is required for azure_auth_mode=shared', 'cloudthree_account_key is required for cloudthree_auth_mode=shared'],
