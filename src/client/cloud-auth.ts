@@ -77,7 +77,8 @@ export class CloudAuthApi {
 
   /** POST auth/<mount>/config/rotate-root: the server replaces its key; the new key's id. */
   async rotateRoot(): Promise<{ private_key_id: string }> {
-    const res = await this.c.request('POST', this.p('config/rotate-root'), {});
+    // Not idempotent: each call creates a key and deletes the previous one at Google.
+    const res = await this.c.request('POST', this.p('config/rotate-root'), {}, { notIdempotent: true });
     const data = (res.body as { data?: { private_key_id?: unknown } } | undefined)?.data;
     return { private_key_id: String(data?.private_key_id ?? '') };
   }

@@ -86,7 +86,8 @@ export class SysAuthApi {
     const body: Record<string, unknown> = { type: t.mountTypeToServer(options.type), description: options.description ?? '' };
     if (options.local !== undefined) body.local = options.local;
     if (options.config && Object.keys(options.config).length > 0) body.config = options.config;
-    return t.errorsFromServer(await this.c.write(`sys/auth/${path}`, body));
+    // Not idempotent: after a lost response the mount may exist ("path is already in use").
+    return t.errorsFromServer(await this.c.write(`sys/auth/${path}`, body, { notIdempotent: true }));
   }
 
   /** POST sys/auth/<path>/tune with only the settings given; resolves to the server's warnings. */
@@ -109,7 +110,8 @@ export class SysAuthApi {
     const t = await this.c.translator();
     const src = `auth/${from.replace(/^\/+|\/+$/g, '')}`;
     const dst = `auth/${to.replace(/^\/+|\/+$/g, '')}`;
-    const res = await this.c.request('POST', 'sys/remount', { from: src, to: dst });
+    // Not idempotent: after a lost response the source may be gone already.
+    const res = await this.c.request('POST', 'sys/remount', { from: src, to: dst }, { notIdempotent: true });
     const env = (res.body ?? {}) as { data?: { migration_id?: unknown }; warnings?: unknown };
     const warnings = t.errorsFromServer(Array.isArray(env.warnings) ? env.warnings.map(String) : []);
     const id = env.data?.migration_id;
