@@ -29,6 +29,7 @@ export const post = async (v: VaultContract, path: string, body: unknown): Promi
 
 const keyId = (v: VaultContract, mount = 'cloud') => v.gcp.get(mount)?.config.credentials?.private_key_id;
 let rotated = '';
+let issued = '';
 const rotateRoot = async (v: VaultContract) => {
   const r = (await post(v, 'auth/cloud/config/rotate-root', {})) as { data: { private_key_id: string } };
   rotated = r.data.private_key_id;
@@ -122,9 +123,10 @@ export const SCENARIOS: Scenario[] = [
     defect: 2,
     steps: [
       { apply: BASE },
+      { server: (v) => void (issued = v.issueToken('cloud')), why: 'a workload logged in through the mount' },
       { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/revokes every token and lease issued through the mount/] },
       { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
-      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud'), v.tokens.has(issued)]).toEqual([true, false, false]), why: 'moved; the token is revoked' },
     ],
   },
   {

@@ -3,10 +3,11 @@
 // unknown field or value outside Vault's vocabulary is recorded in `problems`; tests require it
 // empty, so a name keyward forgot to translate fails the test even where Vault would only warn.
 
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeRole, type GcpConfig, type Role } from './gcp-auth';
-import { errors, type Ctx, type Reply } from './http';
+import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
 import { startStandby } from './standby';
@@ -49,6 +50,10 @@ export interface VaultContract {
   failLoading(name: string, message: string): void;
   /** Vault rotating the mount's root key on its schedule: a new private_key_id. */
   rotateKey(mount: string): string;
+  /** A token as a login through auth/<mount> would issue (the contract server has no login); see `tokens`. */
+  issueToken(mount: string): string;
+  /** Live tokens -> the auth mount that issued them; remount revokes the moved mount's (vault/auth.go). */
+  tokens: Map<string, string>;
   /**
    * A standby node of this cluster on its own port: sys/health answers 429 (`standby`) or 473
    * (`perfstandby`), every other request a 307 to the active node (http/handler.go without
@@ -70,9 +75,14 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
   const migrations = new Map<string, Migration>();
   const deletedKeys = new Set<string>();
+  const tokens = new Map<string, string>();
   const closers: Array<() => Promise<void>> = [];
-  /** A remount keeps the mount entry (accessor, config) and the method's data. */
+  /**
+   * A remount keeps the mount entry (accessor, config) and the method's data, and revokes every
+   * token and lease issued through the mount (remountCredential: RevokePrefix on the old path).
+   */
   const move = (from: string, to: string) => {
+    for (const [t, m] of [...tokens]) if (m === from) tokens.delete(t);
     mounts.set(to, mounts.get(from)!);
     mounts.delete(from);
     const data = gcp.get(from);
@@ -90,6 +100,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const route = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
     const p = ctx.path;
     if (p === 'sys/health') return health(sys, 'active', query);
+    if (p === 'auth/token/lookup-self' && token !== undefined && tokens.has(token)) return envelope({ path: `auth/${tokens.get(token)}/login` });
     if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
     if (p === 'sys/license/status') return licenseStatus(sys);
     if (p === 'sys/remount') return remount(ctx, mounts, migrations, remountOptions, move);
@@ -186,6 +197,12 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       statuses.set(name, { ...prev, loaded_snapshot_status: 'failed', loading_error: message });
     },
     rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config, deletedKeys),
+    issueToken: (mount) => {
+      const t = `hvs.${randomUUID().replace(/-/g, '')}`;
+      tokens.set(t, mount);
+      return t;
+    },
+    tokens,
     standby: async (kind = 'standby') => {
       const s = await startStandby(url, (q) => health(sys, kind, q));
       closers.push(s.close);
