@@ -27,6 +27,10 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
     if (step.changes !== undefined) expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
     has(r.out, step.out);
     has(r.out, step.notOut, true);
+  } else if ('cliRefuses' in step) {
+    if (p.name !== 'cli') return;
+    const r = await p.plan(step.cliRefuses);
+    expect({ where, code: r.code, refused: step.out.test(flat(r.out)) }).toEqual({ where, code: 1, refused: true });
   } else if ('destroy' in step) {
     const r = await p.destroy(step.destroy);
     ok(r, 'destroy');

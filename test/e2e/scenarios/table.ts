@@ -8,6 +8,8 @@ import type { Stack } from './stack';
 export type Step =
   | { apply: Stack; force?: boolean; out?: RegExp[]; fails?: RegExp }
   | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
+  /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
+  | { cliRefuses: Stack; out: RegExp }
   | { destroy: Stack; out?: RegExp[] }
   | { adopt: Stack }
   | { server: (v: VaultContract) => Promise<void> | void; why: string }
@@ -157,9 +159,11 @@ export const SCENARIOS: Scenario[] = [
     name: 'autoload moves from one snapshot config to another: the disable lands before the enable',
     defect: 6,
     steps: [
-      { apply: autoload('a') },
       { apply: autoload('b') },
-      { check: (v) => expect([v.snapshots.get('a')!.autoload_enabled, v.snapshots.get('b')!.autoload_enabled]).toEqual([false, true]), why: 'moved' },
+      { server: (v) => void (v.snapshotOptions.delayAutoloadDisableMs = 1500), why: 'a disable sent alongside the enable lands after it' },
+      { apply: autoload('a') },
+      { check: (v) => expect([v.snapshots.get('a')!.autoload_enabled, v.snapshots.get('b')!.autoload_enabled]).toEqual([true, false]), why: 'moved' },
+      { cliRefuses: { ...BASE, snapshots: { a: gcs(true), b: gcs(true) } }, out: /autoload_enabled is declared on 2 snapshot configs/ },
     ],
   },
   {

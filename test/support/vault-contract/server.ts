@@ -159,7 +159,22 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     requests.push({ method: verb, path: url.pathname + url.search });
     const ctx: Ctx = { method, path, body, problem: (m) => problems.push(m) };
     const token = (req.headers['x-vault-token'] as string | undefined) ?? undefined;
-    const r = route(ctx, token, url.searchParams);
+    const delay = snapshotOptions.delayAutoloadDisableMs;
+    if (delay && method === 'update' && path.startsWith('sys/storage/raft/snapshot-auto/config/') && body.autoload_enabled === false) {
+      setTimeout(() => {
+        try {
+          respond(res, route(ctx, token, url.searchParams));
+        } catch (e) {
+          problems.push(`internal: ${(e as Error).message}`);
+          respond(res, errors(500, 'internal error'));
+        }
+      }, delay);
+      return;
+    }
+    respond(res, route(ctx, token, url.searchParams));
+  };
+
+  const respond = (res: ServerResponse, r: Reply) => {
     if (r.body === undefined) res.writeHead(r.status).end();
     else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(r.body));
   };

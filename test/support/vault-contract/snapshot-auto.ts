@@ -62,6 +62,11 @@ export interface SnapshotOptions {
    * say "Required by Vault API"; the API docs are silent, so the harsh answer is the contract's.
    */
   azureAuthModeRequired: boolean;
+  /**
+   * Harsh mode: a write turning autoload off is processed this long after it arrives, so a client
+   * that sends the disable and the enable of an autoload move together sees the enable land first.
+   */
+  delayAutoloadDisableMs?: number;
 }
 
 /** The read shape: unset `google_endpoint` comes back as the boolean false (TF-vault #1173). */
