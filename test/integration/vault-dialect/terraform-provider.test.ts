@@ -267,7 +267,7 @@ test('snapshot configs: import by name (every storage type), then only the undec
     storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET,
   });
   await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-gcs', { storage_type: 'google-gcs', interval: '1h', path_prefix: 'raft/', google_gcs_bucket: 'g', google_service_account_key: SECRETS.GCS_KEY });
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-az', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-az', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY, azure_auth_mode: 'shared' });
   const { d, writes, reset, track, close } = await driver('keyward_snapshot_auto_config');
   const declared: Record<string, Record<string, unknown>> = {
     'by-hand-local': { storage_type: 'local', interval: '24h', path_prefix: '/srv/snaps', local_max_space: 5000, retain: 3 },
