@@ -133,7 +133,8 @@ export class HttpClient {
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
       // The server's Retry-After is a floor under the jittered backoff.
-      const delayMs = Math.max(after ?? 0, Math.round((this.hooks.random ?? Math.random)() * ceiling));
+      // A standby behind (412) catches up with time: wait the full step, not a jittered fraction.
+      const delayMs = Math.max(after ?? 0, Math.round((status === 412 ? 1 : (this.hooks.random ?? Math.random)()) * ceiling));
       this.hooks.onRetry?.({ method, path: p, attempt, status, delayMs });
       try {
         await (this.hooks.sleep ? abortable(this.hooks.sleep(delayMs), this.signal) : sleep(delayMs, undefined, { signal: this.signal }));

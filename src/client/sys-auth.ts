@@ -119,8 +119,7 @@ export class SysAuthApi {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     let pause = options.pollMs ?? 100;
     for (;;) {
-      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
-      const status = String(data?.migration_info?.status ?? '');
+      const status = await this.migrationStatus(id, src, dst);
       if (status === 'success') return warnings;
       if (status === 'failure') {
         throw new VaultClientError(200, 'GET', `sys/remount/status/${id}`, [`moving ${src}/ to ${dst}/ failed (migration ${id}); the server's log has the cause, and the mount stays at ${src}/`]);
@@ -130,6 +129,22 @@ export class SysAuthApi {
       }
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 2000);
+    }
+  }
+
+  /**
+   * A migration's status. Vault keeps it in the active node's memory: a performance standby (or a
+   * restarted node) does not know the id (400). Then the mount table, read consistently after the
+   * remount's write (X-Vault-Index), tells: the mount at the target and gone from the source is done.
+   */
+  private async migrationStatus(id: string, src: string, dst: string): Promise<string> {
+    try {
+      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
+      return String(data?.migration_info?.status ?? '');
+    } catch (e) {
+      if (!VaultClientError.is(e) || e.status !== 400) throw e;
+      const mounts = await this.listAuthMounts();
+      return mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length)) ? 'success' : 'unknown';
     }
   }
 

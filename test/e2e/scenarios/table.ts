@@ -19,6 +19,8 @@ export interface Scenario {
   name: string;
   /** Issue 29's numbered defect. */
   defect: number;
+  /** Talk to the cluster through a performance standby (lagging reads, node-local remount status). */
+  via?: 'perfstandby';
   steps: Step[];
 }
 
@@ -196,6 +198,17 @@ export const SCENARIOS: Scenario[] = [
         },
       },
       { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not left at the stored 0' },
+    ],
+  },
+  {
+    name: 'through a performance standby: reads after writes are consistent (X-Vault-Index), a move completes although its status is node-local',
+    defect: 9,
+    via: 'perfstandby',
+    steps: [
+      { apply: BASE },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+      { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
     ],
   },
 ];

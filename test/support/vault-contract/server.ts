@@ -11,6 +11,7 @@ import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
 import { startStandby } from './standby';
+import { startPerfStandby, type PerfStandbyOptions } from './perf-standby';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
 
 export const CONTRACT_TOKEN = 'contract-root-token';
@@ -60,6 +61,11 @@ export interface VaultContract {
    * request forwarding). Closed with the contract server.
    */
   standby(kind?: 'standby' | 'perfstandby'): Promise<{ url: string; requests: Array<{ method: string; path: string }> }>;
+  /**
+   * A performance standby that serves reads from a lagging copy (stale, or 412 to a request whose
+   * X-Vault-Index it has not reached) and forwards writes; remount status is node-local (400).
+   */
+  perfStandby(o?: PerfStandbyOptions): Promise<{ url: string; requests: Array<{ method: string; path: string; index?: string }> }>;
   close(): Promise<void>;
 }
 
@@ -163,7 +169,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     if (delay && method === 'update' && path.startsWith('sys/storage/raft/snapshot-auto/config/') && body.autoload_enabled === false) {
       setTimeout(() => {
         try {
-          respond(res, route(ctx, token, url.searchParams));
+          respond(res, route(ctx, token, url.searchParams), method);
         } catch (e) {
           problems.push(`internal: ${(e as Error).message}`);
           respond(res, errors(500, 'internal error'));
@@ -171,12 +177,15 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       }, delay);
       return;
     }
-    respond(res, route(ctx, token, url.searchParams));
+    respond(res, route(ctx, token, url.searchParams), method);
   };
 
-  const respond = (res: ServerResponse, r: Reply) => {
-    if (r.body === undefined) res.writeHead(r.status).end();
-    else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(r.body));
+  let index = 0;
+  const respond = (res: ServerResponse, r: Reply, method?: Ctx['method']) => {
+    // Responses to requests that modify storage carry the new state (Vault Ent consistency.mdx).
+    const state: Record<string, string> = (method === 'update' || method === 'delete') && r.status < 300 ? { 'x-vault-index': `contract-state-${++index}` } : {};
+    if (r.body === undefined) res.writeHead(r.status, state).end();
+    else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...state }).end(JSON.stringify(r.body));
   };
 
   const server = createServer((req, res) => {
@@ -218,6 +227,11 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       return t;
     },
     tokens,
+    perfStandby: async (po) => {
+      const s = await startPerfStandby(url, (q) => health(sys, 'perfstandby', q), po);
+      closers.push(s.close);
+      return { url: s.url, requests: s.requests };
+    },
     standby: async (kind = 'standby') => {
       const s = await startStandby(url, (q) => health(sys, kind, q));
       closers.push(s.close);
