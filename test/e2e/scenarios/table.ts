@@ -211,4 +211,15 @@ export const SCENARIOS: Scenario[] = [
       { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
     ],
   },
+  {
+    name: 'a move whose response is lost is not sent again: the mount table says it happened',
+    defect: 9,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.loseNextResponse.add('POST sys/remount'), why: 'the remount is carried out, its response lost' },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
 ];

@@ -53,6 +53,11 @@ export interface VaultContract {
   rotateKey(mount: string): string;
   /** A token as a login through auth/<mount> would issue (the contract server has no login); see `tokens`. */
   issueToken(mount: string): string;
+  /**
+   * Harsh mode: "POST sys/remount"-style keys whose next request is carried out and then its
+   * response lost (the connection drops), as when a proxy times out: a client must not repeat it blindly.
+   */
+  loseNextResponse: Set<string>;
   /** Live tokens -> the auth mount that issued them; remount revokes the moved mount's (vault/auth.go). */
   tokens: Map<string, string>;
   /**
@@ -82,6 +87,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const migrations = new Map<string, Migration>();
   const deletedKeys = new Set<string>();
   const tokens = new Map<string, string>();
+  const loseNextResponse = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
   /**
    * A remount keeps the mount entry (accessor, config) and the method's data, and revokes every
@@ -177,7 +183,12 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       }, delay);
       return;
     }
-    respond(res, route(ctx, token, url.searchParams), method);
+    const r = route(ctx, token, url.searchParams);
+    if (loseNextResponse.delete(`${verb} ${path}`)) {
+      res.socket?.destroy();
+      return;
+    }
+    respond(res, r, method);
   };
 
   let index = 0;
@@ -227,6 +238,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       return t;
     },
     tokens,
+    loseNextResponse,
     perfStandby: async (po) => {
       const s = await startPerfStandby(url, (q) => health(sys, 'perfstandby', q), po);
       closers.push(s.close);
