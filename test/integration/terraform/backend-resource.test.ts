@@ -118,8 +118,8 @@ test('destroy keeps a mount holding an undeclared role (its config as it is); wi
   expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('auth/tf-keep kept') })]);
   expect((await api(engine, 'GET', 'auth/tf-keep/role/handmade')).status).toBe(200);
   // The kept mount's config stays as it is: the hand-made role's logins depend on it (issue 29, defect 4).
-  const kept = (await api(engine, 'GET', 'auth/tf-keep/config')).body.data;
-  expect(kept).toMatchObject({ iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } });
+  const keptConfig = (await api(engine, 'GET', 'auth/tf-keep/config')).body.data;
+  expect(keptConfig).toMatchObject({ iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } });
   expect((await api(engine, 'GET', 'auth/tf-keep/role/web')).status).toBe(404);
 
   const gone = await d.deploy(null, d.config({ path: 'tf-gone', roles: { web } }));
