@@ -68,6 +68,7 @@ export function renderText(p: Plan): string {
   }
   const warned = p.objects.filter((o) => o.warnings?.length);
   if (warned.length > 0) {
+    if (out[out.length - 1] !== '') out.push('');
     out.push('Warnings:');
     for (const o of warned) for (const w of o.warnings!) out.push(`  ! ${o.id}: ${w}`);
     out.push('');
