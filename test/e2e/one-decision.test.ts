@@ -22,7 +22,6 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
     has(r.out, step.out);
   } else if ('plan' in step) {
     const r = await p.plan(step.plan, { force: step.force });
-    if (process.env.DEBUG_SCENARIO) process.stderr.write(r.out);
     ok(r, 'plan');
     if (step.changes !== undefined) expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
     has(r.out, step.out);
