@@ -110,8 +110,17 @@ export class SysAuthApi {
     const t = await this.c.translator();
     const src = `auth/${from.replace(/^\/+|\/+$/g, '')}`;
     const dst = `auth/${to.replace(/^\/+|\/+$/g, '')}`;
-    // Not idempotent: after a lost response the source may be gone already.
-    const res = await this.c.request('POST', 'sys/remount', { from: src, to: dst }, { notIdempotent: true });
+    // Not idempotent: after a lost response (or a 5xx) the source may be gone already, so the state
+    // is read instead of sending the move again: done when the mount is at the target only.
+    let res: Awaited<ReturnType<typeof this.c.request>>;
+    try {
+      res = await this.c.request('POST', 'sys/remount', { from: src, to: dst }, { notIdempotent: true });
+    } catch (e) {
+      if (!VaultClientError.is(e) || !(e.status === 0 || e.status >= 500)) throw e;
+      const mounts = await this.listAuthMounts();
+      if (mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length))) return [];
+      throw e;
+    }
     const env = (res.body ?? {}) as { data?: { migration_id?: unknown }; warnings?: unknown };
     const warnings = t.errorsFromServer(Array.isArray(env.warnings) ? env.warnings.map(String) : []);
     const id = env.data?.migration_id;
