@@ -2,7 +2,8 @@
 // and the canonical helpers (durations, CIDRs, labels) so the construct agrees with the server.
 
 import { parseCidr } from '../src/schema/cidr';
-import { LABEL_RE, MAX_JWT_EXP_LIMIT, ROLE_NAME_RE, TOKEN_TYPE_VALUES } from '../src/schema/cloud-role';
+import { LABEL_RE, MAX_JWT_EXP_LIMIT, ROLE_NAME_RE, TOKEN_TYPE_VALUES, TYPE_ONLY_FIELDS } from '../src/schema/cloud-role';
+import { ROLE_FIELDS, type RoleType } from '../src/schema/cloud-role-fields';
 import { parseDurationSeconds } from '../src/schema/duration';
 import type { CloudAuthRoleProps, DurationValue, VmRoleProps } from './cloud-auth-role';
 import { type ValidationRule, concreteItems, fractionalSeconds, isToken, sameStack, unknownProps, when } from './validation';
@@ -16,13 +17,15 @@ export interface CloudAuthRoleInput {
   readonly clash?: string;
 }
 
-/** Props that belong to one role type only (camelCase prop -> wire name). */
-export const TYPE_ONLY_PROPS = {
-  iam: { maxJwtExp: 'max_jwt_exp', allowVmInference: 'allow_vm_inference' },
-  vm: { boundZones: 'bound_zones', boundRegions: 'bound_regions', boundInstanceGroups: 'bound_instance_groups', boundLabels: 'bound_labels' },
-} as const;
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const propsOf = (t: RoleType): Readonly<Record<string, string>> => Object.fromEntries(TYPE_ONLY_FIELDS[t].map((f) => [camel(f), f]));
 
-const DURATION_PROPS = ['tokenTtl', 'tokenMaxTtl', 'tokenExplicitMaxTtl', 'tokenPeriod', 'maxJwtExp'] as const;
+/** Props that belong to one role type only (camelCase prop -> wire name), from the role field table. */
+export const TYPE_ONLY_PROPS: Readonly<Record<RoleType, Readonly<Record<string, string>>>> = { iam: propsOf('iam'), vm: propsOf('vm') };
+
+/** Duration props, from the role field table: common ones first, then type-specific (message order). */
+const durations = ROLE_FIELDS.filter((f) => f.kind === 'duration' && !f.aliasOf);
+const DURATION_PROPS: readonly string[] = [...durations.filter((f) => f.appliesTo === 'both'), ...durations.filter((f) => f.appliesTo !== 'both')].map((f) => camel(f.name));
 
 /** Every prop a CloudAuthRole knows (either type); anything else is a misspelling. */
 export const KNOWN_ROLE_PROPS = [

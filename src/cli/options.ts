@@ -27,8 +27,20 @@ export interface ApproveFlags {
 export type Format = 'text' | 'markdown' | 'json';
 
 export type SourceFlags = SourceOptions;
-export type PlanFlags = SourceFlags & ConnectionFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean };
-export type ApplyFlags = SourceFlags & ConnectionFlags & ApproveFlags & { plan?: string };
+export type PlanFlags = SourceFlags & ConnectionFlags & ResendFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean };
+export type ApplyFlags = SourceFlags & ConnectionFlags & ApproveFlags & ResendFlags & { plan?: string };
+
+export interface ResendFlags {
+  resend?: string[];
+}
+
+export function addResendOption(c: Command): Command {
+  return c.option(
+    '--resend <object>',
+    "send this object's declared secrets even where the server holds its own (a key Vault rotated); the object id as the plan shows it, e.g. auth/cloud/config (repeatable)",
+    (v: string, prev: string[] = []) => [...prev, v],
+  );
+}
 export type DestroyFlags = SourceFlags & ConnectionFlags & ApproveFlags;
 
 export function addDialectOption(c: Command): Command {

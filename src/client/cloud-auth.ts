@@ -25,29 +25,15 @@ export interface CloudConfigRead {
   [extra: string]: unknown;
 }
 
-/** GET auth/<mount>/role/<name> `data`: durations in seconds, labels as a map. */
+/**
+ * GET auth/<mount>/role/<name> `data`: durations in seconds, labels as a map. The fields are the
+ * role field table's (src/schema/cloud-role-fields.ts), read through it by src/reconcile/canonical.ts;
+ * only what the client itself looks at is typed here, so a new field needs no edit.
+ */
 export interface CloudRoleRead {
   role_id?: string;
   type?: 'iam' | 'vm' | string;
-  bound_service_accounts?: string[];
-  bound_projects?: string[];
-  add_group_aliases?: boolean;
-  max_jwt_exp?: number;
-  allow_vm_inference?: boolean;
-  bound_zones?: string[];
-  bound_regions?: string[];
-  bound_instance_groups?: string[];
-  bound_labels?: Record<string, string>;
-  token_policies?: string[];
-  token_bound_cidrs?: string[];
-  token_ttl?: number;
-  token_max_ttl?: number;
-  token_explicit_max_ttl?: number;
-  token_period?: number;
-  token_no_default_policy?: boolean;
-  token_num_uses?: number;
-  token_type?: string;
-  [extra: string]: unknown;
+  [field: string]: unknown;
 }
 
 export class CloudAuthApi {
@@ -77,7 +63,8 @@ export class CloudAuthApi {
 
   /** POST auth/<mount>/config/rotate-root: the server replaces its key; the new key's id. */
   async rotateRoot(): Promise<{ private_key_id: string }> {
-    const res = await this.c.request('POST', this.p('config/rotate-root'), {});
+    // Not idempotent: each call creates a key and deletes the previous one at Google.
+    const res = await this.c.request('POST', this.p('config/rotate-root'), {}, { notIdempotent: true });
     const data = (res.body as { data?: { private_key_id?: unknown } } | undefined)?.data;
     return { private_key_id: String(data?.private_key_id ?? '') };
   }

@@ -41,11 +41,34 @@ export interface RequestOptions {
   allow?: number[];
   /** Send without the namespace header (root-only paths such as sys/storage). */
   rootNamespace?: boolean;
+  /**
+   * The request changes state on each call (mount enable, sys/remount, rotate-root): retried only
+   * when the server certainly did nothing (429, or no connection made), never after a 5xx or a lost
+   * response; the caller re-reads the state instead.
+   */
+  notIdempotent?: boolean;
 }
 
 interface RawResponse {
   status: number;
   body: unknown;
+  /** The server's Retry-After, in milliseconds (429/503). */
+  retryAfterMs?: number;
+}
+
+/** Longest Retry-After honoured; a longer one fails the request with the server's message. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** Connection failures where the request never reached a server: safe to retry any request. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3). */
+export function retryAfterMs(v: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(v) ? v[0] : v;
+  if (text === undefined || text.trim() === '') return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export class HttpClient {
@@ -58,6 +81,8 @@ export class HttpClient {
   private readonly timeoutMs: number;
   private readonly hooks: ClientHooks;
   private readonly signal?: AbortSignal;
+  /** X-Vault-Index of the latest response that carried one (a write's state), sent on later requests. */
+  private lastIndex?: string;
   /** The server's error texts in keyward's words (set once the dialect is known). */
   protected errorTexts: (errors: string[]) => string[] = (e) => e;
 
@@ -99,11 +124,17 @@ export class HttpClient {
       }
       const status = res?.status ?? 0;
       if (res && (status < 300 || allow.includes(status))) return res;
-      if (this.signal?.aborted || !isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
+      // 412: a performance standby lacking the state of our last write (X-Vault-Index): try again.
+      const retryable = isRetryableStatus(status) || status === 412;
+      const safe = !opts.notIdempotent || status === 429 || status === 412 || (status === 0 && NOT_SENT.has(String((cause as { code?: unknown } | undefined)?.code)));
+      const after = res?.retryAfterMs;
+      if (this.signal?.aborted || !retryable || !safe || attempt >= this.retry.attempts || isTlsFailure(cause) || (after !== undefined && after > MAX_RETRY_AFTER_MS)) {
         throw fail(status, res?.body, attempt, cause);
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-      const delayMs = Math.round((this.hooks.random ?? Math.random)() * ceiling);
+      // The server's Retry-After is a floor under the jittered backoff.
+      // A standby behind (412) catches up with time: wait the full step, not a jittered fraction.
+      const delayMs = Math.max(after ?? 0, Math.round((status === 412 ? 1 : (this.hooks.random ?? Math.random)()) * ceiling));
       this.hooks.onRetry?.({ method, path: p, attempt, status, delayMs });
       try {
         await (this.hooks.sleep ? abortable(this.hooks.sleep(delayMs), this.signal) : sleep(delayMs, undefined, { signal: this.signal }));
@@ -145,6 +176,9 @@ export class HttpClient {
       // The token goes to the configured server and to redirect targets of the same scheme only.
       if (this.token && hop.sameScheme) headers['x-vault-token'] = this.token;
       if (this.namespace && !root) headers['x-vault-namespace'] = this.namespace;
+      // Read-after-write on performance standbys (Vault Enterprise consistency model): the state
+      // our last write produced; a node that lacks it answers 412 and the request is retried.
+      if (this.lastIndex) headers['x-vault-index'] = this.lastIndex;
       if (payload !== undefined) headers['content-type'] = 'application/json';
       const res = await this.dispatcher.request({
         origin: hop.origin,
@@ -157,19 +191,23 @@ export class HttpClient {
         signal: this.signal,
       });
       const text = await res.body.text();
+      const index = res.headers['x-vault-index'];
+      if (typeof index === 'string' && index !== '') this.lastIndex = index;
       if (res.statusCode === 307 || res.statusCode === 308) {
         const next = followRedirect(start, hop, res.headers.location, redirects);
         if ('refused' in next) return { status: res.statusCode, body: { errors: [next.refused] } };
         hop = next;
         continue;
       }
-      if (text.trim() === '') return { status: res.statusCode, body: undefined };
+      const wait = res.statusCode === 429 || res.statusCode === 503 ? retryAfterMs(res.headers['retry-after']) : undefined;
+      const extra = wait === undefined ? {} : { retryAfterMs: wait };
+      if (text.trim() === '') return { status: res.statusCode, body: undefined, ...extra };
       try {
-        return { status: res.statusCode, body: JSON.parse(text) };
+        return { status: res.statusCode, body: JSON.parse(text), ...extra };
       } catch {
         // A truncated or non-JSON body from a proxy: a 2xx we cannot read is a failed exchange.
         if (res.statusCode < 300) throw new Error(`unreadable response body (${text.length} bytes)`);
-        return { status: res.statusCode, body: { errors: [text.slice(0, 200)] } };
+        return { status: res.statusCode, body: { errors: [text.slice(0, 200)] }, ...extra };
       }
     }
   }

@@ -86,7 +86,8 @@ export class SysAuthApi {
     const body: Record<string, unknown> = { type: t.mountTypeToServer(options.type), description: options.description ?? '' };
     if (options.local !== undefined) body.local = options.local;
     if (options.config && Object.keys(options.config).length > 0) body.config = options.config;
-    return t.errorsFromServer(await this.c.write(`sys/auth/${path}`, body));
+    // Not idempotent: after a lost response the mount may exist ("path is already in use").
+    return t.errorsFromServer(await this.c.write(`sys/auth/${path}`, body, { notIdempotent: true }));
   }
 
   /** POST sys/auth/<path>/tune with only the settings given; resolves to the server's warnings. */
@@ -109,7 +110,17 @@ export class SysAuthApi {
     const t = await this.c.translator();
     const src = `auth/${from.replace(/^\/+|\/+$/g, '')}`;
     const dst = `auth/${to.replace(/^\/+|\/+$/g, '')}`;
-    const res = await this.c.request('POST', 'sys/remount', { from: src, to: dst });
+    // Not idempotent: after a lost response (or a 5xx) the source may be gone already, so the state
+    // is read instead of sending the move again: done when the mount is at the target only.
+    let res: Awaited<ReturnType<typeof this.c.request>>;
+    try {
+      res = await this.c.request('POST', 'sys/remount', { from: src, to: dst }, { notIdempotent: true });
+    } catch (e) {
+      if (!VaultClientError.is(e) || !(e.status === 0 || e.status >= 500)) throw e;
+      const mounts = await this.listAuthMounts();
+      if (mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length))) return [];
+      throw e;
+    }
     const env = (res.body ?? {}) as { data?: { migration_id?: unknown }; warnings?: unknown };
     const warnings = t.errorsFromServer(Array.isArray(env.warnings) ? env.warnings.map(String) : []);
     const id = env.data?.migration_id;
@@ -117,8 +128,7 @@ export class SysAuthApi {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     let pause = options.pollMs ?? 100;
     for (;;) {
-      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
-      const status = String(data?.migration_info?.status ?? '');
+      const status = await this.migrationStatus(id, src, dst);
       if (status === 'success') return warnings;
       if (status === 'failure') {
         throw new VaultClientError(200, 'GET', `sys/remount/status/${id}`, [`moving ${src}/ to ${dst}/ failed (migration ${id}); the server's log has the cause, and the mount stays at ${src}/`]);
@@ -128,6 +138,22 @@ export class SysAuthApi {
       }
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 2000);
+    }
+  }
+
+  /**
+   * A migration's status. Vault keeps it in the active node's memory: a performance standby (or a
+   * restarted node) does not know the id (400). Then the mount table, read consistently after the
+   * remount's write (X-Vault-Index), tells: the mount at the target and gone from the source is done.
+   */
+  private async migrationStatus(id: string, src: string, dst: string): Promise<string> {
+    try {
+      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
+      return String(data?.migration_info?.status ?? '');
+    } catch (e) {
+      if (!VaultClientError.is(e) || e.status !== 400) throw e;
+      const mounts = await this.listAuthMounts();
+      return mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length)) ? 'success' : 'unknown';
     }
   }
 

@@ -117,7 +117,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const baseRoutes: Route[] = [
     ...statusRoutes({ edition, clusterName: options.clusterName ?? 'keyward', clusterId: randomUUID(), startedAt: clock.now(), clock }),
     ...authRoutes(mounts),
-    ...remountRoutes(mounts),
+    ...remountRoutes(mounts, tokens),
     ...policyRoutes(policies, namespaces),
     ...namespaceRoutes(namespaces, mounts, root, pluginIdentity),
     ...identityRoutes(identity),

@@ -12,6 +12,7 @@ import { settleLimit } from './pool';
 import { silentProgress, type Progress } from './progress';
 import { recordedFrom, type LastApplied } from './record';
 import { configBody, configResetBody, roleBody, snapshotBody, type SecretSource } from './write-bodies';
+import { autoloadFirst } from './objects/snapshot-config';
 
 export interface ApplyOptions {
   parallelism?: number;
@@ -111,12 +112,19 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
     await run(kind('role'));
     await run(kind('auth-mount', (o) => o.action === 'delete'));
   };
-  await Promise.all([authChain(), run(kind('snapshot-config'))]);
+  // An autoload move: the config that gives it up is written before the one that takes it.
+  const disablesAutoload = (o: ObjectPlan) => autoloadFirst({ action: o.action, autoloadAfter: o.changes.find((c) => c.field === 'autoload_enabled')?.after as boolean | undefined });
+  const snapshotChain = async () => {
+    await run(kind('snapshot-config', disablesAutoload));
+    await run(kind('snapshot-config', (o) => !disablesAutoload(o)));
+  };
+  await Promise.all([authChain(), snapshotChain()]);
   progress.finish();
 
   // Nothing written: the plan's read already showed convergence, no second read needed.
   if (result.failed.length === 0 && todo.length > 0) {
-    const { plan: verify, live } = await makePlan(client, desired, rec);
+    // Verified without --resend: the secrets it asked for were just sent.
+    const { plan: verify, live } = await makePlan(client, { ...desired, resend: undefined }, rec);
     result.verify = verify;
     for (const [id, l] of live.objects) if (rec.objects[id] && Object.keys(l.observed).length) rec.objects[id] = { ...rec.objects[id], observed: l.observed };
   }

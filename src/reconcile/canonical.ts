@@ -41,12 +41,15 @@ const ROLE_SPEC = new Map(ROLE_FIELDS.map((f) => [f.name, f]));
 /** Lists compared as sets although the server keeps their order: the order has no meaning. */
 const ORDER_FREE = new Set(['token_policies']);
 
-/** Fills defaults and normalizes the values of a role's read shape. */
-export function finishRole(data: Record<string, unknown>, type: RoleType): Record<string, Json> {
+/**
+ * Fills defaults and normalizes the values of a role's read shape. `read`: the data is a server's
+ * read, where an absent field means what the field table's `readAbsent` says (a stored zero value).
+ */
+export function finishRole(data: Record<string, unknown>, type: RoleType, read = false): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const name of roleFieldNames(type)) {
     const spec = ROLE_SPEC.get(name)!;
-    let v = data[name] ?? spec.default;
+    let v = data[name] ?? (read && spec.readAbsent !== undefined ? spec.readAbsent : spec.default);
     if (name === 'type') v = type;
     if (v === undefined) continue;
     switch (spec.kind) {
@@ -108,7 +111,8 @@ export function desiredRoleFields(where: string, role: Record<string, unknown>):
     // Every problem at once, each with its field: coercion failures, then the write rules.
     const problems: FieldProblem[] = [];
     const { values } = parseFields(roleWriteShape, body, problems);
-    return finishRole(canonicalRole(values, '', problems), role.type as RoleType);
+    // canonicalRole gives the role's read shape, where a stored zero value is left out.
+    return finishRole(canonicalRole(values, '', problems), role.type as RoleType, true);
   } catch (e) {
     return rethrow(where, e);
   }
@@ -117,7 +121,7 @@ export function desiredRoleFields(where: string, role: Record<string, unknown>):
 /** A role read (GET auth/<mount>/role/<name>) in canonical form. */
 export function liveRoleFields(data: Record<string, unknown>): Record<string, Json> {
   const type = (data.type === 'vm' ? 'vm' : 'iam') as RoleType;
-  return finishRole(data, type);
+  return finishRole(data, type, true);
 }
 
 /** Canonical fields back to a role write body (labels as key:value items). */

@@ -5,6 +5,7 @@
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
 import {
   CONFIG_SECRET,
+  ManifestValueError,
   desiredConfigFields,
   desiredRoleFields,
   desiredSnapshotFields,
@@ -13,6 +14,8 @@ import {
   snapshotSecretFields,
 } from './canonical';
 import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
+import { keyIdOf } from './objects/auth-config';
+import { autoloadProblem } from './objects/snapshot-config';
 
 export interface DesiredState {
   objects: Map<string, DesiredObject>;
@@ -22,6 +25,8 @@ export interface DesiredState {
   moves: Map<string, string>;
   exclusiveSnapshotConfigs: boolean;
   fingerprintSalt: string;
+  /** Object ids whose declared secrets are sent even where the server's own would win (`--resend`). */
+  resend?: Set<string>;
 }
 
 export class SecretEnvError extends Error {}
@@ -34,21 +39,24 @@ export interface DesiredOptions {
 function secretOf(where: string, field: string, ref: unknown, salt: string, env: NodeJS.ProcessEnv, opts: DesiredOptions): DesiredSecret {
   if (!isSecretRef(ref)) throw new Error(`${where}: field "${field}" must be a secret reference {"secretRef":{"env":"NAME"}}`);
   const { env: name, fingerprint } = ref.secretRef;
-  if (fingerprint) return { env: name, fingerprint };
   const value = env[name];
+  // The key's identifier, compared with the server's (objects/auth-config.ts), only from the value the fingerprint names.
+  const keyId = field === CONFIG_SECRET && value !== undefined && (!fingerprint || fingerprintSecret(salt, value) === fingerprint) ? keyIdOf(value) : undefined;
+  const withKey = (s: DesiredSecret): DesiredSecret => (keyId ? { ...s, keyId } : s);
+  if (fingerprint) return withKey({ env: name, fingerprint });
   if (value === undefined) {
     if (opts.lenientSecrets) return { env: name, fingerprint: '' };
     throw new SecretEnvError(`${where}: field "${field}" reads environment variable ${name}, which is not set (and the manifest has no fingerprint for it)`);
   }
-  return { env: name, fingerprint: fingerprintSecret(salt, value) };
+  return withKey({ env: name, fingerprint: fingerprintSecret(salt, value) });
 }
 
 /** Builds the canonical desired state; throws naming the object and field on invalid values. */
 export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = process.env, opts: DesiredOptions = {}): DesiredState {
   const objects = new Map<string, DesiredObject>();
-  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[]) => {
+  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[], declared?: string[]) => {
     const id = objectId(address);
-    objects.set(id, { id, address, fields, secrets, immutable });
+    objects.set(id, declared ? { id, address, fields, secrets, immutable, declared } : { id, address, fields, secrets, immutable });
   };
   const exclusiveRoleMounts = new Set<string>();
   const moves = new Map<string, string>();
@@ -59,7 +67,7 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       const where = objectId({ kind: 'auth-config', mount });
       const secrets: DesiredObject['secrets'] = {};
       if (b.config.credentials) secrets[CONFIG_SECRET] = secretOf(where, CONFIG_SECRET, b.config.credentials, m.fingerprintSalt, env, opts);
-      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, []);
+      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, [], Object.keys(b.config).filter((k) => k !== CONFIG_SECRET));
     }
     for (const r of b.roles) {
       const name = r.name.toLowerCase();
@@ -77,8 +85,10 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
     for (const field of snapshotSecretFields(s.storage_type)) {
       if (raw[field] !== undefined) secrets[field] = secretOf(where, field, raw[field], m.fingerprintSalt, env, opts);
     }
-    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type']);
+    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type'], Object.keys(raw).filter((k) => k !== 'name' && !(k in secrets)));
   }
+  const autoload = autoloadProblem(m.snapshotConfigs.filter((s) => (s as Record<string, unknown>).autoload_enabled === true).map((s) => s.name));
+  if (autoload) throw new ManifestValueError(autoload);
   return { objects, exclusiveRoleMounts, moves, exclusiveSnapshotConfigs: m.exclusiveSnapshotConfigs, fingerprintSalt: m.fingerprintSalt };
 }
 

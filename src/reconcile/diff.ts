@@ -16,6 +16,10 @@ import {
   type ObjectPlan,
 } from './model';
 import { rotationConfigured } from '../schema/cloud-config-fields';
+import { CONFIG_SECRET } from './canonical';
+import { credentialsDecision } from './objects/auth-config';
+import { mountDestroy, moveWarning } from './objects/auth-mount';
+import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
 export interface DiffResult {
@@ -43,8 +47,9 @@ function fieldChanges(d: DesiredObject, live: LiveObject | undefined): { changes
 }
 
 /** Secret fields: compared through fingerprints (reads never return secrets). */
-function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: RecordedObject | undefined): { changes: FieldChange[]; unchanged: number } {
+function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: RecordedObject | undefined, force: boolean): { changes: FieldChange[]; unchanged: number; warnings: string[] } {
   const changes: FieldChange[] = [];
+  const warnings: string[] = [];
   let unchanged = 0;
   const names = new Set([...Object.keys(d.secrets), ...Object.keys(live?.secrets ?? {})]);
   for (const field of [...names].sort()) {
@@ -54,34 +59,46 @@ function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: Reco
       if (want) changes.push({ field, sensitive: true, after: '(sensitive)' });
       continue;
     }
+    if (d.address.kind === 'auth-config' && field === CONFIG_SECRET) {
+      const recorded = rec?.secrets[field];
+      const decision = credentialsDecision({
+        declared: want !== undefined,
+        declaredKeyId: want?.keyId,
+        lastApply: recorded === undefined ? 'none' : recorded === want?.fingerprint || recorded === APPLIED_UNKNOWN_FINGERPRINT ? 'same' : 'changed',
+        setByKeyward: recorded !== undefined,
+        liveSet: state === 'set',
+        liveKeyId: live.observed[field],
+        rotates: rotationConfigured(d.fields),
+        force,
+      });
+      if (decision.warning) warnings.push(`${field}: ${decision.warning}`);
+      if (decision.send === 'value') changes.push({ field, sensitive: true, before: state === 'set' ? '(sensitive)' : null, after: '(sensitive)' });
+      else if (decision.send === 'clear') changes.push({ field, sensitive: true, before: '(sensitive)', after: null });
+      else unchanged++;
+      continue;
+    }
     if (want) {
       const recorded = rec?.secrets[field];
-      // A key Vault rotated (rotation configured) is not drift: the declared one was only the first.
-      const keyMoved = !rotates(d) && rec?.observed[field] !== undefined && live.observed[field] !== rec.observed[field];
       const inSync = recorded === want.fingerprint || (recorded === APPLIED_UNKNOWN_FINGERPRINT && state !== 'unset');
-      if (state === 'unset' || !inSync || keyMoved) {
+      if (state === 'unset' || !inSync || force) {
         changes.push({ field, sensitive: true, before: state === 'unset' ? null : '(sensitive)', after: '(sensitive)' });
       } else unchanged++;
     } else if (state === 'set' || (state === 'unknown' && rec?.secrets[field] !== undefined)) {
       // Absent from the desired object means the server default: no secret.
       changes.push({ field, sensitive: true, before: '(sensitive)', after: null });
+      if (rec?.secrets[field] === undefined) warnings.push(undeclaredSecretWarning(field));
     } else unchanged++;
   }
-  return { changes, unchanged };
+  return { changes, unchanged, warnings };
 }
 
-/** Whether the server rotates this object's credentials itself (a cloud config with rotation set). */
-const rotates = (d: DesiredObject): boolean => d.address.kind === 'auth-config' && rotationConfigured(d.fields);
-
-function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject | undefined, keysRotate = false): DriftEntry[] {
+/** Drift of fields since the last apply; a key the server moved to is the plan's warning, not drift. */
+function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject | undefined): DriftEntry[] {
   if (!rec) return [];
   if (!live) return [{ id, field: '*', kind: 'deleted' }];
   const out: DriftEntry[] = [];
   for (const [field, applied] of Object.entries(rec.fields)) {
     if (field in live.fields && !sameValue(applied, live.fields[field])) out.push({ id, field, lastApplied: applied, live: live.fields[field], kind: 'changed' });
-  }
-  for (const [field, keyId] of Object.entries(rec.observed)) {
-    if (!keysRotate && live.observed[field] !== keyId) out.push({ id, field, sensitive: true, kind: 'changed' });
   }
   return out;
 }
@@ -101,13 +118,17 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const movedFrom = d.address.mount ? live.moved.get(d.address.mount) : undefined;
     const rec = record.objects[d.id] ?? (movedFrom ? record.objects[objectId({ ...d.address, mount: movedFrom })] : undefined);
     const f = fieldChanges(d, l);
-    const s = secretChanges(d, l, rec);
+    const s = secretChanges(d, l, rec, desired.resend?.has(d.id) ?? false);
     const changes = [...f.changes, ...s.changes];
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
-    if (d.address.kind === 'auth-mount' && l && movedFrom) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
+    const moving = d.address.kind === 'auth-mount' && l && movedFrom;
+    if (moving) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
     const action = !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
-    plans.set(d.id, { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged });
-    drift.push(...driftOf(d.id, rec, live.objects.get(d.id), rotates(d)));
+    const plan: ObjectPlan = { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged };
+    const warnings = [...(moving ? [moveWarning(movedFrom, d.address.mount!)] : []), ...s.warnings];
+    if (warnings.length > 0) plan.warnings = warnings;
+    plans.set(d.id, plan);
+    drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
   }
 
   // Managed before, no longer declared: delete (a config cannot be deleted: it is reset).
@@ -117,12 +138,13 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
   };
   // A mount that also holds roles this stack never managed is kept (with its config): disabling
   // it would delete those roles, and objects never declared are left alone.
-  const kept = new Map<string, number>();
+  const kept = new Map<string, string>();
   for (const id of Object.keys(record.objects)) {
     const a = parseObjectId(id);
     if (a.kind !== 'auth-mount' || desired.objects.has(id) || !live.objects.has(id)) continue;
     const foreign = (live.listedRoles.get(a.mount!) ?? []).filter((n) => !record.objects[`${id}/role/${n}`] && !desired.objects.has(`${id}/role/${n}`));
-    if (foreign.length > 0) kept.set(a.mount!, foreign.length);
+    const outcome = mountDestroy(a.mount!, foreign);
+    if (outcome.kept) kept.set(a.mount!, outcome.kept);
   }
   for (const id of Object.keys(record.objects).sort()) {
     if (desired.objects.has(id)) continue;
@@ -130,8 +152,7 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     if (!l) continue;
     const a = parseObjectId(id);
     if ((a.kind === 'auth-mount' || a.kind === 'auth-config') && kept.has(a.mount!)) {
-      const n = kept.get(a.mount!)!;
-      plans.set(id, { id, address: a, action: 'no-op', reason: `kept: auth/${a.mount} holds ${n} role${n === 1 ? '' : 's'} not managed by this stack`, changes: [], unchangedFields: 0 });
+      plans.set(id, { id, address: a, action: 'no-op', reason: `kept: ${kept.get(a.mount!)!}`, changes: [], unchangedFields: 0 });
       continue;
     }
     const mountGone = a.mount && a.kind !== 'auth-mount' && !desired.objects.has(`auth/${a.mount}`);

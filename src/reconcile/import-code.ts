@@ -6,6 +6,7 @@ import type { VaultClient } from '../client/vault-client';
 import { finishConfig, finishRole, liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields } from './canonical';
 import type { Json } from './model';
 import { mapLimit } from './pool';
+import { SECRETS_HELD } from '../client/dialect/translator';
 import { SNAPSHOT_FIELDS, isStorageType, type StorageType } from '../schema/snapshot-config';
 import type { RoleType } from '../schema/cloud-role';
 
@@ -23,6 +24,8 @@ export interface ImportedMount {
 export interface ImportedSnapshot {
   name: string;
   fields: Record<string, Json>;
+  /** Secret fields the server holds (Vault returns them on read; values never kept). */
+  secretsHeld?: string[];
 }
 
 export async function readMountForImport(client: VaultClient, path: string, parallelism = 16): Promise<ImportedMount> {
@@ -48,7 +51,7 @@ export async function readMountForImport(client: VaultClient, path: string, para
 export async function readSnapshotsForImport(client: VaultClient, parallelism = 16): Promise<ImportedSnapshot[]> {
   const names = await client.snapshots.list();
   const out = await mapLimit(names, parallelism, async (name) => ({ name, data: await client.snapshots.read(name) }));
-  return out.filter((s) => s.data).map((s) => ({ name: s.name, fields: liveSnapshotFields(s.data!) }));
+  return out.filter((s) => s.data).map((s) => ({ name: s.name, fields: liveSnapshotFields(s.data!), secretsHeld: Array.isArray(s.data![SECRETS_HELD]) ? (s.data![SECRETS_HELD] as string[]) : undefined }));
 }
 
 // ---- code generation -------------------------------------------------------------------------
@@ -100,7 +103,8 @@ function app(o: CodeOptions, imports: string[], body: string[], vars: boolean): 
 
 function secretVar(name: string, description: string, out: string[]): string {
   const v = ident(name);
-  out.push(`const ${v} = new TerraformVariable(stack, ${JSON.stringify(name)}, { type: 'string', sensitive: true, description: ${JSON.stringify(description)} });`);
+  // The value comes from the environment of the deploy: Terraform reads TF_VAR_<name>.
+  out.push(`const ${v} = new TerraformVariable(stack, ${JSON.stringify(name)}, { type: 'string', sensitive: true, description: ${JSON.stringify(`${description} (set TF_VAR_${name})`)} });`);
   return `${v}.stringValue`;
 }
 
@@ -149,9 +153,11 @@ export function snapshotsCode(snaps: ImportedSnapshot[], o: CodeOptions = {}): s
     for (const f of specs) {
       const prop = STORAGE_PROP[f.name] ?? camel(f.name.replace(/^cloud(one|two|three)_/, ''));
       if (f.secret) {
-        // Unreadable: declared when the server requires it or its pair is set, else left unmanaged.
+        // Declared when the server holds it (a later write without it would remove it), requires
+        // it or its pair is set; else left unmanaged.
         const needed =
           f.required ||
+          s.secretsHeld?.includes(f.name) ||
           (f.name === 'cloudone_secret_access_key' && s.fields.cloudone_access_key_id) ||
           (f.name === 'cloudthree_account_key' && (s.fields.cloudthree_auth_mode ?? 'shared') === 'shared');
         if (needed) {

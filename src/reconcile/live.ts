@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { VaultClient } from '../client/vault-client';
 import { CONFIG_SECRET, liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
 import type { DesiredState } from './desired';
-import { objectId, parseObjectId, stableJson, type LiveObject, type ObjectAddress } from './model';
+import { objectId, parseObjectId, stableJson, type LiveObject, type LiveSecretState, type ObjectAddress } from './model';
+import { SECRETS_HELD } from '../client/dialect/translator';
 import { mapLimit } from './pool';
 import type { LastApplied } from './record';
 import { isStorageType } from '../schema/snapshot-config';
@@ -100,7 +101,10 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
       const data = await client.snapshots.read(name);
       if (!data) return;
       const type = data.storage_type;
-      const secrets = isStorageType(type) ? Object.fromEntries(snapshotSecretFields(type).map((f) => [f, 'unknown' as const])) : {};
+      // Vault returns the stored secrets (the client keeps only which: secrets_held); other servers say nothing.
+      const held = Array.isArray(data[SECRETS_HELD]) ? (data[SECRETS_HELD] as string[]) : undefined;
+      const state = (f: string): LiveSecretState => (held === undefined ? 'unknown' : held.includes(f) ? 'set' : 'unset');
+      const secrets = isStorageType(type) ? Object.fromEntries(snapshotSecretFields(type).map((f) => [f, state(f)])) : {};
       put({ kind: 'snapshot-config', name }, liveSnapshotFields(data), secrets);
     });
   };

@@ -43,6 +43,8 @@ export function parseObjectId(id: string): ObjectAddress {
 export interface DesiredSecret {
   env: string;
   fingerprint: string;
+  /** A key's non-secret identifier (credentials' private_key_id), when the value was readable at plan. */
+  keyId?: string;
 }
 
 /** What the manifest declares for one object, canonicalized (server defaults filled in). */
@@ -54,6 +56,8 @@ export interface DesiredObject {
   secrets: Record<string, DesiredSecret>;
   /** Fields that cannot change in place: a difference plans a replace. */
   immutable: readonly string[];
+  /** Fields the declaration names (the rest are defaults filled in); absent: every field counts as declared. */
+  declared?: readonly string[];
 }
 
 /** Whether a secret is set on the server, as far as a read can tell. */
@@ -89,6 +93,8 @@ export interface ObjectPlan {
   reason?: string;
   changes: FieldChange[];
   unchangedFields: number;
+  /** What the user must know about this object's plan (a key left as the server holds it, tokens a move revokes). */
+  warnings?: string[];
 }
 
 export interface DriftEntry {

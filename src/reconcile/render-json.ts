@@ -35,6 +35,7 @@ export const planJsonSchema = z
               .refine((c) => !c.sensitive || [c.before, c.after].every((v) => v === undefined || v === null || v === '(sensitive)'), 'sensitive changes carry no values'),
           ),
           unchangedFields: z.number().int().nonnegative(),
+          warnings: z.array(z.string()).optional(),
         })
         .strict(),
     ),

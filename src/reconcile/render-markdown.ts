@@ -43,6 +43,15 @@ function destructiveWarning(p: Plan, out: string[]): void {
   out.push('');
 }
 
+/** The plan's warnings (a key left as the server holds it, tokens a move revokes) in one alert block. */
+function planWarnings(p: Plan, out: string[]): void {
+  const warned = p.objects.filter((o) => o.warnings?.length);
+  if (warned.length === 0) return;
+  out.push('> [!CAUTION]');
+  for (const o of warned) for (const w of o.warnings!) out.push(`> - ${code(o.id)}: ${w}`);
+  out.push('');
+}
+
 function objectSection(o: ObjectPlan, out: string[]): void {
   const n = o.changes.length;
   const what = o.action === 'delete' ? (o.reason ?? '') : `${plural(n, 'field')} changed${o.unchangedFields ? `, ${o.unchangedFields} unchanged` : ''}`;
@@ -84,6 +93,7 @@ export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
   out.push(`keyward plan for ${code(p.server.address + (p.server.namespace ? ` (namespace ${p.server.namespace})` : ''))}`);
   out.push('');
   destructiveWarning(p, out);
+  planWarnings(p, out);
   const changed = p.objects.filter((o) => o.action !== 'no-op');
   if (changed.length === 0) {
     out.push(`No changes: the server matches the desired state (${plural(p.summary.noop, 'object')} checked).`);

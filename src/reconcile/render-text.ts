@@ -66,6 +66,13 @@ export function renderText(p: Plan): string {
     }
     if (p.summary.noop > 0) out.push(`${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged.`);
   }
+  const warned = p.objects.filter((o) => o.warnings?.length);
+  if (warned.length > 0) {
+    if (out[out.length - 1] !== '') out.push('');
+    out.push('Warnings:');
+    for (const o of warned) for (const w of o.warnings!) out.push(`  ! ${o.id}: ${w}`);
+    out.push('');
+  }
   const kept = p.objects.filter((o) => o.action === 'no-op' && o.reason?.startsWith('kept:'));
   if (kept.length > 0) {
     out.push('Kept (no longer managed, left in place):');

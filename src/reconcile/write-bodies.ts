@@ -20,14 +20,33 @@ function secretOrClear(d: DesiredObject | undefined, c: FieldChange, src: Secret
   return secretValue(d.id, c.field, s, src.salt, src.env);
 }
 
+/**
+ * Fields Vault validates together within one request (automatedrotationutil checks rotation_window
+ * against the rotation_schedule of the same request): a change to one sends the group.
+ */
+const TOGETHER: readonly (readonly string[])[] = [['rotation_schedule', 'rotation_window']];
+
+/** What the config write needs beside the changes: the declared fields and their canonical values. */
+export interface ConfigDeclaration {
+  fields: Readonly<Record<string, Json>>;
+  /** Field names the declaration gives (a declared value is written even when it equals the default). */
+  declared: readonly string[];
+}
+
 /** auth/<mount>/config: changed fields; metadata back to "default" when it equals the default set. */
-export function configBody(d: DesiredObject | undefined, changes: readonly FieldChange[], src: SecretSource): Record<string, unknown> {
+export function configBody(d: DesiredObject | undefined, changes: readonly FieldChange[], src: SecretSource, decl: ConfigDeclaration | undefined = d && { fields: d.fields, declared: d.declared ?? Object.keys(d.fields) }): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const defaults = finishConfig({});
-  for (const c of changes) {
-    // A new config's fields at their defaults are left out: Vault refuses even default WIF fields
-    // (identity_token_ttl) on editions without plugin identity tokens.
-    if (c.before === undefined && c.field !== CONFIG_SECRET && sameValue(c.after, defaults[c.field])) continue;
+  const all = [...changes];
+  for (const group of TOGETHER) {
+    if (!decl || !all.some((c) => group.includes(c.field) && c.after !== null)) continue;
+    for (const field of group) if (!all.some((c) => c.field === field)) all.push({ field, after: decl.fields[field] });
+  }
+  for (const c of all) {
+    // A new config's undeclared fields at their defaults are left out: Vault refuses even default
+    // WIF fields (identity_token_ttl) on editions without plugin identity tokens. Declared ones go.
+    const declared = decl?.declared.includes(c.field) ?? false;
+    if (c.before === undefined && c.field !== CONFIG_SECRET && !declared && sameValue(c.after, defaults[c.field])) continue;
     if (c.field === CONFIG_SECRET) body.credentials = secretOrClear(d, c, src);
     else if (c.field === 'iam_metadata' || c.field === 'vm_metadata') body[c.field] = isDefaultMetadata(c.field, c.after) ? 'default' : c.after;
     else if (c.field === 'custom_endpoint') {
@@ -68,19 +87,20 @@ export function snapshotBody(d: DesiredObject, changes: readonly FieldChange[] |
   const secrets: Record<string, string> = {};
   for (const [field, s] of Object.entries(d.secrets)) secrets[field] = secretValue(d.id, field, s, src.salt, src.env);
   if (changes !== 'all') for (const c of changes) if (c.sensitive && c.after === null) secrets[c.field] = '';
-  return completeSnapshotBody(d.fields, changed, secrets);
+  return completeSnapshotBody(d.fields, changed, secrets, d.declared);
 }
 
 /**
  * The complete write of a snapshot config (the CLI's and the Terraform provider's): every canonical
  * field that is required, not at its default, or changed (`changed`), and every secret given
- * (values, or "" to clear one the declaration dropped).
+ * (values, or "" to clear one the declaration dropped), and every `declared` field.
  */
-export function completeSnapshotBody(fields: Readonly<Record<string, Json>>, changed: ReadonlySet<string>, secrets: Readonly<Record<string, string>>): Record<string, unknown> {
+export function completeSnapshotBody(fields: Readonly<Record<string, Json>>, changed: ReadonlySet<string>, secrets: Readonly<Record<string, string>>, declared: readonly string[] = []): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [field, v] of Object.entries(fields)) {
     const spec = snapshotFieldSpec(field);
-    if (changed.has(field) || spec?.required || field === 'storage_type' || !sameValue(v, spec?.default ?? null)) body[field] = v;
+    // A declared value is written even at its default; so is a field the server requires to be sent.
+    if (changed.has(field) || declared.includes(field) || spec?.required || spec?.alwaysSent || field === 'storage_type' || !sameValue(v, spec?.default ?? null)) body[field] = v;
   }
   return { ...body, ...secrets };
 }

@@ -94,6 +94,9 @@ export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: Keyl
     setOrClear(next, 'rotation_window', w, w === 0);
   }
   if (v.disable_automated_rotation !== undefined) setOrClear(next, 'disable_automated_rotation', true, !v.disable_automated_rotation);
+  // automatedrotationutil checks the window against the schedule of the same request (GetOk: zero
+  // values count as absent), not the stored one: a window-only change is refused, as on Vault.
+  if ((v.rotation_window ?? 0) > 0 && (v.rotation_schedule ?? '').trim() === '') throw bad('cannot use rotation_window without rotation_schedule');
 
   const problems = cloudConfigProblems(next as unknown as Record<string, unknown>, hasCredentials);
   if (problems.length > 0) throw bad(problems[0]);

@@ -12,6 +12,8 @@ export interface RoleFieldSpec {
   kind: RoleFieldKind;
   /** Create default as returned on read; undefined when the field is write-only or required. */
   default?: unknown;
+  /** What a read that leaves the field out means, where that is not the default (Vault omits a stored 0). */
+  readAbsent?: unknown;
   /** The role type a field belongs to; 'both' for common fields. */
   appliesTo: 'both' | RoleType;
   /** For deprecated fields: the field they fold into. */
@@ -29,7 +31,7 @@ const f = (
   name: string,
   kind: RoleFieldKind,
   appliesTo: RoleFieldSpec['appliesTo'],
-  extra: Partial<Pick<RoleFieldSpec, 'default' | 'aliasOf' | 'set' | 'vault' | 'description'>> = {},
+  extra: Partial<Pick<RoleFieldSpec, 'default' | 'readAbsent' | 'aliasOf' | 'set' | 'vault' | 'description'>> = {},
 ): RoleFieldSpec => ({ name, kind, appliesTo, secret: false, ...extra });
 
 export const ROLE_FIELDS: readonly RoleFieldSpec[] = [
@@ -37,7 +39,8 @@ export const ROLE_FIELDS: readonly RoleFieldSpec[] = [
   f('bound_service_accounts', 'commaList', 'both', { default: [], set: true, description: 'Service account emails or ids that may log in; required for iam roles. `*` allows any (iam: alone only).' }),
   f('bound_projects', 'commaList', 'both', { default: [], set: true, description: 'Projects the identity must belong to.' }),
   f('add_group_aliases', 'bool', 'both', { default: false, description: 'Add group aliases for the project and its folders and organization to the token\'s entity.' }),
-  f('max_jwt_exp', 'duration', 'iam', { default: 900, description: 'Longest lifetime a login JWT may have (iam roles; at most 1h). Default 15m.' }),
+  // path_role.go reads max_jwt_exp only when non-zero: a stored 0 (every JWT refused) reads as absent.
+  f('max_jwt_exp', 'duration', 'iam', { default: 900, readAbsent: 0, description: 'Longest lifetime a login JWT may have (iam roles; at most 1h). Default 15m.' }),
   f('allow_vm_inference', 'bool', 'iam', { default: true, vault: 'allow_gce_inference', description: 'Accept instance identity tokens for this iam role, inferring the service account. Default true.' }),
   f('bound_zones', 'commaList', 'vm', { default: [], set: true, description: 'Zones the instance must run in (vm roles).' }),
   f('bound_regions', 'commaList', 'vm', { default: [], set: true, description: 'Regions the instance must run in (vm roles); ignored where bound_zones is set.' }),

@@ -24,15 +24,13 @@ export const TOKEN_FIELDS = [
 /** Deprecated token aliases and their canonical field. */
 export const DEPRECATED_TOKEN_ALIASES = { policies: 'token_policies', ttl: 'token_ttl', max_ttl: 'token_max_ttl', period: 'token_period' } as const;
 
-/** Fields whose presence in a request for the other type is an error (seed 2.2). */
-export const TYPE_ONLY_FIELDS: Record<RoleType, readonly string[]> = {
-  iam: ['max_jwt_exp', 'allow_vm_inference'],
-  vm: ['bound_zones', 'bound_regions', 'bound_instance_groups', 'bound_labels'],
-};
+/** Fields whose presence in a request for the other type is an error (seed 2.2): from the field table. */
+const ownFields = (t: RoleType): readonly string[] => ROLE_FIELDS.filter((f) => f.appliesTo === t && !f.aliasOf).map((f) => f.name);
+export const TYPE_ONLY_FIELDS: Record<RoleType, readonly string[]> = { iam: ownFields('iam'), vm: ownFields('vm') };
 
 export const TOKEN_TYPE_VALUES = ['default', 'service', 'batch'] as const;
 export const MAX_JWT_EXP_LIMIT = 3600;
-export const MAX_JWT_EXP_DEFAULT = 900;
+export const MAX_JWT_EXP_DEFAULT = ROLE_FIELDS.find((f) => f.name === 'max_jwt_exp')!.default as number;
 
 const kindSchema = {
   string: field.string,

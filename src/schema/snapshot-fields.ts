@@ -27,11 +27,13 @@ export interface SnapshotFieldSpec {
   vault?: string;
   /** Allowed values of a string field. */
   values?: readonly string[];
+  /** Sent in every write, default included (terraform-provider-vault's docs: azure_auth_mode is "Required by Vault API"). */
+  alwaysSent?: boolean;
   /** One or two sentences for the provider schema, the reference docs and the constructs. */
   description: string;
 }
 
-type Opts = Partial<Pick<SnapshotFieldSpec, 'required' | 'secret' | 'default' | 'vault' | 'values'>>;
+type Opts = Partial<Pick<SnapshotFieldSpec, 'required' | 'secret' | 'default' | 'vault' | 'values' | 'alwaysSent'>>;
 
 const f = (name: string, kind: SnapshotFieldKind, owner: SnapshotFieldSpec['owner'], description: string, opts: Opts = {}): SnapshotFieldSpec => ({
   name,
@@ -43,6 +45,7 @@ const f = (name: string, kind: SnapshotFieldKind, owner: SnapshotFieldSpec['owne
   default: opts.default ?? (opts.required ? undefined : kind === 'bool' ? false : kind === 'string' ? '' : undefined),
   ...(opts.vault ? { vault: opts.vault } : {}),
   ...(opts.values ? { values: opts.values } : {}),
+  ...(opts.alwaysSent ? { alwaysSent: true } : {}),
 });
 
 /** Every field, in the order reads list them. Seed section 2.3, reference sections 2.1-2.2, vault-fidelity.md 1c. */
@@ -71,7 +74,7 @@ export const SNAPSHOT_FIELDS: readonly SnapshotFieldSpec[] = [
   f('cloudtwo_disable_tls', 'bool', 'cloudtwo-store', 'Use plain HTTP to the endpoint (testing only).', { vault: 'google_disable_tls' }),
   f('cloudthree_container_name', 'string', 'cloudthree-store', 'Blob container name (Azure-style store).', { required: true, vault: 'azure_container_name' }),
   f('cloudthree_account_name', 'string', 'cloudthree-store', 'Storage account name; required in `shared` and `managed` auth modes.', { vault: 'azure_account_name' }),
-  f('cloudthree_auth_mode', 'string', 'cloudthree-store', 'How the store is authenticated: `shared` (account key, the default), `managed` (managed identity, needs the client id) or `environment` (credentials from the server\'s environment). Vault 1.18+.', { default: 'shared', values: CLOUDTHREE_AUTH_MODES, vault: 'azure_auth_mode' }),
+  f('cloudthree_auth_mode', 'string', 'cloudthree-store', 'How the store is authenticated: `shared` (account key, the default), `managed` (managed identity, needs the client id) or `environment` (credentials from the server\'s environment). Vault 1.18+.', { default: 'shared', values: CLOUDTHREE_AUTH_MODES, vault: 'azure_auth_mode', alwaysSent: true }),
   f('cloudthree_account_key', 'string', 'cloudthree-store', 'Storage account key; required in `shared` auth mode.', { secret: true, vault: 'azure_account_key' }),
   f('cloudthree_client_id', 'string', 'cloudthree-store', 'Client id of the managed identity (`managed` auth mode).', { vault: 'azure_client_id' }),
   f('cloudthree_blob_environment', 'string', 'cloudthree-store', 'Azure cloud of the account, such as `AZUREPUBLICCLOUD`.', { vault: 'azure_blob_environment' }),

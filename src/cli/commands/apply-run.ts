@@ -14,6 +14,7 @@ import { renderText } from '../../reconcile/render-text';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
 import { resolveSource } from '../project';
+import { withResend } from '../resend';
 import { openClient, parallelismOf } from '../session';
 
 export function applySummary(r: ApplyResult): string {
@@ -84,7 +85,7 @@ export async function runApply(flags: ApplyFlags): Promise<number> {
   if (flags.plan) return applySaved(flags, flags.plan);
   requireApprovalPossible('apply', flags.autoApprove);
   const src = resolveSource(flags);
-  return planAndApply('apply', flags, src.manifest.server, desiredFromManifest(src.manifest), src.record, src.recordPath);
+  return planAndApply('apply', flags, src.manifest.server, withResend(desiredFromManifest(src.manifest), flags.resend), src.record, src.recordPath);
 }
 
 /** Plans against the live server, shows the plan, asks, applies it: apply and destroy share this. */

@@ -10,6 +10,7 @@ import { renderText } from '../../reconcile/render-text';
 import { inServerNames } from '../../reconcile/server-names';
 import type { Format, PlanFlags } from '../options';
 import { resolveSource } from '../project';
+import { withResend } from '../resend';
 import { openClient, parallelismOf } from '../session';
 
 /** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
@@ -28,6 +29,7 @@ export function applyCommandFor(flags: PlanFlags): string {
     ['--last-applied-env', flags.lastAppliedEnv],
   ];
   for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
+  for (const id of flags.resend ?? []) args.push('--resend', word(id));
   return args.join(' ');
 }
 
@@ -37,7 +39,7 @@ export function render(plan: Plan, format: Format, applyCommand?: string): strin
 
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const src = resolveSource(flags);
-  const desired = desiredFromManifest(src.manifest);
+  const desired = withResend(desiredFromManifest(src.manifest), flags.resend);
   const client = openClient(flags, src.manifest.server);
   try {
     const { plan } = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });

@@ -30,10 +30,27 @@ const ERROR_NAMES: Readonly<Record<string, string>> = Object.assign(
  */
 const PIECES = /(?<!\w)(["'`])([^"'`\n]*)\1(?!\w)|[A-Za-z0-9_]+(?:[-./:@][A-Za-z0-9_]+)*/g;
 
+/** Vault field names only (every shape) -> keyward's: a quoted field name is Vault's, never a user's value. */
+const QUOTED_FIELDS: Readonly<Record<string, string>> = Object.assign({}, ...SHAPES.map((sh) => NAMES_IN[sh]));
+/** Per field (Vault's and keyward's spelling): its enum values Vault -> keyward. */
+const QUOTED_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.assign(
+  {},
+  ...SHAPES.flatMap((sh) => Object.entries(VALUES_IN[sh]).flatMap(([f, m]) => [{ [f]: m }, { [NAMES_IN[sh][f] ?? f]: m }])),
+);
+
+/**
+ * A quoted string is a value someone chose (`role "gce" not found`): it is translated only when it
+ * is a Vault field name, or an enum value right after its own field (`type 'gce'`, `storage_type
+ * "aws-s3"`), where it can only be Vault's word. Bare tokens translate as whole names.
+ */
 function translateError(text: string): string {
-  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined) => {
-    if (quote !== undefined) return ERROR_NAMES[inner ?? ''] !== undefined ? `${quote}${ERROR_NAMES[inner!]}${quote}` : piece;
-    return ERROR_NAMES[piece] ?? ERROR_WORDS[piece] ?? piece;
+  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined, offset: number) => {
+    if (quote === undefined) return ERROR_NAMES[piece] ?? ERROR_WORDS[piece] ?? piece;
+    const value = inner ?? '';
+    if (QUOTED_FIELDS[value] !== undefined) return `${quote}${QUOTED_FIELDS[value]}${quote}`;
+    const field = /([A-Za-z_]+)\s*[:=]?\s*$/.exec(text.slice(0, offset))?.[1];
+    const mapped = field !== undefined ? QUOTED_VALUES[field]?.[value] : undefined;
+    return mapped !== undefined ? `${quote}${mapped}${quote}` : piece;
   });
 }
 
@@ -66,11 +83,27 @@ export interface Translator {
   fieldValue(shape: Shape, field: string, value: string): string;
 }
 
+/**
+ * Secret values are dropped; which secrets the server holds (a non-empty value came back: Vault
+ * returns a snapshot config's stored secrets, vault#10971) is kept as `secrets_held`, in keyward's
+ * names, so a plan can say that a write would remove one nobody declared.
+ */
 function redact(shape: Shape, data: Record<string, unknown>): Record<string, unknown> {
   const drop = SECRETS_ON_READ[shape];
   if (drop.length === 0) return data;
-  return Object.fromEntries(Object.entries(data).filter(([k]) => !drop.includes(k) && !drop.includes(FIELD_NAMES[shape][k] ?? '')));
+  const isSecret = (k: string) => drop.includes(k) || drop.includes(FIELD_NAMES[shape][k] ?? '');
+  const out = Object.fromEntries(Object.entries(data).filter(([k]) => !isSecret(k)));
+  // A server that never returns secrets (keyward's engine) says nothing about them: no list.
+  if (shape !== 'snapshot-config' || !Object.keys(data).some(isSecret)) return out;
+  const held = Object.entries(data)
+    .filter(([k, v]) => isSecret(k) && typeof v === 'string' && v !== '')
+    .map(([k]) => NAMES_IN[shape][k] ?? k)
+    .sort();
+  return { ...out, [SECRETS_HELD]: held };
 }
+
+/** The read field listing the secrets the server holds (values never kept). */
+export const SECRETS_HELD = 'secrets_held';
 
 const keywardTranslator: Translator = {
   dialect: 'keyward',

@@ -162,7 +162,7 @@ export class Mounts {
 
   /**
    * Moves a mount to a new path (Vault's sys/remount): same uuid (so the same data: config, roles),
-   * same accessor (so tokens issued through it keep working and renewing). Only the path changes.
+   * same accessor. Only the path changes; the route revokes the tokens issued through the mount.
    */
   async remount(ns: NamespaceRef, from: string, to: string): Promise<MountEntry> {
     const src = normalizeMountPath(from);

@@ -1,11 +1,13 @@
 // sys/remount and sys/remount/status/:migration_id (Vault >= 1.10): moves an auth mount to a new
-// path, keeping its config, roles and accessor (tokens issued through it keep working). Vault runs
+// path, keeping its config, roles and accessor, and revokes every token issued through it, as
+// Vault's remountCredential does (vault/auth.go; the remount API docs say so). Vault runs
 // the move as a background migration; the engine's move is one table write, so it is done when the
 // POST returns and the status reads "success" at once. Only auth mounts exist in the engine.
 
 import { randomUUID } from 'node:crypto';
 import type { Route } from '../backend';
 import type { Mounts } from '../mount/mounts';
+import type { TokenStore } from '../token/token-store';
 import { field } from '../../schema/fields';
 import { reply } from '../http/reply';
 import { requestFields } from '../http/request-fields';
@@ -28,7 +30,7 @@ const authPath = (field: string, v: string | undefined): string => {
   return p.slice('auth/'.length);
 };
 
-export function remountRoutes(mounts: Mounts): Route[] {
+export function remountRoutes(mounts: Mounts, tokens: TokenStore): Route[] {
   const migrations = new Map<string, Migration>();
   return [
     {
@@ -40,6 +42,7 @@ export function remountRoutes(mounts: Mounts): Route[] {
           const from = authPath('from', values.from);
           const to = authPath('to', values.to);
           const moved = await mounts.remount(ctx.namespace, from, to);
+          await tokens.revokeIssuedUnder(ctx.namespace.id, `auth/${from}/`);
           const id = randomUUID();
           migrations.set(id, { namespaceId: ctx.namespace.id, source_mount: `auth/${from}/`, target_mount: `auth/${moved.path}`, status: 'success' });
           if (migrations.size > KEPT) migrations.delete(migrations.keys().next().value!);

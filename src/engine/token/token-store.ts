@@ -256,6 +256,23 @@ export class TokenStore {
     return out.sort();
   }
 
+  /**
+   * Revokes every stored token of a namespace that was issued through logins under `pathPrefix`
+   * (Vault's remount revokes the moved auth mount's tokens and leases by prefix: vault/auth.go
+   * remountCredential, RevokePrefix). Batch tokens are not stored and cannot be revoked. Resolves
+   * to how many were revoked.
+   */
+  async revokeIssuedUnder(namespaceId: string, pathPrefix: string): Promise<number> {
+    let n = 0;
+    for (const accessor of await this.store.list('id/')) {
+      const entry = await this.store.get<Stored>(`id/${accessor}`);
+      if (!this.live(entry) || entry.namespaceId !== namespaceId || !entry.path.startsWith(pathPrefix)) continue;
+      await this.revokeStored(entry);
+      n++;
+    }
+    return n;
+  }
+
   async lookupAccessor(accessor: string): Promise<TokenEntry | undefined> {
     if (!ACCESSOR.test(accessor)) return undefined;
     const entry = await this.store.get<Stored>(this.row(accessor));

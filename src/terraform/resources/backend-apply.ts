@@ -1,12 +1,14 @@
 // Apply of keyward_cloud_auth_backend: exactly the planned change, in order (mount, config, roles
 // with bounded parallelism; the client retries each request). Only roles whose canonical fields
 // changed are written, so a no-op plan sends nothing. Destroy keeps a mount that still holds roles
-// the stack never managed.
+// the stack never managed, with its config as it is (objects/auth-mount.ts).
 
 import type { VaultClient } from '../../client/vault-client';
 import { settleLimit } from '../../reconcile/pool';
 import { UNKNOWN, type ApplyResult, type Diagnostic, type ObjectValue } from '../plugin/contract';
-import { configResetWrite, configWrite } from './config-values';
+import { configWrite } from './config-values';
+import { mountDestroy } from '../../reconcile/objects/auth-mount';
+import { decideCredentials } from './config-credentials';
 import { clientOf, type KeywardProviderContext } from './context';
 import { appliedRole, roleWrite } from './role-values';
 import { tuneChanges } from './mount-values';
@@ -55,7 +57,9 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   const priorConfig = prior && isObject(prior.config) ? prior.config : null;
   if (isObject(planned.config)) {
     try {
-      const body = configWrite(ctx, ['config'], config.config as ObjectValue, priorConfig, planned.config);
+      const declared = config.config as ObjectValue;
+      const decision = await decideCredentials(ctx, client, path, declared, priorConfig, planned.config, planned.config);
+      const body = configWrite(ctx, ['config'], declared, priorConfig, planned.config, decision);
       if (body) warnings.push(...(await client.cloud(path).writeConfig(body)));
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.
@@ -141,18 +145,18 @@ export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectV
   const failures = results.flatMap((r, i) => (r.ok ? [] : [errorAt(['roles', { key: declared[i] }], `Could not delete role ${declared[i]}`, message(r.error))]));
   if (failures.length) return { state: prior, diagnostics: failures };
   const left = await api.listRoles();
-  if (left.length === 0) {
+  const outcome = mountDestroy(path, left);
+  if (outcome.disable) {
     await client.sys.disableAuth(path);
     return { state: null };
   }
-  if (isObject(prior.config)) await api.writeConfig(configResetWrite(prior.config));
   return {
     state: null,
     diagnostics: [
       {
         severity: 'warning',
         summary: `auth/${path} kept: it holds roles this stack never managed`,
-        detail: `Roles left on the mount: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ` and ${left.length - 10} more` : ''}. Delete them and the mount by hand if they are not needed.`,
+        detail: `${outcome.kept}. Roles left on the mount: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ` and ${left.length - 10} more` : ''}. Delete them and the mount by hand if they are not needed.`,
         attribute: ['path'],
       },
     ],

@@ -9,6 +9,8 @@ import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
 import { MOUNT_PATH, planMount, validateMount } from './mount-values';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
+import { credentialsWarning, decideCredentials } from './config-credentials';
+import { moveWarning } from '../../reconcile/objects/auth-mount';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
@@ -42,8 +44,8 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     if (isObject(config.config)) diagnostics.push(...configSecretDiagnostics(ctx, ['config'], config.config));
     throw new DiagnosticsError(diagnostics);
   }
-  // A path change is a move (sys/remount keeps the config, the roles and the tokens issued through
-  // them); only a field the server cannot change in place (`local`) replaces the mount.
+  // A path change is a move (sys/remount keeps the config and the roles, and revokes the tokens
+  // issued through the mount); only a field the server cannot change in place (`local`) replaces it.
   const planned: ObjectValue = { ...config };
   const immutable = planMount(config, req.prior, planned);
   const replace = immutable.length > 0;
@@ -53,7 +55,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     diagnostics.push({
       severity: 'warning',
       summary: `auth/${String(req.prior.path)} moves to auth/${String(config.path)}`,
-      detail: 'The mount is moved with sys/remount: its config, roles and accessor are kept. Clients logging in at the old path must change it. To recreate the mount instead, use terraform apply -replace.',
+      detail: `${moveWarning(String(req.prior.path), String(config.path))} To recreate the mount instead, use terraform apply -replace.`,
       attribute: ['path'],
     });
   }
@@ -62,6 +64,13 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
     planned.config = r.planned;
     diagnostics.push(...r.diagnostics);
+    if (!r.diagnostics.some((d) => d.severity === 'error') && typeof config.path === 'string' && !hasUnknown(r.planned)) {
+      const priorConfig = prior && isObject(prior.config) ? prior.config : null;
+      // The mount is read where it is now: a move happens at apply.
+      const at = req.prior && !replace ? String(req.prior.path) : config.path;
+      const decision = await decideCredentials(ctx, ctx.client, at, config.config, priorConfig, r.planned, r.planned);
+      diagnostics.push(...credentialsWarning(['config'], config.config, decision));
+    }
   }
   // A map block is never null (absent = {}); a null here only comes from a hand-made request.
   planned.roles = config.roles === UNKNOWN ? UNKNOWN : {};

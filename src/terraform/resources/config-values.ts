@@ -4,14 +4,16 @@
 
 import { desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
 import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
-import { configBody, configResetBody } from '../../reconcile/write-bodies';
+import { configBody } from '../../reconcile/write-bodies';
 import { fieldProblemsOf, type FieldProblem } from '../../schema/field-problems';
 import { cloudConfigSchema } from '../../schema/manifest';
 import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { CONFIG_ATTRS, CONFIG_NAMES as NAMES, CONFIG_SECRET as SECRET } from './config-attributes';
 import { secretAttributeNames } from './secret-attributes';
-import { planSecret, secretToSend } from './secrets';
+import { planSecret } from './secrets';
+import { credentialsToWrite } from './config-credentials';
+import type { CredentialsDecision } from '../../reconcile/objects/auth-config';
 import { problemDiagnostics } from './field-diagnostics';
 import { errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling, showPath } from './values';
 
@@ -93,24 +95,15 @@ export function refreshConfig(prior: ObjectValue | null, data: Record<string, un
   return out;
 }
 
-/** The config write for prior → planned, or undefined when nothing changes (secrets included). */
-export function configWrite(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): Record<string, unknown> | undefined {
+/** The config write for prior → planned, or undefined when nothing changes (the credentials as decided). */
+export function configWrite(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue, credentials: CredentialsDecision): Record<string, unknown> | undefined {
   const after = canonical(planned);
   const before = prior ? canonical(prior) : finishConfig({});
   const changes: FieldChange[] = [];
   // A new config's defaults are left out of the write (configBody skips a change with no `before`).
   for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: prior ? before[n] : undefined, after: after[n] });
-  const body = configBody(undefined, changes, { salt: '', env: {} });
-  const secret = secretToSend(ctx, base, SECRET, config, prior, planned);
+  const body = configBody(undefined, changes, { salt: '', env: {} }, { fields: after, declared: NAMES.filter((n) => config[n] !== null && config[n] !== undefined) });
+  const secret = credentialsToWrite(ctx, base, config, planned, credentials);
   if (secret !== undefined) body.credentials = secret;
   return Object.keys(body).length === 0 ? undefined : body;
-}
-
-/**
- * Body that puts a kept mount's config back to the server defaults (destroy). The server merges
- * custom_endpoint keys, so the prior config's keys are named to be cleared ("").
- */
-export function configResetWrite(prior: ObjectValue): Record<string, unknown> {
-  const before = canonical(prior);
-  return configResetBody(NAMES.map((n) => ({ field: n, before: before[n] ?? null, after: null })));
 }

@@ -3,12 +3,15 @@
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
-import { sameValue, type Json } from '../../reconcile/model';
+import { sameValue, stableJson, type Json } from '../../reconcile/model';
+import { undeclaredSecretWarning } from '../../reconcile/objects/snapshot-config';
+import { SECRETS_HELD } from '../../client/dialect/translator';
 import { fieldProblemsOf } from '../../schema/field-problems';
 import { snapshotConfigSchema } from '../../schema/manifest';
 import { isStorageType, snapshotConfigNameProblem } from '../../schema/snapshot-config';
 import { DiagnosticsError, type AttributePath, type Diagnostic, type ObjectValue, type ResourceHandler } from '../plugin/contract';
 import { clientOf, type KeywardProviderContext } from './context';
+import { mapLimit } from '../../reconcile/pool';
 import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
@@ -96,6 +99,35 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
   ]);
 }
 
+/**
+ * Terraform applies resources in parallel: when autoload moves between two configs, the disable of
+ * the other one may still be in flight. Vault takes autoload on one config at a time, so the enable
+ * waits (bounded) for the other to give it up (objects/snapshot-config.ts: disable before enable).
+ */
+async function awaitAutoloadFree(ctx: KeywardProviderContext, name: string, timeoutMs = 15_000): Promise<void> {
+  const client = clientOf(ctx);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const others = (await client.snapshots.list()).filter((n) => n !== name);
+    const reads = await mapLimit(others, ctx.parallelism, async (n) => ({ n, data: await client.snapshots.read(n) }));
+    const holder = reads.find((r) => r.data?.autoload_enabled === true)?.n;
+    if (!holder) return;
+    if (Date.now() > deadline) {
+      throw new DiagnosticsError([errorAt(['autoload_enabled'], `autoload is enabled on snapshot config ${JSON.stringify(holder)}`, 'Vault allows autoload_enabled on one snapshot config at a time: disable it there (in the same apply or first).')]);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A write is complete (Vault may replace): stored secrets the configuration does not declare go, and the plan says so. */
+async function undeclaredHeld(ctx: KeywardProviderContext, name: string, config: ObjectValue): Promise<Diagnostic[]> {
+  const data = ctx.client ? await ctx.client.snapshots.read(name) : undefined;
+  const held = Array.isArray(data?.[SECRETS_HELD]) ? (data![SECRETS_HELD] as string[]) : [];
+  return held
+    .filter((s) => SECRETS.includes(s) && [`${s}_env`, `${s}_wo`, `${s}_wo_version`].every((a) => config[a] === null || config[a] === undefined))
+    .map((s) => ({ severity: 'warning' as const, summary: `${s} is stored on the server but not declared`, detail: undeclaredSecretWarning(s), attribute: [`${s}_env`] }));
+}
+
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -136,7 +168,8 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     }
     for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
     if (diagnostics.length) throw new DiagnosticsError(diagnostics);
-    return { planned, requiresReplace: replace };
+    const warnings = prior && stableJson(prior) !== stableJson(planned) ? await undeclaredHeld(ctx, String(config.name), config) : [];
+    return { planned, requiresReplace: replace, diagnostics: warnings };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);
@@ -163,9 +196,10 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
         if (v !== undefined) secrets[s] = v;
       }
     }
-    const body = completeSnapshotBody(after, changedFields, secrets);
+    const body = completeSnapshotBody(after, changedFields, secrets, PLAIN_NAMES.filter((n) => config[n] !== null && config[n] !== undefined));
     try {
       if (!prior) await refuseExisting(ctx, String(planned.name), false);
+      if (changed && after.autoload_enabled === true && (!before || before.autoload_enabled !== true)) await awaitAutoloadFree(ctx, String(planned.name));
       const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
       return { state: { ...planned }, diagnostics: warnings.map((w) => ({ severity: 'warning' as const, summary: `snapshot config ${String(planned.name)}: the server warned`, detail: w })) };
     } catch (e) {

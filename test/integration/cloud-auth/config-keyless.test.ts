@@ -104,6 +104,11 @@ describe('cloud auth config: keyless fields', () => {
     expect(descriptor.body.errors[0]).toMatch(/failed to parse provided rotation_schedule: descriptors such as "@daily" are not accepted/);
     expect((await cfg({ rotation_schedule: '0 0 * * *', rotation_window: '2h', disable_automated_rotation: true })).status).toBe(204);
     expect(await read()).toMatchObject({ rotation_schedule: '0 0 * * *', rotation_window: 7200, disable_automated_rotation: true });
+    // The window is checked against the schedule of the same request, as Vault does (issue 29,
+    // defect 5): with a schedule stored, a window-only change is still refused.
+    const only = await cfg({ rotation_window: '3h' });
+    expect(only.body.errors).toEqual(['cannot use rotation_window without rotation_schedule']);
+    expect((await cfg({ rotation_schedule: '0 0 * * *', rotation_window: '3h' })).status).toBe(204);
   });
 
   it('refuses negative durations and non-durations, naming the field', async () => {

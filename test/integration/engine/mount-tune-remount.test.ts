@@ -1,6 +1,6 @@
 // Auth mounts on the engine: `local` at enable time, tune settings (lease TTLs, token type,
 // listing visibility) that logins through the mount obey, and sys/remount moving a mount with its
-// roles and accessor so tokens issued through it keep working.
+// roles and accessor, revoking the tokens issued through it as Vault does (vault/auth.go).
 
 import { startTestEngine, api } from '../../support/engine';
 import { staticAuthMethod } from '../../support/static-auth';
@@ -53,7 +53,7 @@ test("logins obey the mount: its default TTL for roles without one, its max as a
   expect(batch.body.auth.token_type).toBe('batch');
 });
 
-test('remount: roles, config and accessor move; a token issued before keeps working and renewing', async () => {
+test('remount: roles, config and accessor move; a token issued before is revoked, as Vault revokes it', async () => {
   await api(engine, 'POST', 'sys/auth/old', { body: { type: 'static', config: { max_lease_ttl: 7200 } } });
   await api(engine, 'POST', 'auth/old/role/web', { body: { token_ttl: 600, token_policies: ['default'] } });
   const before = (await api(engine, 'GET', 'sys/auth')).body.data['old/'];
@@ -71,9 +71,11 @@ test('remount: roles, config and accessor move; a token issued before keeps work
   expect(after['team/new/']).toMatchObject({ accessor: before.accessor, uuid: before.uuid, config: { max_lease_ttl: 7200 } });
   expect((await api(engine, 'GET', 'auth/team/new/role/web')).body.data).toMatchObject({ token_ttl: 600 });
   expect((await api(engine, 'GET', 'auth/old/role/web')).status).not.toBe(200);
-  expect((await api(engine, 'GET', 'auth/token/lookup-self', { token })).status).toBe(200);
-  expect((await api(engine, 'POST', 'auth/token/renew-self', { token, body: {} })).status).toBe(200);
-  expect((await api(engine, 'POST', 'auth/team/new/login', { body: { role: 'web' } })).status).toBe(200);
+  expect((await api(engine, 'GET', 'auth/token/lookup-self', { token })).status).toBe(403);
+  expect((await api(engine, 'POST', 'auth/token/renew-self', { token, body: {} })).status).toBe(403);
+  const again = await api(engine, 'POST', 'auth/team/new/login', { body: { role: 'web' } });
+  expect(again.status).toBe(200);
+  expect((await api(engine, 'GET', 'auth/token/lookup-self', { token: again.body.auth.client_token })).status).toBe(200);
 });
 
 test('remount refusals: unknown source, taken target, non-auth paths, unknown migration id', async () => {

@@ -3,7 +3,10 @@
 
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { VaultClient } from '../../../src/client/vault-client';
-import { ApplyError } from '../../../src/reconcile/apply';
+import { ApplyError, applyPlan } from '../../../src/reconcile/apply';
+import { desiredFromManifest } from '../../../src/reconcile/desired';
+import { makePlan } from '../../../src/reconcile/plan';
+import { parseManifest } from '../../../src/schema/manifest';
 import { startFaultProxy } from './fault-proxy';
 import type { Engine } from '../../../src/engine/engine';
 import { hasChanges, type Plan } from '../../../src/reconcile/model';
@@ -109,11 +112,20 @@ describe('plan and apply against the engine', () => {
     await s.apply(m);
     expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBe('key-2');
     expect(changed(await s.plan(m))).toEqual([]);
-    // Credentials replaced out of band: the key id moved, so the plan rewrites them.
-    await api(engine, 'POST', 'auth/rot/config', { body: { credentials: serviceAccountKey('key-evil') } });
+    // Credentials replaced out of band: the key id moved, and the server's key is kept with a
+    // warning (the declared one may be deleted at Google: objects/auth-config.ts) ...
+    await api(engine, 'POST', 'auth/rot/config', { body: { credentials: serviceAccountKey('key-other') } });
     const d = await s.plan(m);
-    expect(d.drift).toEqual([{ id: 'auth/rot/config', field: 'credentials', sensitive: true, kind: 'changed' }]);
-    expect(changed(d)[0].changes[0]).toMatchObject({ field: 'credentials', sensitive: true });
+    expect(changed(d)).toEqual([]);
+    expect(d.objects.find((o) => o.id === 'auth/rot/config')!.warnings).toEqual([expect.stringContaining('private_key_id key-other')]);
+    await s.apply(m);
+    expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBe('key-other');
+    // ... unless the user asks for the declared key explicitly (--resend).
+    const desired = { ...desiredFromManifest(parseManifest(m), s.env), resend: new Set(['auth/rot/config']) };
+    const forced = (await makePlan(s.c, desired, s.record)).plan;
+    expect(changed(forced)[0].changes[0]).toMatchObject({ field: 'credentials', sensitive: true });
+    await applyPlan(s.c, desired, s.record, forced, { env: s.env });
+    expect((await api(engine, 'GET', 'auth/rot/config')).body.data.private_key_id).toBe('key-2');
     // Removing the secret from the desired state clears it.
     const cleared = manifest({ authBackends: [{ path: 'rot', type: 'cloud', config: {}, roles: [] }] });
     await s.apply(cleared);

@@ -109,7 +109,7 @@ test('one-field change writes one role; a removed role is deleted; a type change
   await close();
 });
 
-test('destroy keeps a mount holding an undeclared role (its config reset); without one the mount goes; retain_on_destroy deletes nothing', async () => {
+test('destroy keeps a mount holding an undeclared role (its config as it is); without one the mount goes; retain_on_destroy deletes nothing', async () => {
   const { d, close } = await driver();
   const { state } = await d.deploy(null, d.config({ path: 'tf-keep', config: { iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } }, roles: { web } }));
   await api(engine, 'POST', 'auth/tf-keep/role/handmade', { body: { type: 'iam', bound_service_accounts: ['h@x.iam.gserviceaccount.com'] } });
@@ -117,10 +117,9 @@ test('destroy keeps a mount holding an undeclared role (its config reset); witho
   expect(out.state).toBeNull();
   expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('auth/tf-keep kept') })]);
   expect((await api(engine, 'GET', 'auth/tf-keep/role/handmade')).status).toBe(200);
-  // The kept mount's config is back to the defaults, custom endpoints included (the server merges their keys).
-  const reset = (await api(engine, 'GET', 'auth/tf-keep/config')).body.data;
-  expect(reset).toMatchObject({ iam_alias: 'role_id' });
-  expect(reset.custom_endpoint).toBeUndefined();
+  // The kept mount's config stays as it is: the hand-made role's logins depend on it (issue 29, defect 4).
+  const keptConfig = (await api(engine, 'GET', 'auth/tf-keep/config')).body.data;
+  expect(keptConfig).toMatchObject({ iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } });
   expect((await api(engine, 'GET', 'auth/tf-keep/role/web')).status).toBe(404);
 
   const gone = await d.deploy(null, d.config({ path: 'tf-gone', roles: { web } }));

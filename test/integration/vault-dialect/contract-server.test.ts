@@ -61,7 +61,7 @@ describe('snapshot config updates', () => {
 
   test("values Vault accepts: path_prefix without '/', '/' in file_prefix, a 2-year interval, any blob environment", async () => {
     const r = await call('POST', snap('az'), {
-      storage_type: 'azure-blob', interval: 2 * 366 * 86400, path_prefix: 'path/in/bucket', file_prefix: 'a/b', azure_container_name: 'c', azure_account_name: 'n', azure_account_key: 'k', azure_blob_environment: 'azure-env',
+      storage_type: 'azure-blob', interval: 2 * 366 * 86400, path_prefix: 'path/in/bucket', file_prefix: 'a/b', azure_container_name: 'c', azure_account_name: 'n', azure_account_key: 'k', azure_blob_environment: 'azure-env', azure_auth_mode: 'shared',
     });
     expect(r.status).toBe(204);
     expect(vault.problems).toEqual([]);
@@ -80,8 +80,9 @@ describe('autoload and Azure auth modes', () => {
     expect((await call('POST', snap('a'), { ...S3, retain: 2, autoload_enabled: true })).status).toBe(204);
   });
 
-  test('azure_auth_mode: shared needs the key, managed the client id, environment neither; others refused', async () => {
-    expect((await call('POST', snap('z'), AZ)).body.errors).toEqual(['azure_account_key is required for azure_auth_mode=shared']);
+  test('azure_auth_mode: required in the request (harsh default); shared needs the key, managed the client id, environment neither; others refused', async () => {
+    expect((await call('POST', snap('z'), AZ)).body.errors).toEqual(['azure_auth_mode is required for storage_type=azure-blob']);
+    expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'shared' })).body.errors).toEqual(['azure_account_key is required for azure_auth_mode=shared']);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'managed' })).body.errors).toEqual(['azure_client_id is required for azure_auth_mode=managed']);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'managed', azure_client_id: 'cid' })).status).toBe(204);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'environment' })).status).toBe(204);

@@ -32,8 +32,10 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
   await raw('auth/legacy/role/batch', { type: 'gce', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', token_type: 'service' });
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
     storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: 'SK-original-do-not-print',
+    // A stored secret no rule requires (issue 29, defect 3): import must still declare it.
+    aws_session_token: 'ST-original-do-not-print',
   });
-  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: 'AZ-original-do-not-print' });
+  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: 'AZ-original-do-not-print', azure_auth_mode: 'shared' });
   expect(vault.problems).toEqual([]);
 
   const client = vaultClient(vault.url);
@@ -45,9 +47,11 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
   const code = readFileSync(join(dir, 'mount.ts'), 'utf8') + readFileSync(join(dir, 'snapshots.ts'), 'utf8');
   expect(code).toContain('CloudAuthRole.vm(stack, "legacy-batch"');
   expect(code).toContain('SnapshotStorage.cloudThree(');
+  expect(code).toContain('sessionToken: offsite_cloudone_session_token.stringValue');
+  expect(code).toContain('(set TF_VAR_offsite_cloudone_session_token)');
   expect(code).not.toMatch(/do-not-print|aws_|gce|azure_account/);
 
-  const env = { ...process.env, TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print', TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print', CHECKPOINT_DISABLE: '1' };
+  const env = { ...process.env, TF_VAR_offsite_cloudone_session_token: 'ST-original-do-not-print', TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print', TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print', CHECKPOINT_DISABLE: '1' };
   for (const f of ['mount.ts', 'snapshots.ts']) {
     const m = synthesizeImported(dir, f, env);
     expect(m.server.dialect).toBe('vault');
@@ -59,6 +63,7 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
     expect(again.plan.objects.filter((o) => o.action !== 'no-op')).toEqual([]);
   }
   expect(vault.problems).toEqual([]);
+  expect(vault.snapshots.get('offsite')).toMatchObject({ aws_session_token: 'ST-original-do-not-print' });
   await client.close();
 }, 180_000);
 

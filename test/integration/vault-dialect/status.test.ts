@@ -18,7 +18,7 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
     storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET,
   });
-  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY });
+  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY, azure_auth_mode: 'shared' });
   cli.vault.statuses.set('hourly', {
     last_snapshot_start: '2025-08-29T17:41:54+02:00',
     last_snapshot_end: '2025-08-29T17:41:55+02:00',

@@ -33,7 +33,8 @@ export const newGcpConfig = (): GcpConfig => ({
   custom_endpoint: {},
   service_account_email: '',
   identity_token_audience: '',
-  identity_token_ttl: 3600,
+  // pluginidentityutil's schema default (3600) is stored only when sent (GetOk): never sent reads 0.
+  identity_token_ttl: 0,
   rotation_schedule: '',
   rotation_window: 0,
   rotation_period: 0,
@@ -54,24 +55,33 @@ function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): strin
   return [...new Set(items)].sort();
 }
 
-/** A new key id, as when Vault creates a service-account key and drops the old one. */
-function rotateKey(cfg: GcpConfig): string {
+/**
+ * Keys the emulated Google no longer knows (one set per server): rotate-root
+ * (path_config_rotate_root.go) creates a new key and deletes the old one at once, so a config
+ * written with a deleted key fails every login that needs Google's APIs. Vault does not check the
+ * key on write; the contract server records a problem.
+ */
+export type DeletedKeys = Set<string>;
+
+/** A new key id, as when Vault creates a service-account key and deletes the old one. */
+function rotateKey(cfg: GcpConfig, deletedKeys: DeletedKeys): string {
   const id = randomUUID().replace(/-/g, '').slice(0, 40);
+  if (cfg.credentials?.private_key_id) deletedKeys.add(cfg.credentials.private_key_id);
   cfg.credentials = { ...cfg.credentials!, private_key_id: id };
   return id;
 }
 
 /** POST auth/<mount>/config/rotate-root (path_config_rotate_root.go): a new key, its id returned. */
-export function rotateRoot(ctx: Ctx, cfg: GcpConfig): Reply {
+export function rotateRoot(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): Reply {
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   if (!cfg.credentials) return errors(400, 'no credentials configured to rotate');
-  return envelope({ private_key_id: rotateKey(cfg) });
+  return envelope({ private_key_id: rotateKey(cfg, deletedKeys) });
 }
 
 /** The test hook for "Vault rotated the key on its schedule". */
-export const rotateOnSchedule = (cfg: GcpConfig): string => rotateKey(cfg);
+export const rotateOnSchedule = (cfg: GcpConfig, deletedKeys: DeletedKeys): string => rotateKey(cfg, deletedKeys);
 
-export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
+export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): Reply {
   if (ctx.method === 'read') {
     const data: Record<string, unknown> = {
       iam_metadata: cfg.iam_metadata ?? IAM_META,
@@ -108,6 +118,7 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
         return errors(400, 'error reading google credentials from given JSON: invalid character');
       }
       if (!parsed.private_key_id) return errors(400, 'missing private key in credentials');
+      if (deletedKeys.has(parsed.private_key_id)) ctx.problem(`config: credentials with key ${parsed.private_key_id}, deleted at Google by a rotation, written back (every login needing Google's APIs fails)`);
       next.credentials = parsed;
     }
   }

@@ -3,13 +3,15 @@
 // unknown field or value outside Vault's vocabulary is recorded in `problems`; tests require it
 // empty, so a name keyward forgot to translate fails the test even where Vault would only warn.
 
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeRole, type GcpConfig, type Role } from './gcp-auth';
-import { errors, type Ctx, type Reply } from './http';
+import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
 import { startStandby } from './standby';
+import { startPerfStandby, type PerfStandbyOptions } from './perf-standby';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
 
 export const CONTRACT_TOKEN = 'contract-root-token';
@@ -22,6 +24,8 @@ export interface ContractOptions {
   snapshotUpdate?: 'replace' | 'merge';
   /** Managed-identity Azure configs need azure_client_id (default true; see snapshot-auto.ts). */
   azureManagedNeedsClientId?: boolean;
+  /** azure-blob writes must carry azure_auth_mode (default true; see snapshot-auto.ts). */
+  azureAuthModeRequired?: boolean;
   /** sys/remount/status reads answered "in-progress" before the result (default 1). */
   remountPendingReads?: number;
 }
@@ -47,12 +51,26 @@ export interface VaultContract {
   failLoading(name: string, message: string): void;
   /** Vault rotating the mount's root key on its schedule: a new private_key_id. */
   rotateKey(mount: string): string;
+  /** A token as a login through auth/<mount> would issue (the contract server has no login); see `tokens`. */
+  issueToken(mount: string): string;
+  /**
+   * Harsh mode: "POST sys/remount"-style keys whose next request is carried out and then its
+   * response lost (the connection drops), as when a proxy times out: a client must not repeat it blindly.
+   */
+  loseNextResponse: Set<string>;
+  /** Live tokens -> the auth mount that issued them; remount revokes the moved mount's (vault/auth.go). */
+  tokens: Map<string, string>;
   /**
    * A standby node of this cluster on its own port: sys/health answers 429 (`standby`) or 473
    * (`perfstandby`), every other request a 307 to the active node (http/handler.go without
    * request forwarding). Closed with the contract server.
    */
   standby(kind?: 'standby' | 'perfstandby'): Promise<{ url: string; requests: Array<{ method: string; path: string }> }>;
+  /**
+   * A performance standby that serves reads from a lagging copy (stale, or 412 to a request whose
+   * X-Vault-Index it has not reached) and forwards writes; remount status is node-local (400).
+   */
+  perfStandby(o?: PerfStandbyOptions): Promise<{ url: string; requests: Array<{ method: string; path: string; index?: string }> }>;
   close(): Promise<void>;
 }
 
@@ -64,12 +82,19 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const gcp: VaultContract['gcp'] = new Map();
   const snapshots = new Map<string, SnapshotConfig>();
   const statuses = new Map<string, SnapshotRun>();
-  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true };
+  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true, azureAuthModeRequired: o.azureAuthModeRequired ?? true };
   const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
   const migrations = new Map<string, Migration>();
+  const deletedKeys = new Set<string>();
+  const tokens = new Map<string, string>();
+  const loseNextResponse = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
-  /** A remount keeps the mount entry (accessor, config) and the method's data. */
+  /**
+   * A remount keeps the mount entry (accessor, config) and the method's data, and revokes every
+   * token and lease issued through the mount (remountCredential: RevokePrefix on the old path).
+   */
   const move = (from: string, to: string) => {
+    for (const [t, m] of [...tokens]) if (m === from) tokens.delete(t);
     mounts.set(to, mounts.get(from)!);
     mounts.delete(from);
     const data = gcp.get(from);
@@ -87,6 +112,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const route = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
     const p = ctx.path;
     if (p === 'sys/health') return health(sys, 'active', query);
+    if (p === 'auth/token/lookup-self' && token !== undefined && tokens.has(token)) return envelope({ path: `auth/${tokens.get(token)}/login` });
     if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
     if (p === 'sys/license/status') return licenseStatus(sys);
     if (p === 'sys/remount') return remount(ctx, mounts, migrations, remountOptions, move);
@@ -113,8 +139,8 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       if (!mount || mounts.get(mount)!.type !== 'gcp') return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
-      if (rest === 'config') return gcpConfig(ctx, m.config);
-      if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config);
+      if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys);
+      if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config, deletedKeys);
       if (rest === 'roles' || rest === 'role') {
         if (ctx.method !== 'list') return errors(405, 'unsupported operation');
         return m.roles.size ? envelopeKeys([...m.roles.keys()]) : errors(404);
@@ -145,9 +171,32 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     requests.push({ method: verb, path: url.pathname + url.search });
     const ctx: Ctx = { method, path, body, problem: (m) => problems.push(m) };
     const token = (req.headers['x-vault-token'] as string | undefined) ?? undefined;
+    const delay = snapshotOptions.delayAutoloadDisableMs;
+    if (delay && method === 'update' && path.startsWith('sys/storage/raft/snapshot-auto/config/') && body.autoload_enabled === false) {
+      setTimeout(() => {
+        try {
+          respond(res, route(ctx, token, url.searchParams), method);
+        } catch (e) {
+          problems.push(`internal: ${(e as Error).message}`);
+          respond(res, errors(500, 'internal error'));
+        }
+      }, delay);
+      return;
+    }
     const r = route(ctx, token, url.searchParams);
-    if (r.body === undefined) res.writeHead(r.status).end();
-    else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(r.body));
+    if (loseNextResponse.delete(`${verb} ${path}`)) {
+      res.socket?.destroy();
+      return;
+    }
+    respond(res, r, method);
+  };
+
+  let index = 0;
+  const respond = (res: ServerResponse, r: Reply, method?: Ctx['method']) => {
+    // Responses to requests that modify storage carry the new state (Vault Ent consistency.mdx).
+    const state: Record<string, string> = (method === 'update' || method === 'delete') && r.status < 300 ? { 'x-vault-index': `contract-state-${++index}` } : {};
+    if (r.body === undefined) res.writeHead(r.status, state).end();
+    else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...state }).end(JSON.stringify(r.body));
   };
 
   const server = createServer((req, res) => {
@@ -182,7 +231,19 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       const prev = statuses.get(name) ?? { last_snapshot_start: '', last_snapshot_end: '', last_snapshot_error: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '' };
       statuses.set(name, { ...prev, loaded_snapshot_status: 'failed', loading_error: message });
     },
-    rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config),
+    rotateKey: (mount) => rotateOnSchedule(gcpOf(mount).config, deletedKeys),
+    issueToken: (mount) => {
+      const t = `hvs.${randomUUID().replace(/-/g, '')}`;
+      tokens.set(t, mount);
+      return t;
+    },
+    tokens,
+    loseNextResponse,
+    perfStandby: async (po) => {
+      const s = await startPerfStandby(url, (q) => health(sys, 'perfstandby', q), po);
+      closers.push(s.close);
+      return { url: s.url, requests: s.requests };
+    },
     standby: async (kind = 'standby') => {
       const s = await startStandby(url, (q) => health(sys, kind, q));
       closers.push(s.close);

@@ -57,6 +57,16 @@ export interface SnapshotOptions {
    * negative acceptance test expects "azure_client_id is required"); the API docs call it optional.
    */
   azureManagedNeedsClientId: boolean;
+  /**
+   * An azure-blob write must carry azure_auth_mode (default true): terraform-provider-vault's docs
+   * say "Required by Vault API"; the API docs are silent, so the harsh answer is the contract's.
+   */
+  azureAuthModeRequired: boolean;
+  /**
+   * Harsh mode: a write turning autoload off is processed this long after it arrives, so a client
+   * that sends the disable and the enable of an autoload move together sees the enable land first.
+   */
+  delayAutoloadDisableMs?: number;
 }
 
 /** The read shape: unset `google_endpoint` comes back as the boolean false (TF-vault #1173). */
@@ -98,6 +108,7 @@ export function snapshotConfig(ctx: Ctx, configs: Map<string, SnapshotConfig>, n
   for (const k of ['interval', 'path_prefix', ...spec.required]) {
     if (c[k] === undefined || c[k] === '' || c[k] === 0) return errors(400, `${k} is required for storage_type=${type}`);
   }
+  if (type === 'azure-blob' && o.azureAuthModeRequired && (b.azure_auth_mode === undefined || b.azure_auth_mode === '')) return errors(400, 'azure_auth_mode is required for storage_type=azure-blob');
   const bad = type === 'azure-blob' ? azureAuth(c, o) : undefined;
   if (bad) return bad;
   if (c.autoload_enabled === true) {

@@ -142,3 +142,49 @@ test('an address with a path prefix (behind a proxy) keeps it before /v1/', asyn
   expect(seen[0].url).toBe('/vault/v1/sys/auth');
   await c.close();
 });
+
+describe('non-idempotent writes, Retry-After and read-after-write (issue 29, defect 9)', () => {
+  test('mount enable, remount and rotate-root are not retried after a 5xx or a lost response', async () => {
+    for (const [name, call] of [
+      ['enable', (c: VaultClient) => c.sys.enableAuth('cloud', { type: 'cloud' })],
+      ['remount', (c: VaultClient) => c.sys.remount('cloud', 'moved')],
+      ['rotate-root', (c: VaultClient) => c.cloud('cloud').rotateRoot()],
+    ] as const) {
+      for (const failure of [json(500, { errors: ['boom'] }), drop]) {
+        seen.length = 0;
+        script = [failure, json(200, { data: {} })];
+        const c = client();
+        await expect(call(c)).rejects.toBeInstanceOf(VaultClientError);
+        // Sent once; a remount then reads the mount table instead (GET sys/auth) to learn what happened.
+        expect({ name, sent: seen.filter((r) => r.method === 'POST').length }).toEqual({ name, sent: 1 });
+        await c.close();
+      }
+    }
+  });
+
+  test('a 429 is retried for them too: the server did nothing', async () => {
+    script = [json(429, { errors: ['rate limited'] }), json(204, {})];
+    const c = client();
+    await c.sys.enableAuth('cloud', { type: 'cloud' });
+    expect(seen.filter((r) => r.method === 'POST')).toHaveLength(2);
+    await c.close();
+  });
+
+  test('429 honours Retry-After as a floor under the backoff; an idempotent write still retries 5xx', async () => {
+    const delays: number[] = [];
+    script = [(_q, r) => r.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end('{"errors":["slow down"]}'), json(500, {}), json(204, {})];
+    const c = client({}, delays);
+    await c.write('auth/cloud/role/web', { type: 'iam' });
+    expect(delays).toEqual([2000, 200]);
+    await c.close();
+  });
+
+  test("a write's X-Vault-Index is sent on later requests; 412 (a standby behind) is retried", async () => {
+    script = [(_q, r) => r.writeHead(204, { 'x-vault-index': 'state-1' }).end(), json(412, { errors: ['required index state not present'] }), json(200, { data: { a: 1 } })];
+    const c = client();
+    await c.write('auth/cloud/role/web', { type: 'iam' });
+    expect(await c.read('auth/cloud/role/web')).toEqual({ a: 1 });
+    expect(seen.map((r) => r.headers['x-vault-index'])).toEqual([undefined, 'state-1', 'state-1']);
+    await c.close();
+  });
+});

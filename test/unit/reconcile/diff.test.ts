@@ -110,10 +110,14 @@ describe('diff', () => {
     const fp = fingerprintSecret(SALT, SECRET_NEW);
 
     test('recorded fingerprint equal: unchanged', () => expect(cfgChanges(true, liveWith('set', 'k'), fp, 'k')).toEqual([]));
-    test('no record: written (cannot be verified)', () => expect(cfgChanges(true, liveWith('set'))).toHaveLength(1));
+    // A key keyward did not write is the server's (objects/auth-config.ts): kept, with a warning.
+    test('no record, key unknown: kept with a warning', () => {
+      expect(cfgChanges(true, liveWith('set'))).toEqual([]);
+    });
     test('unset on the server: written', () => expect(cfgChanges(true, liveWith('unset'), fp)[0]).toMatchObject({ before: null, after: '(sensitive)' }));
-    test('key id moved out of band: rewritten', () => expect(cfgChanges(true, liveWith('set', 'other'), fp, 'k')).toHaveLength(1));
-    test('not declared but set: cleared', () => expect(cfgChanges(false, liveWith('set'))).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: null }]));
+    test('key id moved out of band: the server key is kept (no change)', () => expect(cfgChanges(true, liveWith('set', 'other'), fp, 'k')).toEqual([]));
+    test('not declared but set by keyward: cleared', () => expect(cfgChanges(false, liveWith('set'), fp)).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: null }]));
+    test('not declared, set by someone else: left alone', () => expect(cfgChanges(false, liveWith('set'))).toEqual([]));
     test('not declared, not set: unchanged', () => expect(cfgChanges(false, liveWith('unset'))).toEqual([]));
   });
 });
@@ -127,7 +131,7 @@ describe('diff: removing a mount that holds roles the stack never managed', () =
     const r = diff(nothing, fixtureLive(), record);
     const byId = new Map(r.objects.map((o) => [o.id, o]));
     expect(byId.get('auth/cloud')!.action).toBe('no-op');
-    expect(byId.get('auth/cloud')!.reason).toBe('kept: auth/cloud holds 2 roles not managed by this stack');
+    expect(byId.get('auth/cloud')!.reason).toBe('kept: auth/cloud holds 2 roles not managed by this stack; the mount and its config are left as they are');
     expect(byId.get('auth/cloud/config')!.action).toBe('no-op');
     expect(byId.get('auth/cloud/role/web')!.action).toBe('delete');
     expect(byId.get('auth/cloud/role/old')!.action).toBe('delete');

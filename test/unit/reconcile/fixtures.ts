@@ -26,7 +26,7 @@ export const fixtureManifest: ManifestInput = {
         // A policy name with Markdown and HTML specials, to prove the renderers escape them.
         { name: 'new', type: 'iam', bound_service_accounts: '*', token_bound_cidrs: '10.1.2.3', token_policies: ['ops|<admin>`x`'] },
         { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b', bound_labels: { env: 'prod' } },
-        { name: 'same', type: 'iam', bound_service_accounts: ['s@p'] },
+        { name: 'same', type: 'iam', bound_service_accounts: ['s@p'], max_jwt_exp: 900 },
       ],
       exclusiveRoles: true,
     },
@@ -47,12 +47,13 @@ export function fixtureLive(): LiveState {
     live({ kind: 'auth-mount', mount: 'cloud' }, mountFields('cloud', { description: 'workloads' })),
     live({ kind: 'auth-config', mount: 'cloud' }, liveConfigFields({ iam_alias: 'unique_id' }), { credentials: 'set' }, { credentials: 'k1' }),
     // web drifted: token_ttl changed out of band to 60.
-    live({ kind: 'role', mount: 'cloud', name: 'web' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: 60, token_policies: ['web'] })),
+    // A read carries max_jwt_exp unless it is 0 (path_role.go), so these roles read 900.
+    live({ kind: 'role', mount: 'cloud', name: 'web' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: 60, token_policies: ['web'], max_jwt_exp: 900 })),
     // batch is an iam role on the server: its type must change, a replace.
-    live({ kind: 'role', mount: 'cloud', name: 'batch' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['b@p'] })),
-    live({ kind: 'role', mount: 'cloud', name: 'same' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['s@p'] })),
+    live({ kind: 'role', mount: 'cloud', name: 'batch' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['b@p'], max_jwt_exp: 900 })),
+    live({ kind: 'role', mount: 'cloud', name: 'same' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['s@p'], max_jwt_exp: 900 })),
     // old was applied before and is no longer declared; stray was never declared (exclusive scope).
-    live({ kind: 'role', mount: 'cloud', name: 'old' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['o@p'] })),
+    live({ kind: 'role', mount: 'cloud', name: 'old' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['o@p'], max_jwt_exp: 900 })),
     live({ kind: 'role', mount: 'cloud', name: 'stray' }, liveRoleFields({ type: 'vm' })),
     live({ kind: 'snapshot-config', name: 'daily' }, liveSnapshotFields({ storage_type: 'local', interval: 86400, retain: 3, path_prefix: '/snap', local_max_space: 1000000 })),
   ];

@@ -58,10 +58,12 @@ describe.each(shapes)('%s', (shape) => {
     if (k === '(none)') return;
     expect(vault.toServer(shape, { [k]: 'x' })).toEqual({ [v]: 'x' });
     expect(vault.fieldName(shape, k)).toBe(v);
-    // A secret never comes back from a read, in either dialect.
+    // A secret's value never comes back from a read, in either dialect; a snapshot config says which it holds.
     if (SECRETS.has(k)) {
-      expect(vault.fromServer(shape, { [v]: 'x' })).toEqual({});
-      expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual({});
+      const held = shape === 'snapshot-config' ? { secrets_held: [k] } : {};
+      expect(vault.fromServer(shape, { [v]: 'x' })).toEqual(held);
+      expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual(held);
+      if (shape === 'snapshot-config') expect(vault.fromServer(shape, { [v]: '' })).toEqual({ secrets_held: [] });
     } else {
       expect(vault.fromServer(shape, { [v]: 'x' })).toEqual({ [k]: 'x' });
       expect(keyward.fromServer(shape, { [k]: 'x' })).toEqual({ [k]: 'x' });
@@ -107,7 +109,7 @@ test('a whole Vault snapshot read: renamed, secrets dropped', () => {
     aws_session_token: 'SECRET-2',
   };
   const out = vault.fromServer('snapshot-config', read);
-  expect(out).toEqual({ storage_type: 'cloudone-store', interval: 3600, cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA' });
+  expect(out).toEqual({ storage_type: 'cloudone-store', interval: 3600, cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA', secrets_held: ['cloudone_secret_access_key', 'cloudone_session_token'] });
   expect(JSON.stringify(out)).not.toMatch(/SECRET/);
 });
 
@@ -138,7 +140,10 @@ describe('error texts: names and values are never rewritten from the inside', ()
     ['label gce:web on gce instance gce@p.example', 'label gce:web on vm instance gce@p.example'],
     ['instance "gce-1" of GCE role', 'instance "gce-1" of VM role'],
     ['zone "us-east1-gce" (GCE) has no aws_s3_bucket', 'zone "us-east1-gce" (VM) has no cloudone_bucket'],
-    ["can't use gce_alias with 'aws-s3'", "can't use vm_alias with 'cloudone-store'"],
+    // A quoted value is someone's choice unless it follows its own field (issue 29, defect 10).
+    ["can't use gce_alias with 'aws-s3'", "can't use vm_alias with 'aws-s3'"],
+    ['role "gce" not found', 'role "gce" not found'],
+    ['config "aws-s3" has storage_type "aws-s3"', 'config "aws-s3" has storage_type "cloudone-store"'],
     ['storage_type=aws-s3: aws_s3_region is required.', 'storage_type=cloudone-store: cloudone_region is required.'],
     ["missing required 'service_account_email' when 'identity_token_audience' is set", "missing required 'service_account_email' when 'identity_token_audience' is set"],
     ['azure_account_key is required for azure_auth_mode=shared', 'cloudthree_account_key is required for cloudthree_auth_mode=shared'],

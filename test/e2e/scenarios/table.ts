@@ -1,0 +1,225 @@
+// The scenario table of issue 29: each row is one behaviour toward a server, as steps a user takes
+// (apply, plan, destroy, adopt) and things the server does meanwhile. test/e2e/one-decision.test.ts
+// runs every row through the CLI and through real terraform, so the two cannot differ silently.
+
+import { CONTRACT_TOKEN, type VaultContract } from '../../support/vault-contract/server';
+import type { Stack } from './stack';
+
+export type Step =
+  | { apply: Stack; force?: boolean; out?: RegExp[]; fails?: RegExp }
+  | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
+  /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
+  | { cliRefuses: Stack; out: RegExp }
+  | { destroy: Stack; out?: RegExp[] }
+  | { adopt: Stack }
+  | { server: (v: VaultContract) => Promise<void> | void; why: string }
+  | { check: (v: VaultContract) => void; why: string };
+
+export interface Scenario {
+  name: string;
+  /** Issue 29's numbered defect. */
+  defect: number;
+  /** Talk to the cluster through a performance standby (lagging reads, node-local remount status). */
+  via?: 'perfstandby';
+  steps: Step[];
+}
+
+export const post = async (v: VaultContract, path: string, body: unknown): Promise<unknown> => {
+  const r = await fetch(`${v.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
+  const text = await r.text();
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+};
+
+const keyId = (v: VaultContract, mount = 'cloud') => v.gcp.get(mount)?.config.credentials?.private_key_id;
+let rotated = '';
+let issued = '';
+const rotateRoot = async (v: VaultContract) => {
+  const r = (await post(v, 'auth/cloud/config/rotate-root', {})) as { data: { private_key_id: string } };
+  rotated = r.data.private_key_id;
+};
+
+const BASE: Stack = {
+  path: 'cloud',
+  config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id' } },
+  roles: { web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: '1h' } },
+};
+const ROTATING: Stack = { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', rotation_period: '24h' } } };
+const SERVER_KEY = /holds another key/;
+const withConfig = (fields: Record<string, string>): Stack => ({ ...BASE, config: { credentialsEnv: 'KW_CREDS', fields } });
+const gcs = (autoload: boolean) => ({ fields: { storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', autoload_enabled: autoload } });
+const autoload = (on: 'a' | 'b'): Stack => ({ ...BASE, snapshots: { a: gcs(on === 'a'), b: gcs(on === 'b') } });
+const WITH_GCS: Stack = { ...BASE, snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } } };
+const keptRotated = (v: VaultContract) => {
+  expect(keyId(v)).toBe(rotated);
+  expect(v.problems).toEqual([]);
+};
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'rotate-root with no rotation declared: the rotated key is kept, the plan warns, apply does not send the dead key',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: rotateRoot, why: 'an operator runs rotate-root' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+    ],
+  },
+  {
+    name: 'rotation removed after Vault rotated: the rotation fields change, the key does not',
+    defect: 1,
+    steps: [
+      { apply: ROTATING },
+      { server: rotateRoot, why: 'Vault rotates on its schedule' },
+      { plan: ROTATING, changes: false },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.rotation_period).toBe(0), why: 'rotation removed' },
+    ],
+  },
+  {
+    name: 'adopted after rotation (no last apply: CLI without record, terraform import): the server key wins',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: rotateRoot, why: 'rotated before keyward took over' },
+      { adopt: BASE },
+      { plan: BASE, out: [SERVER_KEY] },
+      { apply: BASE },
+      { check: keptRotated, why: 'the rotated key is still in use' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+    ],
+  },
+  {
+    name: 'the user forces the declared key explicitly (--resend / credentials_wo_version)',
+    defect: 1,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/config', { credentials: JSON.stringify({ type: 'service_account', private_key_id: 'set-by-hand', client_email: 'x@p.iam.gserviceaccount.com' }) }).then(() => undefined), why: 'a key set by hand' },
+      { plan: BASE, changes: false, out: [SERVER_KEY] },
+      { apply: BASE, force: true },
+      { check: (v) => expect(keyId(v)).toBe('declared-1'), why: 'the declared key was sent' },
+      { plan: BASE, changes: false, notOut: [SERVER_KEY] },
+    ],
+  },
+  {
+    name: 'destroy of a backend whose mount holds roles never managed: mount and config stay as they are',
+    defect: 4,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/role/foreign', { type: 'iam', bound_service_accounts: ['f@p.iam.gserviceaccount.com'] }).then(() => undefined), why: 'a role made by hand' },
+      { destroy: BASE },
+      {
+        check: (v) => {
+          expect(v.mounts.has('cloud')).toBe(true);
+          expect(keyId(v)).toBe('declared-1');
+          expect(v.gcp.get('cloud')!.config.gce_alias).toBe('instance_id');
+          expect([...v.gcp.get('cloud')!.roles.keys()]).toEqual(['foreign']);
+        },
+        why: 'config untouched, only the managed role deleted',
+      },
+    ],
+  },
+  {
+    name: 'a mount move says that tokens and leases issued through the mount are revoked',
+    defect: 2,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (issued = v.issueToken('cloud')), why: 'a workload logged in through the mount' },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/revokes every token and lease issued through the mount/] },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud'), v.tokens.has(issued)]).toEqual([true, false, false]), why: 'moved; the token is revoked' },
+    ],
+  },
+  {
+    name: 'a stored secret nobody declared: the plan that would remove it says so, by field',
+    defect: 3,
+    steps: [
+      { apply: BASE },
+      {
+        server: (v) =>
+          post(v, 'sys/storage/raft/snapshot-auto/config/gcs', { storage_type: 'google-gcs', interval: 43200, path_prefix: 'raft/', google_gcs_bucket: 'gcs-snaps', google_service_account_key: '{"type":"service_account"}' }).then(() => undefined),
+        why: 'a GCS config made by hand with its key',
+      },
+      { adopt: WITH_GCS },
+      { plan: WITH_GCS, changes: true, out: [/cloudtwo_service_account_key is stored on the server but not declared/] },
+      { check: (v) => expect(v.snapshots.get('gcs')!.google_service_account_key).toBe('{"type":"service_account"}'), why: 'a plan writes nothing' },
+    ],
+  },
+  {
+    name: 'fields Vault validates together go together: a window-only change sends the schedule too',
+    defect: 5,
+    steps: [
+      { apply: withConfig({ rotation_schedule: '0 3 * * SAT', rotation_window: '2h' }) },
+      { apply: withConfig({ rotation_schedule: '0 3 * * SAT', rotation_window: '3h' }) },
+      { check: (v) => expect(v.gcp.get('cloud')!.config).toMatchObject({ rotation_schedule: '0 3 * * SAT', rotation_window: 10800 }), why: 'the window changed' },
+    ],
+  },
+  {
+    name: 'autoload moves from one snapshot config to another: the disable lands before the enable',
+    defect: 6,
+    steps: [
+      { apply: autoload('b') },
+      { server: (v) => void (v.snapshotOptions.delayAutoloadDisableMs = 1500), why: 'a disable sent alongside the enable lands after it' },
+      { apply: autoload('a') },
+      { check: (v) => expect([v.snapshots.get('a')!.autoload_enabled, v.snapshots.get('b')!.autoload_enabled]).toEqual([true, false]), why: 'moved' },
+      { cliRefuses: { ...BASE, snapshots: { a: gcs(true), b: gcs(true) } }, out: /autoload_enabled is declared on 2 snapshot configs/ },
+    ],
+  },
+  {
+    name: 'azure_auth_mode is always sent (a shared-key config at keyward\'s default too)',
+    defect: 7,
+    steps: [
+      { apply: { ...BASE, snapshots: { az: { fields: { storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'snaps', cloudthree_account_name: 'kw' }, secrets: { cloudthree_account_key: 'KW_AZ' } } } } },
+      { check: (v) => expect(v.snapshots.get('az')).toMatchObject({ azure_auth_mode: 'shared', azure_account_key: 'az-key-value' }), why: 'sent' },
+    ],
+  },
+  {
+    name: 'a stored max_jwt_exp 0 reads as 0 and the default is written back',
+    defect: 8,
+    steps: [
+      { apply: BASE },
+      { server: (v) => post(v, 'auth/cloud/role/web', { max_jwt_exp: 0 }).then(() => undefined), why: 'max_jwt_exp set to 0 by hand (refuses every JWT)' },
+      { plan: BASE, changes: true },
+      { apply: BASE },
+      { check: (v) => expect(v.gcp.get('cloud')!.roles.get('web')!.max_jwt_exp).toBe(900), why: 'back to 900' },
+    ],
+  },
+  {
+    name: 'a declared value equal to the default is written (identity_token_ttl = 1h on a new config)',
+    defect: 8,
+    steps: [
+      {
+        apply: {
+          path: 'cloud',
+          config: { fields: { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identity_token_ttl: '1h' } },
+        },
+      },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not left at the stored 0' },
+    ],
+  },
+  {
+    name: 'through a performance standby: reads after writes are consistent (X-Vault-Index), a move completes although its status is node-local',
+    defect: 9,
+    via: 'perfstandby',
+    steps: [
+      { apply: BASE },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+      { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
+    ],
+  },
+  {
+    name: 'a move whose response is lost is not sent again: the mount table says it happened',
+    defect: 9,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.loseNextResponse.add('POST sys/remount'), why: 'the remount is carried out, its response lost' },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+];
