@@ -87,8 +87,9 @@ export class SnapshotScheduler {
       const entry: Entry = { gen: 0, status, writtenAt: rec.written_at, persisting: Promise.resolve() };
       this.entries.set(name, entry);
       // Temp files of a crash go before any timer is armed: an overdue attempt must not start
-      // writing while the cleanup still runs (it would delete the new temp file).
-      await this.cleanupTarget(name, rec.config);
+      // writing while the cleanup still runs (it would delete the new temp file). Coordinated:
+      // another process may be writing one right now; retention removes leftovers instead.
+      if (!this.coordinator) await this.cleanupTarget(name, rec.config);
       loaded.push([name, entry, next]);
     }
     if (this.stopped) return;

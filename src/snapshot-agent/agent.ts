@@ -1,0 +1,129 @@
+// `keyward snapshot-agent`: automated snapshots for a server without them (Vault Community,
+// OpenBao, the engine in oss edition). The engine's scheduler, targets, retention and deadlines
+// run against the managed server's GET sys/storage/raft/snapshot; configs and status live in
+// --state, where several agents coordinate through slot leases (leases.ts).
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { translatorFor, type ServerInfo } from '../client/dialect';
+import { settingsFromEnv } from '../client/options';
+import { systemClock, type Clock, type TimerHandle } from '../engine/clock';
+import { silentLogger, type Logger } from '../engine/log';
+import { deadlinePolicyFromEnv, type DeadlinePolicy } from '../engine/snapshot/deadline';
+import type { SnapshotHost } from '../engine/snapshot/host';
+import { SnapshotScheduler } from '../engine/snapshot/scheduler';
+import { AgentRecords } from './agent-records';
+import { createAgentHttpServer } from './http-server';
+import { LeaseCoordinator } from './leases';
+import { ManagedServer } from './managed-server';
+import { openState } from './open-state';
+import type { StateStore } from './state-store';
+import { TokenSource } from './token-source';
+
+export interface SnapshotAgentOptions {
+  /** The managed server's address. */
+  server: string;
+  /** host:port to serve on (port 0: any free port). */
+  listen: string;
+  /** Directory (or later an object-store prefix) holding configs, status and leases. */
+  state: string;
+  /** A token file (re-read when it changes); else env.VAULT_TOKEN. */
+  tokenFile?: string;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  log?: Logger;
+  /** How often other agents' writes are picked up from --state (default 2 s). */
+  pollMs?: number;
+  /** Lease length per interval (tests shorten it). */
+  leaseTtlMs?: (intervalSeconds: number) => number;
+  deadline?: DeadlinePolicy;
+}
+
+export interface SnapshotAgent {
+  url: string;
+  info: ServerInfo;
+  scheduler: SnapshotScheduler;
+  tokens: TokenSource;
+  state: StateStore;
+  close(): Promise<void>;
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen.trim());
+  if (!m || Number(m[2]) > 65535) throw new Error(`--listen must be host:port, got ${JSON.stringify(listen)}`);
+  return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
+export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<SnapshotAgent> {
+  const env = o.env ?? process.env;
+  const clock = o.clock ?? systemClock;
+  const log = o.log ?? silentLogger;
+  const { host, port } = parseListen(o.listen);
+  const state = await openState(o.state);
+  const scratch = await mkdtemp(join(tmpdir(), 'keyward-agent-'));
+  const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
+  const cleanups: (() => Promise<void>)[] = [() => server.close(), () => rm(scratch, { recursive: true, force: true }), () => state.close()];
+  let closed: Promise<void> | undefined;
+  const undo = () =>
+    (closed ??= (async () => {
+      for (const c of [...cleanups].reverse()) await c().catch(() => undefined);
+    })());
+  try {
+    const info = await server.info();
+    const translator = translatorFor(info.dialect);
+    const tokens = new TokenSource({ file: o.tokenFile, envToken: env.VAULT_TOKEN, clock, log, server });
+    await tokens.current(); // no token at all is a start-up error, not a failed attempt later
+    await tokens.start();
+    cleanups.push(async () => tokens.stop());
+    const records = new AgentRecords(state);
+    const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
+    const snapshotHost: SnapshotHost = {
+      clock,
+      log,
+      openArchive: async (_start, signal) => server.openSnapshot(await tokens.current(), signal),
+      cleanupScratch: async () => undefined, // the scratch directory is this process's own
+    };
+    const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
+    await scheduler.start();
+    cleanups.push(() => scheduler.stop());
+    // Other agents' writes, deletes and finished attempts.
+    let poll: TimerHandle | undefined;
+    let polling = true;
+    const pollMs = o.pollMs ?? 2_000;
+    const tick = () => {
+      poll = clock.setTimer(pollMs, () => {
+        void scheduler
+          .resync()
+          .catch((e: unknown) => log.warn('reading --state failed', { error: (e as Error).message }))
+          .finally(() => polling && tick());
+      });
+    };
+    tick();
+    cleanups.push(async () => {
+      polling = false;
+      poll?.cancel();
+    });
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log);
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(port, host, () => resolve());
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        }),
+    );
+    const addr = http.address() as AddressInfo;
+    const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
+    return { url, info, scheduler, tokens, state, close: undo };
+  } catch (e) {
+    await undo();
+    throw e;
+  }
+}
