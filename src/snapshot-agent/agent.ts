@@ -4,12 +4,12 @@
 // --state, where several agents coordinate through slot leases (leases.ts).
 
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { translatorFor, type ServerInfo } from '../client/dialect';
 import { settingsFromEnv } from '../client/options';
+import { listen, parseListen } from '../engine/http/adapter';
 import { systemClock, type Clock, type TimerHandle } from '../engine/clock';
 import { silentLogger, type Logger } from '../engine/log';
 import { deadlinePolicyFromEnv, type DeadlinePolicy } from '../engine/snapshot/deadline';
@@ -51,17 +51,11 @@ export interface SnapshotAgent {
   close(): Promise<void>;
 }
 
-function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen.trim());
-  if (!m || Number(m[2]) > 65535) throw new Error(`--listen must be host:port, got ${JSON.stringify(listen)}`);
-  return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-}
-
 export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<SnapshotAgent> {
   const env = o.env ?? process.env;
   const clock = o.clock ?? systemClock;
   const log = o.log ?? silentLogger;
-  const { host, port } = parseListen(o.listen);
+  parseListen(o.listen); // a bad --listen fails before anything starts
   const state = await openState(o.state);
   const scratch = await mkdtemp(join(tmpdir(), 'keyward-agent-'));
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
@@ -107,10 +101,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       poll?.cancel();
     });
     const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log);
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(port, host, () => resolve());
-    });
+    const url = await listen(http, o.listen);
     cleanups.push(
       () =>
         new Promise<void>((resolve) => {
@@ -118,8 +109,6 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
           http.closeAllConnections();
         }),
     );
-    const addr = http.address() as AddressInfo;
-    const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
     return { url, info, scheduler, tokens, state, close: undo };
   } catch (e) {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Translator } from '../client/dialect';
+import { frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from '../engine/http/connection-front';
 import type { Logger } from '../engine/log';
 import { ApiError, Errors } from '../schema/errors';
 import { handleAgentRequest, type AgentApiDeps, type AgentRequest } from './api';
@@ -46,8 +47,8 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return parsed as Record<string, unknown>;
 }
 
-function methodOf(req: IncomingMessage, url: URL): AgentRequest['method'] | undefined {
-  switch (req.method) {
+function methodOf(method: string, url: URL): AgentRequest['method'] | undefined {
+  switch (method) {
     case 'LIST':
       return 'list';
     case 'GET':
@@ -63,19 +64,23 @@ function methodOf(req: IncomingMessage, url: URL): AgentRequest['method'] | unde
 }
 
 export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator, log: Logger): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
+    // Vault clients send LIST, which Node's parser refuses: the engine's connection front
+    // re-frames such connections and keeps the original method.
+    const verb = methodsOf(req.socket)?.shift() ?? req.method ?? 'GET';
+    noteAnswer(req, res);
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://agent');
       const requestId = randomUUID();
       try {
         if (!url.pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
         const path = url.pathname.slice('/v1/'.length);
-        if (path === 'sys/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+        if (path === 'sys/health' && (verb === 'GET' || verb === 'HEAD')) {
           const h = await deps.server.health(url.search);
           const body = h.body && typeof h.body === 'object' ? { ...(h.body as Record<string, unknown>), [AGENT_HEALTH_FIELD]: true } : h.body;
-          return send(res, h.status, req.method === 'HEAD' ? undefined : body);
+          return send(res, h.status, verb === 'HEAD' ? undefined : body);
         }
-        const method = methodOf(req, url);
+        const method = methodOf(verb, url);
         if (!method) throw Errors.unsupportedOperation();
         const token = req.headers['x-vault-token'];
         const namespace = req.headers['x-vault-namespace'];
@@ -92,9 +97,16 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
       } catch (e) {
         if (ApiError.isApiError(e)) return send(res, e.status, { errors: translator.errorsToServer(e.errors) });
         // No request detail in the log: bodies may carry store credentials.
-        log.error('agent request failed', { request_id: requestId, method: req.method, path: url.pathname, error: (e as Error)?.message ?? String(e) });
+        log.error('agent request failed', { request_id: requestId, method: verb, path: url.pathname, error: (e as Error)?.message ?? String(e) });
         send(res, 500, { errors: ['internal error'] });
       }
     })();
   });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (movedToFront(socket)) return;
+    if (frontForRefusedMethod(server, err, socket)) return;
+    socket.destroy();
+  });
+  server.on('connect', (req: IncomingMessage, socket, head: Buffer) => frontForConnect(server, req, socket, head));
+  return server;
 }

@@ -26,6 +26,8 @@ export class TokenSource {
   private stopped = false;
   /** Renewals done (tests count them across several TTLs). */
   renewals = 0;
+  /** The lookup or renewal in progress (tests on a manual clock wait for it). */
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: TokenSourceOptions) {}
 
@@ -59,13 +61,27 @@ export class TokenSource {
     this.timer?.cancel();
   }
 
+  /** Resolves once no lookup or renewal is in progress. */
+  async idle(): Promise<void> {
+    for (let p = this.inFlight; ; p = this.inFlight) {
+      await p;
+      if (p === this.inFlight) return;
+    }
+  }
+
   private schedule(ms: number): void {
     this.timer?.cancel();
     if (!this.stopped) this.timer = this.o.clock.setTimer(ms, () => void this.tick());
   }
 
   /** One lookup (or renewal when due); schedules the next at 2/3 of the remaining TTL. */
-  private async tick(renew = false): Promise<void> {
+  private tick(renew = false): Promise<void> {
+    const run = this.inFlight.then(() => this.runTick(renew));
+    this.inFlight = run;
+    return run;
+  }
+
+  private async runTick(renew: boolean): Promise<void> {
     if (this.stopped) return;
     try {
       const token = await this.current();
