@@ -48,6 +48,8 @@ export interface SnapshotAgent {
   scheduler: SnapshotScheduler;
   tokens: TokenSource;
   state: StateStore;
+  /** Archives this agent read from the managed server (attempts it took). */
+  archivesRead(): number;
   close(): Promise<void>;
 }
 
@@ -74,10 +76,14 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     cleanups.push(async () => tokens.stop());
     const records = new AgentRecords(state);
     const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
+    let archives = 0;
     const snapshotHost: SnapshotHost = {
       clock,
       log,
-      openArchive: async (_start, signal) => server.openSnapshot(await tokens.current(), signal),
+      openArchive: async (_start, signal) => {
+        archives++;
+        return server.openSnapshot(await tokens.current(), signal);
+      },
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
@@ -110,7 +116,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         }),
     );
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
-    return { url, info, scheduler, tokens, state, close: undo };
+    return { url, info, scheduler, tokens, state, archivesRead: () => archives, close: undo };
   } catch (e) {
     await undo();
     throw e;
