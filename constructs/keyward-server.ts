@@ -17,6 +17,13 @@ export interface KeywardServerProps {
    */
   readonly address?: string;
   /**
+   * Where the stack's snapshot configs go instead of `address`: a `keyward snapshot-agent` that
+   * serves automated snapshots for a server without them (Vault Community, OpenBao). Auth
+   * backends still go to `address`. `KEYWARD_SNAPSHOT_ADDR` in the deploying environment overrides it.
+   * @default `address` (the server serves snapshot-auto itself: Vault Enterprise, the engine's enterprise edition)
+   */
+  readonly snapshotAddress?: string;
+  /**
    * Namespace the auth backends live in (snapshot configs always use the root namespace).
    * @default the root namespace, or `VAULT_NAMESPACE` of the deploying process
    */
@@ -74,6 +81,7 @@ export class KeywardServer extends Construct {
   }
 
   readonly address?: string;
+  readonly snapshotAddress?: string;
   readonly namespace?: string;
   readonly dialect?: 'keyward' | 'vault';
   readonly fingerprintSalt: string;
@@ -90,6 +98,7 @@ export class KeywardServer extends Construct {
     Object.defineProperty(this, BRAND, { value: true });
     validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
     this.address = props.address;
+    this.snapshotAddress = props.snapshotAddress;
     this.namespace = props.namespace;
     this.dialect = props.dialect;
     this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;

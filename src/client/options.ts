@@ -36,6 +36,11 @@ export interface ClientSettings {
   connections?: number;
   /** Which names the server speaks: keyward's (the seed) or Vault's; undefined = detect from sys/health. */
   dialect?: ServerDialect;
+  /**
+   * Where snapshot configs go when not to `address`: a keyward snapshot agent serving
+   * snapshot-auto for a server without it (Vault Community, OpenBao). Same token and TLS settings.
+   */
+  snapshotAddress?: string;
 }
 
 export { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
@@ -47,6 +52,7 @@ export interface SettingsOverrides {
   caFile?: string;
   tlsSkipVerify?: boolean;
   dialect?: ServerDialect;
+  snapshotAddress?: string;
   /** Per-attempt timeout (ms); default VAULT_CLIENT_TIMEOUT, then 10 s. */
   timeoutMs?: number;
   /** Retries after the first attempt; default VAULT_MAX_RETRIES, then 2. */
@@ -62,7 +68,7 @@ const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 
 export function settingsFromEnv(
   overrides: SettingsOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
-  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {},
+  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string } = {},
 ): ClientSettings {
   const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
   const fromEnv = timeBoundsFromEnv(env);
@@ -73,6 +79,7 @@ export function settingsFromEnv(
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
     dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,
+    snapshotAddress: overrides.snapshotAddress ?? (env.KEYWARD_SNAPSHOT_ADDR || undefined) ?? manifestServer.snapshotAddress,
     timeoutMs: overrides.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: { attempts: (overrides.maxRetries ?? fromEnv.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
   };

@@ -45,10 +45,10 @@ const FEATURE = 'automated snapshots (sys/storage/raft/snapshot-auto)';
 export class SnapshotApi {
   constructor(private readonly c: VaultClient) {}
 
-  /** The translator, after checking that a Vault server has the Enterprise feature. */
+  /** The translator, after checking that the server (or the agent in front of it) has the feature. */
   private async ready(): Promise<Translator> {
     const t = await this.c.translator();
-    if (t.dialect === 'vault') await this.c.requireEnterprise(FEATURE);
+    await this.c.requireSnapshotAuto(FEATURE);
     return t;
   }
 

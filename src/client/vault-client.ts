@@ -17,6 +17,8 @@ export const seg = (s: string) => encodeURIComponent(s);
 export class VaultClient extends HttpClient {
   readonly sys: SysAuthApi;
   readonly snapshots: SnapshotApi;
+  /** The snapshot agent's client when snapshot configs go to one (settings.snapshotAddress). */
+  private readonly snapshotClient?: VaultClient;
   private readonly configuredDialect?: ServerDialect;
   private info?: Promise<ServerInfo>;
   private enterpriseChecked?: Promise<void>;
@@ -26,7 +28,18 @@ export class VaultClient extends HttpClient {
     this.configuredDialect = settings.dialect;
     if (settings.dialect) this.errorTexts = (e) => translatorFor(settings.dialect!).errorsFromServer(e);
     this.sys = new SysAuthApi(this);
-    this.snapshots = new SnapshotApi(this);
+    if (settings.snapshotAddress) this.snapshotClient = new VaultClient({ ...settings, address: settings.snapshotAddress, snapshotAddress: undefined }, hooks);
+    this.snapshots = new SnapshotApi(this.snapshotClient ?? this);
+  }
+
+  /** Where snapshot configs are read and written (the agent's address, or this server's). */
+  get snapshotAddress(): string {
+    return (this.snapshotClient ?? this).address;
+  }
+
+  override async close(): Promise<void> {
+    await this.snapshotClient?.close();
+    await super.close();
   }
 
   /** The cloud auth method mounted at `mount` (e.g. "cloud"). */
@@ -77,6 +90,30 @@ export class VaultClient extends HttpClient {
       if (res.status === 404 || res.status === 405) throw new EditionError(feature, editionName(info), this.address);
     })();
     return this.enterpriseChecked;
+  }
+
+  /**
+   * Refuses automated snapshots where the server lacks them, before anything is planned: a
+   * keyward snapshot agent serves them for any server; the engine says its edition in sys/health;
+   * Vault needs Enterprise (requireEnterprise). A server whose health cannot be read is left to
+   * answer the request itself.
+   */
+  async requireSnapshotAuto(feature: string): Promise<void> {
+    const dialect = await this.dialect();
+    let info: ServerInfo | undefined;
+    try {
+      info = await this.serverInfo();
+    } catch (e) {
+      if (dialect === 'vault') return this.requireEnterprise(feature);
+      if (VaultClientError.is(e) && e.status === 0) throw e;
+      return;
+    }
+    if (info.snapshotAgent) return;
+    if (info.dialect === 'keyward' && dialect === 'keyward') {
+      if (info.enterprise === false) throw new EditionError(feature, editionName(info), this.address, 'it reports enterprise: false in sys/health');
+      return;
+    }
+    return this.requireEnterprise(feature);
   }
 
   /** GET; a 404 is "absent" (undefined). */

@@ -178,6 +178,8 @@ export const manifestSchema = z
         namespace: z.string().optional(),
         /** Which names the server speaks (keyward's or Vault's); absent: detected from sys/health. */
         dialect: z.enum(['keyward', 'vault']).optional(),
+        /** Where snapshot configs go when not to `address`: a keyward snapshot agent. */
+        snapshotAddress: z.string().url().optional(),
       })
       .strict()
       .default({}),
