@@ -1,0 +1,76 @@
+// `keyward plan/apply/status` with snapshot configs on a server without automated snapshots (the
+// engine in oss edition): without an agent the plan fails naming `keyward snapshot-agent`; with
+// the manifest's server.snapshotAddress at an agent, auth goes to the server and snapshot configs
+// to the agent, a re-plan is empty and drift on the agent's configs is corrected.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runKeyward } from '../../support/keyward-in-process';
+import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { startSnapshotAgent, type SnapshotAgent } from '../../../src/snapshot-agent/agent';
+import { iamRole, manifest, serviceAccountKey } from '../reconcile/helpers';
+
+const CONFIG = 'sys/storage/raft/snapshot-auto/config';
+let engine: Awaited<ReturnType<typeof startTestEngine>>;
+let agent: SnapshotAgent;
+let dir: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kw-agent-cli-'));
+  engine = await startTestEngine({ edition: 'oss' });
+  agent = await startSnapshotAgent({ server: engine.url, listen: '127.0.0.1:0', state: join(dir, 'state'), env: { VAULT_TOKEN: ROOT_TOKEN } });
+});
+afterAll(async () => {
+  process.env = saved;
+  await agent.close();
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function stack(snapshotAddress?: string) {
+  return manifest({
+    server: snapshotAddress ? { snapshotAddress } : {},
+    authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'CLOUD_CREDS' } } }, roles: [iamRole('web')] }],
+    snapshotConfigs: [{ name: 'hourly', storage_type: 'local', interval: '1h', retain: 24, path_prefix: join(dir, 'snaps'), local_max_space: 100_000_000 }],
+  });
+}
+
+test('without an agent the plan fails at plan time naming keyward snapshot-agent, and nothing is written', async () => {
+  process.env.VAULT_ADDR = engine.url;
+  process.env.VAULT_TOKEN = ROOT_TOKEN;
+  process.env.CLOUD_CREDS = serviceAccountKey('k1');
+  delete process.env.KEYWARD_SNAPSHOT_ADDR;
+  const file = join(dir, 'plain.json');
+  writeFileSync(file, JSON.stringify(stack()));
+  const r = await runKeyward('plan', '--manifest', file);
+  expect(r.code).toBe(1);
+  expect(r.err).toMatch(/keyward engine 1\.19\.0\+keyward in oss edition.*keyward snapshot-agent --server/s);
+  expect((await api(engine, 'GET', 'sys/auth')).body.data['cloud/']).toBeUndefined();
+});
+
+test('with server.snapshotAddress: auth to the server, configs to the agent; a re-plan is empty; drift is corrected; status reads the agent', async () => {
+  process.env.VAULT_ADDR = engine.url;
+  process.env.VAULT_TOKEN = ROOT_TOKEN;
+  process.env.CLOUD_CREDS = serviceAccountKey('k1');
+  const file = join(dir, 'agent.json');
+  writeFileSync(file, JSON.stringify(stack(agent.url)));
+  const applied = await runKeyward('apply', '--manifest', file, '--auto-approve');
+  expect(applied.err).toBe('');
+  expect(applied.code).toBe(0);
+  expect((await api(engine, 'GET', 'sys/auth')).body.data['cloud/'].type).toBe('cloud');
+  expect((await api(agent.url, 'GET', `${CONFIG}/hourly`)).body.data).toMatchObject({ interval: 3600, retain: 24 });
+  expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
+  // Drift: someone changes the config on the agent by hand.
+  expect((await api(agent.url, 'POST', `${CONFIG}/hourly`, { body: { storage_type: 'local', interval: 60, retain: 2, path_prefix: join(dir, 'snaps'), local_max_space: 100_000_000 } })).status).toBe(204);
+  const drift = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
+  expect(drift.code).toBe(2);
+  expect(drift.out).toMatch(/hourly/);
+  expect((await runKeyward('apply', '--manifest', file, '--auto-approve')).code).toBe(0);
+  expect((await api(agent.url, 'GET', `${CONFIG}/hourly`)).body.data).toMatchObject({ interval: 3600, retain: 24 });
+  expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
+  const status = await runKeyward('status', '--snapshot-address', agent.url);
+  expect(status.code).toBe(0);
+  expect(status.out).toMatch(/^hourly\s+local\s/m);
+});
