@@ -1,0 +1,123 @@
+// The agent as its users start it (`keyward snapshot-agent --server --listen --state`, a child
+// process): SIGKILL while it writes a snapshot leaves nothing under a final name; another agent
+// started on the same state takes the config over within one interval, removes the leftover, and
+// writes a complete archive that restores into the engine.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+
+const BIN = resolve(__dirname, '../../../bin/keyward.js');
+const FINAL = /^vault-snapshot-\d+\.snap$/;
+const INTERVAL_S = 4;
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+}
+
+function startAgent(server: string, state: string): Promise<Child> {
+  const proc = spawn(process.execPath, [BIN, 'snapshot-agent', '--server', server, '--listen', '127.0.0.1:0', '--state', state, '--log-level', 'off'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, VAULT_TOKEN: ROOT_TOKEN },
+  });
+  return new Promise((ok, fail) => {
+    let out = '';
+    let err = '';
+    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) ok({ proc, url: m[1] });
+    });
+    proc.once('exit', (code) => fail(new Error(`agent exited (${code}) before listening: ${out} ${err}`)));
+  });
+}
+
+async function stop(c: Child | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  const exited = new Promise((r) => c.proc.once('exit', r));
+  c.proc.kill(signal);
+  await exited;
+}
+
+/** Polls `check` every 20 ms (a child process's progress has no event to wait on here). */
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+let root: string;
+let engine: Awaited<ReturnType<typeof startTestEngine>>;
+const children: Child[] = [];
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'kw-agent-kill-'));
+  engine = await startTestEngine({ edition: 'oss' });
+});
+afterAll(async () => {
+  for (const c of children) await stop(c, 'SIGKILL');
+  await engine.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+it('SIGKILL mid-write leaves nothing partial under a final name; a second agent takes over within one interval', async () => {
+  const out = join(root, 'snapshots');
+  const state = join(root, 'state');
+  await mkdir(out, { recursive: true });
+  // About 24 MB of incompressible policy text, so writing the snapshot takes a while.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < 60) {
+        const i = next++;
+        const filler = randomBytes(200_000).toString('base64');
+        const r = await api(engine, 'PUT', `sys/policy/big${i}`, { body: { policy: `# ${filler}\npath "secret/${i}" { capabilities = ["read"] }` } });
+        if (r.status !== 204) throw new Error(`policy write failed: ${r.status} ${r.text}`);
+      }
+    }),
+  );
+
+  const a = await startAgent(engine.url, state);
+  children.push(a);
+  const w = await api(a.url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
+    body: { storage_type: 'local', interval: `${INTERVAL_S}s`, retain: 100, path_prefix: out, local_max_space: 10 * 1024 ** 3 },
+  });
+  expect(w.status).toBe(204);
+  const partial = await until(async () => (await readdir(out)).find((n) => n.endsWith('.partial')));
+  await stop(a, 'SIGKILL');
+  const killedAt = Date.now();
+  const afterKill = await readdir(out);
+  expect(afterKill.filter((n) => FINAL.test(n))).toEqual([]); // killed mid-write: nothing under a final name
+  expect(afterKill).toContain(partial);
+
+  const b = await startAgent(engine.url, state);
+  children.push(b);
+  // The config and its schedule survived in the state.
+  expect((await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/config?list=true')).body.data.keys).toEqual(['crash']);
+  const status = await until(async () => {
+    const s = (await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/status/crash')).body?.data;
+    return s?.last_snapshot_end && s.last_snapshot_error === '' ? s : undefined;
+  });
+  expect(status.consecutive_errors).toBe(0);
+  // Taken over within one interval of the kill (status times have whole seconds).
+  expect(Date.parse(status.last_snapshot_start) - killedAt).toBeLessThanOrEqual(INTERVAL_S * 1000);
+  const names = await readdir(out);
+  expect(names).not.toContain(partial); // the killed agent's leftover is gone
+  const finals = names.filter((n) => FINAL.test(n)).sort();
+  expect(finals.length).toBeGreaterThanOrEqual(1);
+  // The snapshot is complete: the engine accepts it as a verified restore.
+  await api(b.url, 'DELETE', 'sys/storage/raft/snapshot-auto/config/crash');
+  const r = await api(engine, 'POST', 'sys/storage/raft/snapshot', { rawBody: await readFile(join(out, finals.at(-1)!)) });
+  expect([r.status, r.text]).toEqual([204, '']);
+  expect((await api(engine, 'GET', 'sys/policy/big59')).status).toBe(200);
+  await stop(b, 'SIGTERM');
+}, 180_000);
