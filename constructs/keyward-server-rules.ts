@@ -10,7 +10,7 @@ export interface KeywardServerInput {
 }
 
 /** Every prop a KeywardServer knows; anything else is a misspelling. */
-export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
+export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'cloudPlugin', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
 
 function urlProblem(prop: string, a: string): string | undefined {
   try {
@@ -30,6 +30,11 @@ export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] =
   },
   { id: 'address-url', check: ({ props }) => when(props.address, (a) => urlProblem('address', a)) },
   { id: 'snapshot-address-url', check: ({ props }) => when(props.snapshotAddress, (a) => urlProblem('snapshotAddress', a)) },
+  {
+    id: 'cloud-plugin-name',
+    check: ({ props }) =>
+      when(props.cloudPlugin, (p) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(p) ? undefined : `cloudPlugin ${JSON.stringify(p)} must be a plugin name such as "gcp" or "vault-plugin-auth-gcp"`)),
+  },
   {
     id: 'namespace-format',
     check: ({ props }) =>

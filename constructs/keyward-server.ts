@@ -24,6 +24,13 @@ export interface KeywardServerProps {
    */
   readonly snapshotAddress?: string;
   /**
+   * The auth method type the stack's `CloudAuthBackend` mounts have on the server. On OpenBao the
+   * GCP auth method is an external plugin registered under a name the operator chose
+   * (e.g. `vault-plugin-auth-gcp`). `KEYWARD_CLOUD_PLUGIN` in the deploying environment overrides it.
+   * @default `gcp` on Vault and OpenBao, `cloud` on the engine
+   */
+  readonly cloudPlugin?: string;
+  /**
    * Namespace the auth backends live in (snapshot configs always use the root namespace).
    * @default the root namespace, or `VAULT_NAMESPACE` of the deploying process
    */
@@ -82,6 +89,7 @@ export class KeywardServer extends Construct {
 
   readonly address?: string;
   readonly snapshotAddress?: string;
+  readonly cloudPlugin?: string;
   readonly namespace?: string;
   readonly dialect?: 'keyward' | 'vault';
   readonly fingerprintSalt: string;
@@ -99,6 +107,7 @@ export class KeywardServer extends Construct {
     validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
     this.address = props.address;
     this.snapshotAddress = props.snapshotAddress;
+    this.cloudPlugin = props.cloudPlugin;
     this.namespace = props.namespace;
     this.dialect = props.dialect;
     this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;

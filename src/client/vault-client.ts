@@ -20,12 +20,14 @@ export class VaultClient extends HttpClient {
   /** The snapshot agent's client when snapshot configs go to one (settings.snapshotAddress). */
   private readonly snapshotClient?: VaultClient;
   private readonly configuredDialect?: ServerDialect;
+  private readonly cloudPlugin?: string;
   private info?: Promise<ServerInfo>;
   private enterpriseChecked?: Promise<void>;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     super(settings, hooks, dispatcher);
     this.configuredDialect = settings.dialect;
+    this.cloudPlugin = settings.cloudPlugin;
     if (settings.dialect) this.errorTexts = (e) => translatorFor(settings.dialect!).errorsFromServer(e);
     this.sys = new SysAuthApi(this);
     if (settings.snapshotAddress) this.snapshotClient = new VaultClient({ ...settings, address: settings.snapshotAddress, snapshotAddress: undefined }, hooks);
@@ -66,7 +68,7 @@ export class VaultClient extends HttpClient {
 
   /** The translator for the dialect in use (the typed endpoint groups call this first). */
   async translator(): Promise<Translator> {
-    return translatorFor(await this.dialect());
+    return translatorFor(await this.dialect(), { cloudPlugin: this.cloudPlugin });
   }
 
   /**

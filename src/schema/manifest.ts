@@ -180,6 +180,8 @@ export const manifestSchema = z
         dialect: z.enum(['keyward', 'vault']).optional(),
         /** Where snapshot configs go when not to `address`: a keyward snapshot agent. */
         snapshotAddress: z.string().url().optional(),
+        /** The auth method type cloud mounts have on the server (OpenBao: the GCP plugin's registered name). */
+        cloudPlugin: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a plugin name such as gcp or vault-plugin-auth-gcp').optional(),
       })
       .strict()
       .default({}),

@@ -25,6 +25,11 @@ const providerSchema: BlockSchema = {
   attributes: {
     address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`; `VAULT_ADDR` overrides it.' },
     namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
+    cloud_plugin: {
+      type: { kind: 'string' },
+      optional: true,
+      description: 'The auth method type `keyward_cloud_auth_backend` mounts have on the server: on OpenBao the name the GCP plugin was registered under in its plugin catalog; `KEYWARD_CLOUD_PLUGIN` overrides it; default: `gcp` on Vault and OpenBao, `cloud` on the engine.',
+    },
     snapshot_address: {
       type: { kind: 'string' },
       optional: true,
@@ -106,6 +111,7 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
           address: env.VAULT_ADDR || str(config.address),
           namespace: env.VAULT_NAMESPACE || str(config.namespace),
           snapshotAddress: env.KEYWARD_SNAPSHOT_ADDR || str(config.snapshot_address),
+          cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
           caFile: str(config.ca_cert_file),
           tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
           timeoutMs: typeof config.request_timeout === 'string' ? parseTimeoutMs(config.request_timeout, 'request_timeout') : undefined,

@@ -119,6 +119,22 @@ const vaultTranslator: Translator = {
   fieldValue: (shape, f, v) => FIELD_VALUES[shape][f]?.[v] ?? v,
 };
 
-export function translatorFor(dialect: ServerDialect): Translator {
-  return dialect === 'vault' ? vaultTranslator : keywardTranslator;
+export interface TranslatorOptions {
+  /**
+   * The plugin type name the server's GCP-style auth method is registered under, when not the
+   * dialect's default (`cloud` on the engine, `gcp` on Vault): on OpenBao it is an external plugin
+   * registered under a name the operator chose (sys/plugins/catalog).
+   */
+  cloudPlugin?: string;
+}
+
+export function translatorFor(dialect: ServerDialect, o: TranslatorOptions = {}): Translator {
+  const base = dialect === 'vault' ? vaultTranslator : keywardTranslator;
+  const plugin = o.cloudPlugin;
+  if (!plugin || plugin === base.mountTypeToServer('cloud')) return base;
+  return {
+    ...base,
+    mountTypeToServer: (t) => (t === 'cloud' ? plugin : base.mountTypeToServer(t)),
+    mountTypeFromServer: (t) => (t === plugin ? 'cloud' : base.mountTypeFromServer(t)),
+  };
 }
