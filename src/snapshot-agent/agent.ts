@@ -28,7 +28,7 @@ export interface SnapshotAgentOptions {
   server: string;
   /** host:port to serve on (port 0: any free port). */
   listen: string;
-  /** Directory (or later an object-store prefix) holding configs, status and leases. */
+  /** Directory or object-store prefix holding configs, status and leases (open-state.ts). */
   state: string;
   /** A token file (re-read when it changes); else env.VAULT_TOKEN. */
   tokenFile?: string;
@@ -58,7 +58,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
   const clock = o.clock ?? systemClock;
   const log = o.log ?? silentLogger;
   parseListen(o.listen); // a bad --listen fails before anything starts
-  const state = await openState(o.state);
+  const state = await openState(o.state, env);
   const scratch = await mkdtemp(join(tmpdir(), 'keyward-agent-'));
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
   const cleanups: (() => Promise<void>)[] = [() => server.close(), () => rm(scratch, { recursive: true, force: true }), () => state.close()];
