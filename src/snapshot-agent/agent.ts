@@ -7,8 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { translatorFor, type ServerInfo } from '../client/dialect';
 import { settingsFromEnv } from '../client/options';
+import { VaultClientError } from '../client/errors';
 import { listen, parseListen } from '../engine/http/adapter';
 import { systemClock, type Clock, type TimerHandle } from '../engine/clock';
 import { silentLogger, type Logger } from '../engine/log';
@@ -40,6 +42,8 @@ export interface SnapshotAgentOptions {
   /** Lease length per interval (tests shorten it). */
   leaseTtlMs?: (intervalSeconds: number) => number;
   deadline?: DeadlinePolicy;
+  /** How long start-up waits for a managed server that does not answer yet (default 60 s). */
+  startTimeoutMs?: number;
 }
 
 export interface SnapshotAgent {
@@ -51,6 +55,25 @@ export interface SnapshotAgent {
   /** Archives this agent read from the managed server (attempts it took). */
   archivesRead(): number;
   close(): Promise<void>;
+}
+
+/**
+ * The managed server's sys/health, waiting while it does not answer (an agent started beside a
+ * server that is still coming up); any answer that is not a Vault-like health fails at once.
+ */
+async function waitForServer(server: ManagedServer, log: Logger, timeoutMs: number): Promise<ServerInfo> {
+  const until = Date.now() + timeoutMs;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await server.info();
+    } catch (e) {
+      if (!VaultClientError.is(e) || e.status !== 0 || Date.now() + delay > until) throw e;
+      log.warn('waiting for the managed server', { server: server.address, error: e.message });
+      server.forgetInfo();
+      // Wall-clock time: start-up is not part of any schedule (a test's manual clock stands still).
+      await sleep(delay);
+    }
+  }
 }
 
 export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<SnapshotAgent> {
@@ -68,7 +91,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       for (const c of [...cleanups].reverse()) await c().catch(() => undefined);
     })());
   try {
-    const info = await server.info();
+    const info = await waitForServer(server, log, o.startTimeoutMs ?? 60_000);
     const translator = translatorFor(info.dialect);
     const tokens = new TokenSource({ file: o.tokenFile, envToken: env.VAULT_TOKEN, clock, log, server });
     await tokens.current(); // no token at all is a start-up error, not a failed attempt later

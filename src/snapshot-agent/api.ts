@@ -56,7 +56,8 @@ export async function handleAgentRequest(d: AgentApiDeps, r: AgentRequest): Prom
 
   if (/^config\/?$/.test(rest)) {
     if (r.method !== 'list') throw Errors.unsupportedOperation();
-    await guard(`${SNAPSHOT_AUTO}/config`, 'list', true);
+    // Vault checks a LIST against the path with its trailing slash (http/logical.go).
+    await guard(`${SNAPSHOT_AUTO}/config/`, 'list', true);
     const keys = (await d.records.listConfigs()).sort();
     if (keys.length === 0) throw new ApiError('not_found', []);
     return { status: 200, data: { keys } };

@@ -76,7 +76,13 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
         if (!url.pathname.startsWith('/v1/')) throw Errors.unsupportedPath();
         const path = url.pathname.slice('/v1/'.length);
         if (path === 'sys/health' && (verb === 'GET' || verb === 'HEAD')) {
-          const h = await deps.server.health(url.search);
+          let h: { status: number; body: unknown };
+          try {
+            h = await deps.server.health(url.search);
+          } catch (e) {
+            // The agent is up; the server behind it is not: as a sealed or unreachable node, 503.
+            return send(res, 503, { errors: [`the managed server ${deps.server.address} did not answer sys/health: ${(e as Error).message}`] });
+          }
           const body = h.body && typeof h.body === 'object' ? { ...(h.body as Record<string, unknown>), [AGENT_HEALTH_FIELD]: true } : h.body;
           return send(res, h.status, verb === 'HEAD' ? undefined : body);
         }

@@ -20,7 +20,7 @@ export interface TokenState {
 
 export class ManagedServer {
   private readonly dispatcher: Dispatcher;
-  private readonly anonymous: VaultClient;
+  private anonymous: VaultClient;
 
   constructor(
     private readonly settings: ClientSettings,
@@ -41,6 +41,11 @@ export class ManagedServer {
 
   info(): Promise<ServerInfo> {
     return this.anonymous.serverInfo();
+  }
+
+  /** Drops a failed sys/health read (the client keeps its first answer, failures included). */
+  forgetInfo(): void {
+    this.anonymous = this.as(undefined);
   }
 
   /** The managed server's own sys/health body (status code and fields), for the agent's health. */
