@@ -51,7 +51,7 @@ export class ObjectState implements StateStore {
     }
   }
 
-  put(key: string, value: Buffer): Promise<void> {
+  async put(key: string, value: Buffer): Promise<void> {
     return this.target.put(flat(key), () => Readable.from([value]), value.length, new AbortController().signal);
   }
 
@@ -72,7 +72,7 @@ export class ObjectState implements StateStore {
       .sort();
   }
 
-  createExclusive(key: string, value: Buffer): Promise<boolean> {
+  async createExclusive(key: string, value: Buffer): Promise<boolean> {
     return this.target.createIfAbsent(flat(key), value);
   }
 

@@ -74,3 +74,13 @@ test('with server.snapshotAddress: auth to the server, configs to the agent; a r
   expect(status.code).toBe(0);
   expect(status.out).toMatch(/^hourly\s+local\s/m);
 });
+
+test('a snapshot-only stack with VAULT_ADDR at the agent itself plans and applies', async () => {
+  process.env.VAULT_ADDR = agent.url;
+  process.env.VAULT_TOKEN = ROOT_TOKEN;
+  const file = join(dir, 'only-snapshots.json');
+  writeFileSync(file, JSON.stringify(manifest({ snapshotConfigs: [{ name: 'solo', storage_type: 'local', interval: '2h', path_prefix: join(dir, 'solo'), local_max_space: 100_000_000 }] })));
+  expect((await runKeyward('apply', '--manifest', file, '--auto-approve')).code).toBe(0);
+  expect((await api(agent.url, 'GET', `${CONFIG}/solo`)).body.data).toMatchObject({ interval: 7200 });
+  expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
+});

@@ -3,6 +3,8 @@
 // configs, status and leases, so two agents take each snapshot once and a restarted agent keeps
 // everything; s3rver, which ignores If-None-Match on writes, is refused at start.
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openState } from '../../../src/snapshot-agent/open-state';
 import type { StateStore } from '../../../src/snapshot-agent/state-store';
@@ -25,6 +27,39 @@ const locations = () => ({
 });
 const ENV = { AZURE_STORAGE_KEY: AZURITE_KEY };
 
+describe('--state on a directory', () => {
+  it('stores, lists and deletes; a key is created exclusively once', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'kw-dir-state-'));
+    const store = await openState(join(root, 'state'));
+    try {
+      await conformance(store);
+    } finally {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+/** What every --state store does (directory and object stores alike). */
+async function conformance(store: StateStore): Promise<void> {
+  await store.put('config/a', Buffer.from('1'));
+  await store.put('config/a', Buffer.from('2'));
+  await store.put('status/a', Buffer.from('s'));
+  expect((await store.get('config/a'))?.toString()).toBe('2');
+  expect(await store.get('config/b')).toBeUndefined();
+  expect(await store.list('config/')).toEqual(['config/a']);
+  expect(await store.createExclusive('lease/a/1-00000000', Buffer.from('x'))).toBe(true);
+  expect(await store.createExclusive('lease/a/1-00000000', Buffer.from('y'))).toBe(false);
+  expect((await store.get('lease/a/1-00000000'))?.toString()).toBe('x');
+  const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => store.createExclusive('lease/a/1-00000001', Buffer.from(String(i)))));
+  expect(racing.filter(Boolean)).toHaveLength(1);
+  expect(await store.list('lease/a/1-')).toEqual(['lease/a/1-00000000', 'lease/a/1-00000001']);
+  await store.delete('config/a');
+  await store.delete('config/a');
+  expect(await store.list('config/')).toEqual([]);
+  await expect(store.put('../escape', Buffer.from('x'))).rejects.toThrow(/invalid state key/);
+}
+
 describe.each(['gcs', 'azure'] as const)('--state on %s', (kind) => {
   let h: AgentHarness;
   let store: StateStore | undefined;
@@ -39,19 +74,7 @@ describe.each(['gcs', 'azure'] as const)('--state on %s', (kind) => {
 
   it('stores, lists and deletes; a key is created exclusively once', async () => {
     store = await openState(locations()[kind], ENV);
-    await store.put('config/a', Buffer.from('1'));
-    await store.put('config/a', Buffer.from('2'));
-    await store.put('status/a', Buffer.from('s'));
-    expect((await store.get('config/a'))?.toString()).toBe('2');
-    expect(await store.get('config/b')).toBeUndefined();
-    expect(await store.list('config/')).toEqual(['config/a']);
-    expect(await store.createExclusive('lease/a/1-00000000', Buffer.from('x'))).toBe(true);
-    expect(await store.createExclusive('lease/a/1-00000000', Buffer.from('y'))).toBe(false);
-    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => store!.createExclusive('lease/a/1-00000001', Buffer.from(String(i)))));
-    expect(racing.filter(Boolean)).toHaveLength(1);
-    await store.delete('config/a');
-    await store.delete('config/a');
-    expect(await store.list('config/')).toEqual([]);
+    await conformance(store);
   });
 
   it('two agents on one prefix take each snapshot once (ten intervals); a restarted agent keeps configs and status', async () => {
