@@ -108,6 +108,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         return server.openSnapshot(await tokens.current(), signal);
       },
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
+      archiveStage: `reading the snapshot from ${server.address}`,
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
     await scheduler.start();

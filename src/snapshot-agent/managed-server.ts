@@ -96,14 +96,14 @@ export class ManagedServer {
       } catch {
         errors = text.slice(0, 200);
       }
-      throw new Error(`reading the snapshot from ${this.address} (GET sys/storage/raft/snapshot) failed: status ${res.statusCode}${errors ? `: ${errors}` : ''}`);
+      throw new Error(`GET sys/storage/raft/snapshot answered status ${res.statusCode}${errors ? `: ${errors}` : ''}`);
     }
     const file = join(this.scratchDir, `${randomUUID()}.snap`);
     try {
       await pipeline(res.body, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
     } catch (e) {
       await rm(file, { force: true });
-      throw new Error(`reading the snapshot from ${this.address} failed: ${(e as Error).message}`);
+      throw new Error(`GET sys/storage/raft/snapshot broke off: ${(e as Error).message}`);
     }
     const { size } = await stat(file);
     const stream = createReadStream(file);

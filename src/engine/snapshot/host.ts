@@ -25,8 +25,10 @@ export interface SnapshotArchive {
 export interface SnapshotHost {
   clock: Clock;
   log: Logger;
-  /** Opens the archive an attempt started at `startMs` stores; its message is the status text. */
+  /** Opens the archive an attempt started at `startMs` stores. */
   openArchive(startMs: number, signal: AbortSignal): Promise<SnapshotArchive>;
+  /** What producing the archive is called in a failure's status text (default: writing the snapshot archive). */
+  archiveStage?: string;
   /** Removes scratch leftovers of a crash (called once, at the first start). */
   cleanupScratch(): Promise<void>;
 }

@@ -70,7 +70,7 @@ export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config
       opening.then((a) => signal.aborted && a.stream.destroy(), () => undefined);
       archive = await raceAbort(opening, signal);
     } catch (e) {
-      throw new Error(`writing the snapshot archive failed: ${(e as Error).message}`);
+      throw new Error(`${host.archiveStage ?? 'writing the snapshot archive'} failed: ${(e as Error).message}`);
     }
     const a = archive;
     ctl.onArchiveSize?.(a.size);
@@ -83,7 +83,7 @@ export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config
       a.stream.destroy();
       if (e instanceof LocalSpaceError) throw e;
       const own = a.producerError();
-      if (own && !signal.aborted) throw new Error(`writing the snapshot archive failed: ${own.message}`);
+      if (own && !signal.aborted) throw new Error(`${host.archiveStage ?? 'writing the snapshot archive'} failed: ${own.message}`);
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
     // After an abort (deadline, restore, shutdown) or the config's deletion no store operation

@@ -46,7 +46,7 @@ describe('snapshot agent schedules', () => {
     await h.advance(60_000);
     const s = (await api(a.url, 'GET', `${AGENT_STATUS}/a`)).body.data;
     expect(s.consecutive_errors).toBe(1);
-    expect(s.last_snapshot_error).toMatch(/GET sys\/storage\/raft\/snapshot.*status 403/);
+    expect(s.last_snapshot_error).toMatch(/^reading the snapshot from http:\/\/127\.0\.0\.1:\d+ failed: GET sys\/storage\/raft\/snapshot answered status 403: permission denied$/);
     expect(s.next_snapshot_start).toBe('2026-01-01T00:02:00Z');
     expect(JSON.stringify(s)).not.toContain('not-a-valid-token');
   });
