@@ -52,6 +52,8 @@ export interface SnapshotAgent {
   scheduler: SnapshotScheduler;
   tokens: TokenSource;
   state: StateStore;
+  /** This agent's id in the leases it writes to --state (which agent holds a slot). */
+  id: string;
   /** Archives this agent read from the managed server (attempts it took). */
   archivesRead(): number;
   close(): Promise<void>;
@@ -140,7 +142,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         }),
     );
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
-    return { url, info, scheduler, tokens, state, archivesRead: () => archives, close: undo };
+    return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
   } catch (e) {
     await undo();
     throw e;

@@ -28,7 +28,7 @@ export function registerSnapshotAgent(program: Command): void {
       const log = createLogger((flags.logLevel as import('../../engine/log').LogLevel | undefined) ?? 'info');
       installRejectionLogger(log);
       const agent = await startSnapshotAgent({ server: flags.server, listen: flags.listen, state: flags.state, tokenFile: flags.tokenFile, log });
-      process.stdout.write(`keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location}\n`);
+      process.stdout.write(`keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location} (agent id ${agent.id})\n`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

@@ -1,7 +1,7 @@
-// The agent as its users start it (`keyward snapshot-agent --server --listen --state`, a child
-// process): SIGKILL while it writes a snapshot leaves nothing under a final name; another agent
-// started on the same state takes the config over within one interval, removes the leftover, and
-// writes a complete archive that restores into the engine.
+// The agent as its users start it (`keyward snapshot-agent --server --listen --state`, child
+// processes): two agents on one state; SIGKILL of the one writing a snapshot leaves nothing under a
+// final name; the other takes the config over within one interval (the dead one's lease expires),
+// removes the leftover, and writes a complete archive that restores into the engine.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,11 +13,13 @@ import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 
 const BIN = resolve(__dirname, '../../../bin/keyward.js');
 const FINAL = /^vault-snapshot-\d+\.snap$/;
-const INTERVAL_S = 4;
+const INTERVAL_S = 10;
 
 interface Child {
   proc: ChildProcess;
   url: string;
+  /** The agent's id in the leases it writes. */
+  id: string;
 }
 
 function startAgent(server: string, state: string): Promise<Child> {
@@ -31,8 +33,8 @@ function startAgent(server: string, state: string): Promise<Child> {
     proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) ok({ proc, url: m[1] });
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*agent id ([0-9a-f-]+)/.exec(out);
+      if (m) ok({ proc, url: m[1], id: m[2] });
     });
     proc.once('exit', (code) => fail(new Error(`agent exited (${code}) before listening: ${out} ${err}`)));
   });
@@ -69,7 +71,15 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-it('SIGKILL mid-write leaves nothing partial under a final name; a second agent takes over within one interval', async () => {
+/** The id in the newest lease record under the state directory. */
+async function leaseHolder(state: string): Promise<string | undefined> {
+  const dir = join(state, 'lease', 'crash');
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.')).sort();
+  if (names.length === 0) return undefined;
+  return (JSON.parse(await readFile(join(dir, names.at(-1)!), 'utf8')) as { owner: string }).owner;
+}
+
+it('SIGKILL mid-write leaves nothing partial under a final name; the other agent takes over within one interval', async () => {
   const out = join(root, 'snapshots');
   const state = join(root, 'state');
   await mkdir(out, { recursive: true });
@@ -86,22 +96,24 @@ it('SIGKILL mid-write leaves nothing partial under a final name; a second agent 
     }),
   );
 
-  const a = await startAgent(engine.url, state);
-  children.push(a);
-  const w = await api(a.url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
+  const agents = await Promise.all([startAgent(engine.url, state), startAgent(engine.url, state)]);
+  children.push(...agents);
+  const w = await api(agents[0].url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
     body: { storage_type: 'local', interval: `${INTERVAL_S}s`, retain: 100, path_prefix: out, local_max_space: 10 * 1024 ** 3 },
   });
   expect(w.status).toBe(204);
   const partial = await until(async () => (await readdir(out)).find((n) => n.endsWith('.partial')));
+  // The agent writing it holds the slot's lease.
+  const holder = await until(() => leaseHolder(state));
+  const a = agents.find((x) => x.id === holder)!;
+  const b = agents.find((x) => x.id !== holder)!;
+  expect(a).toBeDefined();
   await stop(a, 'SIGKILL');
   const killedAt = Date.now();
   const afterKill = await readdir(out);
   expect(afterKill.filter((n) => FINAL.test(n))).toEqual([]); // killed mid-write: nothing under a final name
   expect(afterKill).toContain(partial);
-
-  const b = await startAgent(engine.url, state);
-  children.push(b);
-  // The config and its schedule survived in the state.
+  // The other agent serves the same config from the shared state.
   expect((await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/config?list=true')).body.data.keys).toEqual(['crash']);
   const status = await until(async () => {
     const s = (await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/status/crash')).body?.data;
