@@ -18,6 +18,7 @@ import { cdktfEnv } from '../support/cdktf-env';
 import { api, ROOT_TOKEN, startTestEngine } from '../support/engine';
 import { AZURITE_KEY, isCompleteArchive, startAzurite, startGcs, startS3, type RunningStore } from '../support/object-stores';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
+import { CONTRACT_TOKEN, startVaultContract } from '../support/vault-contract/server';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
@@ -48,13 +49,16 @@ async function readAll(r: Readable): Promise<Buffer> {
     engine = await startTestEngine({ edition: 'oss' });
     dir = mkdtempSync(join(tmpdir(), 'keyward-agent-e2e-'));
     agent = await startSnapshotAgent({ server: engine.url, listen: '127.0.0.1:0', state: join(dir, 'state'), env: { VAULT_TOKEN: ROOT_TOKEN }, clock });
-    mkdirSync(join(dir, 'app'));
-    writeFileSync(
-      join(dir, 'app', 'cdktf.json'),
-      JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-agent-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
-    );
-    mkdirSync(join(dir, 'app', 'node_modules'));
-    symlinkSync(REPO, join(dir, 'app', 'node_modules', 'keyward'), 'dir');
+    // Two app directories (two Terraform states): one per server.
+    for (const app of ['app', 'bao-app']) {
+      mkdirSync(join(dir, app));
+      writeFileSync(
+        join(dir, app, 'cdktf.json'),
+        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: `keyward-agent-e2e-${app}`, sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+      );
+      mkdirSync(join(dir, app, 'node_modules'));
+      symlinkSync(REPO, join(dir, app, 'node_modules', 'keyward'), 'dir');
+    }
   }, 120_000);
 
   afterAll(async () => {
@@ -64,21 +68,35 @@ async function readAll(r: Readable): Promise<Buffer> {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function cdktf(args: string[], withAgent: boolean): Promise<{ code: number | null; text: string }> {
+  interface Target {
+    server: string;
+    token: string;
+    agent?: string;
+    app: string;
+    prefix: string;
+    local: string;
+    extra?: NodeJS.ProcessEnv;
+  }
+  const onEngine = (withAgent: boolean): Target => ({ server: engine.url, token: ROOT_TOKEN, agent: withAgent ? agent.url : undefined, app: 'app', prefix: 'agent/', local: join(dir, 'local') });
+
+  function cdktf(args: string[], withAgent: boolean | Target): Promise<{ code: number | null; text: string }> {
+    const t = typeof withAgent === 'boolean' ? onEngine(withAgent) : withAgent;
     const env = cdktfEnv(
-      { url: engine.url, token: ROOT_TOKEN },
+      { url: t.server, token: t.token },
       {
-        KW_ADDRESS: engine.url,
-        KW_AGENT: withAgent ? agent.url : '',
-        KW_STORES: JSON.stringify({ local: join(dir, 'local'), s3: s3.fields, gcs: gcs.fields, azure: azure.fields }),
+        KW_ADDRESS: t.server,
+        KW_AGENT: t.agent ?? '',
+        KW_PREFIX: t.prefix,
+        KW_STORES: JSON.stringify({ local: t.local, s3: s3.fields, gcs: gcs.fields, azure: azure.fields }),
         KW_INTERVAL: String(INTERVAL),
         KW_CREDS: CREDS,
         KW_S3_SECRET: String(s3.fields.cloudone_secret_access_key),
         KW_AZURE_KEY: AZURITE_KEY,
+        ...t.extra,
       },
     );
     return new Promise((ok, fail) => {
-      const child: ChildProcess = spawn(CDKTF, args, { cwd: join(dir, 'app'), env });
+      const child: ChildProcess = spawn(CDKTF, args, { cwd: join(dir, t.app), env });
       let out = '';
       child.stdout?.on('data', (d) => (out += String(d)));
       child.stderr?.on('data', (d) => (out += String(d)));
@@ -86,7 +104,7 @@ async function readAll(r: Readable): Promise<Buffer> {
       child.on('close', (code) => ok({ code, text: strip(out) }));
     });
   }
-  const ok = async (args: string[], withAgent = true) => {
+  const ok = async (args: string[], withAgent: boolean | Target = true) => {
     const r = await cdktf(args, withAgent);
     expect({ args, code: r.code, tail: r.code === 0 ? '' : r.text.slice(-4000) }).toEqual({ args, code: 0, tail: '' });
     return r.text;
@@ -145,5 +163,29 @@ async function readAll(r: Readable): Promise<Buffer> {
     await ok(['deploy', '--auto-approve']);
     expect((await api(agent.url, 'GET', `${CONFIG}/to-local`)).body.data).toMatchObject({ interval: INTERVAL, retain: 2 });
     expect(await ok(['deploy', '--auto-approve'])).toMatch(/No changes/);
+  }, 600_000);
+
+  it('the same stack against the contract server in OpenBao mode: the auth mount under the registered plugin name, configs through an agent', async () => {
+    const PLUGIN = 'vault-plugin-auth-gcp';
+    const bao = await startVaultContract({ flavor: 'openbao', gcpPluginName: PLUGIN });
+    const baoClock = new ManualClock(Date.UTC(2026, 0, 1));
+    const baoAgent = await startSnapshotAgent({ server: bao.url, listen: '127.0.0.1:0', state: join(dir, 'bao-state'), env: { VAULT_TOKEN: CONTRACT_TOKEN }, clock: baoClock });
+    try {
+      const t: Target = { server: bao.url, token: CONTRACT_TOKEN, agent: baoAgent.url, app: 'bao-app', prefix: 'bao/', local: join(dir, 'bao-local'), extra: { KEYWARD_CLOUD_PLUGIN: PLUGIN } };
+      await ok(['deploy', '--auto-approve'], t);
+      expect(bao.mounts.get('cloud')?.type).toBe(PLUGIN);
+      expect(bao.snapshots.size).toBe(0);
+      expect((await api(baoAgent.url, 'GET', `${CONFIG}?list=true`, { token: CONTRACT_TOKEN })).body.data.keys).toEqual(['to-azure', 'to-gcs', 'to-local', 'to-s3']);
+      // Vault's names on the wire: the agent serves the S3 config with aws_* fields.
+      expect((await api(baoAgent.url, 'GET', `${CONFIG}/to-s3`, { token: CONTRACT_TOKEN })).body.data).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: s3.fields.cloudone_bucket });
+      await baoClock.advance(INTERVAL * 1000);
+      await baoAgent.scheduler.settled();
+      expect(readdirSync(join(dir, 'bao-local')).filter((n) => /^vault-snapshot-\d+\.snap$/.test(n))).toHaveLength(1);
+      expect(await ok(['deploy', '--auto-approve'], t)).toMatch(/No changes/);
+      expect(bao.problems).toEqual([]);
+    } finally {
+      await baoAgent.close();
+      await bao.close();
+    }
   }, 600_000);
 });
