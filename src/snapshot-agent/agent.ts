@@ -17,6 +17,8 @@ import { silentLogger, type Logger } from '../engine/log';
 import { deadlinePolicyFromEnv, type DeadlinePolicy } from '../engine/snapshot/deadline';
 import type { SnapshotHost } from '../engine/snapshot/host';
 import { SnapshotScheduler } from '../engine/snapshot/scheduler';
+import { AesSeal } from '../engine/seal/aes-seal';
+import { ensureSealKey } from '../engine/seal/key-file';
 import { AgentRecords } from './agent-records';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
@@ -34,6 +36,12 @@ export interface SnapshotAgentOptions {
   state: string;
   /** A token file (re-read when it changes); else env.VAULT_TOKEN. */
   tokenFile?: string;
+  /**
+   * The seal key file (32 bytes, hex; created 0600 when missing) that encrypts configs (they hold
+   * store credentials) in --state; agents sharing a state share it. Without one, configs are kept
+   * in clear (the state directory is 0700, its files 0600) and the agent says so at start.
+   */
+  sealKeyFile?: string;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
   log?: Logger;
@@ -99,7 +107,9 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     await tokens.current(); // no token at all is a start-up error, not a failed attempt later
     await tokens.start();
     cleanups.push(async () => tokens.stop());
-    const records = new AgentRecords(state);
+    const seal = o.sealKeyFile ? new AesSeal(ensureSealKey(o.sealKeyFile)) : undefined;
+    if (!seal) log.warn('snapshot configs (with their store credentials) are kept unencrypted in --state: pass --seal-key-file to encrypt them', { state: state.location });
+    const records = new AgentRecords(state, seal);
     const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
     let archives = 0;
     const snapshotHost: SnapshotHost = {
@@ -142,6 +152,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         }),
     );
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
+    // Callers send their tokens in the clear: only loopback is safe without a TLS proxy in front.
+    if (!/^(127\.|\[::1\]|localhost)/.test(new URL(url).host)) log.warn('the agent serves plain HTTP on a non-loopback address: callers\' tokens cross the network unencrypted; put a TLS-terminating proxy in front', { url });
     return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
   } catch (e) {
     await undo();

@@ -9,6 +9,7 @@ interface AgentFlags {
   listen: string;
   state: string;
   tokenFile?: string;
+  sealKeyFile?: string;
   logLevel?: string;
 }
 
@@ -20,6 +21,7 @@ export function registerSnapshotAgent(program: Command): void {
     .requiredOption('--listen <host:port>', 'where the agent serves the snapshot-auto API')
     .requiredOption('--state <location>', 'directory holding configs, status and leases (share it between agents)')
     .option('--token-file <file>', "the agent's token, re-read when it changes (a Vault/OpenBao Agent sink); default $VAULT_TOKEN")
+    .option('--seal-key-file <file>', 'encrypts the configs (they hold store credentials) in --state: 32 bytes as hex, created (mode 0600) when missing; every agent on one state uses the same file')
     .option('--log-level <level>', 'trace, debug, info, warn, error or off', 'info')
     .action(async (flags: AgentFlags) => {
       const { createLogger, isLogLevel } = require('../../engine/log') as typeof import('../../engine/log');
@@ -27,7 +29,7 @@ export function registerSnapshotAgent(program: Command): void {
       if (flags.logLevel && !isLogLevel(flags.logLevel)) throw new Error('--log-level must be one of trace, debug, info, warn, error, off');
       const log = createLogger((flags.logLevel as import('../../engine/log').LogLevel | undefined) ?? 'info');
       installRejectionLogger(log);
-      const agent = await startSnapshotAgent({ server: flags.server, listen: flags.listen, state: flags.state, tokenFile: flags.tokenFile, log });
+      const agent = await startSnapshotAgent({ server: flags.server, listen: flags.listen, state: flags.state, tokenFile: flags.tokenFile, sealKeyFile: flags.sealKeyFile, log });
       process.stdout.write(`keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location} (agent id ${agent.id})\n`);
       let stopping = false;
       const stop = (signal: string) => {
