@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKeyward } from '../../support/keyward-in-process';
+import { planJsonSchema } from '../../../src/reconcile/render-json';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { startSnapshotAgent, type SnapshotAgent } from '../../../src/snapshot-agent/agent';
 import { iamRole, manifest, serviceAccountKey } from '../reconcile/helpers';
@@ -62,6 +63,11 @@ test('with server.snapshotAddress: auth to the server, configs to the agent; a r
   expect((await api(engine, 'GET', 'sys/auth')).body.data['cloud/'].type).toBe('cloud');
   expect((await api(agent.url, 'GET', `${CONFIG}/hourly`)).body.data).toMatchObject({ interval: 3600, retain: 24 });
   expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
+  // The JSON plan names where the snapshot configs were read, and still matches its schema.
+  const js = await runKeyward('plan', '--manifest', file, '--format', 'json');
+  const parsed = planJsonSchema.safeParse(JSON.parse(js.out));
+  expect(parsed.success).toBe(true);
+  expect(JSON.parse(js.out).server).toEqual({ address: engine.url, snapshotAddress: agent.url });
   // Drift: someone changes the config on the agent by hand.
   expect((await api(agent.url, 'POST', `${CONFIG}/hourly`, { body: { storage_type: 'local', interval: 60, retain: 2, path_prefix: join(dir, 'snaps'), local_max_space: 100_000_000 } })).status).toBe(204);
   const drift = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
