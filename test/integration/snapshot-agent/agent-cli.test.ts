@@ -73,7 +73,12 @@ test('with server.snapshotAddress: auth to the server, configs to the agent; a r
   const drift = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
   expect(drift.code).toBe(2);
   expect(drift.out).toMatch(/hourly/);
-  expect((await runKeyward('apply', '--manifest', file, '--auto-approve')).code).toBe(0);
+  // A saved plan applies against the same two addresses (the plan file carries the agent's).
+  const planFile = join(dir, 'drift.plan');
+  expect((await runKeyward('plan', '--manifest', file, '--out', planFile)).code).toBe(0);
+  delete process.env.VAULT_ADDR;
+  expect((await runKeyward('apply', '--plan', planFile)).code).toBe(0);
+  process.env.VAULT_ADDR = engine.url;
   expect((await api(agent.url, 'GET', `${CONFIG}/hourly`)).body.data).toMatchObject({ interval: 3600, retain: 24 });
   expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
   const status = await runKeyward('status', '--snapshot-address', agent.url);
