@@ -11,7 +11,7 @@ import { startSnapshotAgent } from '../../../src/snapshot-agent/agent';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 
 /** Drops the first `drops` connections, then forwards to `target`. */
-async function flakyFront(target: string, drops: number): Promise<{ url: string; dropped: () => number; close: () => Promise<void> }> {
+async function flakyFront(target: string, drops: number): Promise<{ url: string; dropped: () => number; dropAll: () => void; close: () => Promise<void> }> {
   let dropped = 0;
   const t = new URL(target);
   const server: Server = createServer((req, res) => {
@@ -31,6 +31,7 @@ async function flakyFront(target: string, drops: number): Promise<{ url: string;
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     dropped: () => dropped,
+    dropAll: () => void (drops = Infinity),
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -57,6 +58,13 @@ it('waits for a managed server that drops connections at first, then serves', as
   try {
     expect(front.dropped()).toBe(5);
     expect((await api(agent.url, 'GET', 'sys/health', { token: null })).body.keyward_snapshot_agent).toBe(true);
+    // The server goes away: a caller is told it could not be checked (503), not refused (403).
+    front.dropAll();
+    const r = await api(agent.url, 'POST', 'sys/storage/raft/snapshot-auto/config/x', { body: { storage_type: 'local', interval: 60, path_prefix: join(root, 'x'), local_max_space: 1e6 } });
+    expect(r.status).toBe(503);
+    expect(r.body.errors[0]).toMatch(/could not check the caller's permissions: the managed server .* did not answer sys\/capabilities-self/);
+    expect(r.text).not.toContain(ROOT_TOKEN);
+    expect((await api(agent.url, 'GET', 'sys/health', { token: null })).status).toBe(503);
   } finally {
     await agent.close();
     await front.close();
