@@ -21,7 +21,10 @@ const s3Body = { storage_type: 'cloudone-store', interval: 3600, path_prefix: 'p
 async function stateFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) (e.isDirectory() ? await walk(join(d, e.name)) : out.push(join(d, e.name)));
+    for (const e of await readdir(d, { withFileTypes: true })) {
+      if (e.isDirectory()) await walk(join(d, e.name));
+      else out.push(join(d, e.name));
+    }
   };
   await walk(dir);
   return out;
