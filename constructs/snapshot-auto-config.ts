@@ -86,10 +86,10 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
     new KeywardResource(this, 'resource', 'keyward_snapshot_auto_config', () => this.resourceAttributes());
   }
 
-  /** The keyward_snapshot_auto_config resource's attributes (docs/terraform-provider.md). */
-  private resourceAttributes(): Record<string, unknown> {
+  /** The config's declared non-secret fields: the same in the Terraform resource and the manifest. */
+  private declaredFields(): Record<string, unknown> {
     const p = this.props;
-    return compact({
+    return {
       name: this.configName,
       storage_type: p.storage.storageType,
       interval: p.interval,
@@ -98,24 +98,20 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
       file_prefix: p.filePrefix,
       autoload_enabled: p.autoloadEnabled,
       ...compact({ ...p.storage.fields }),
+    };
+  }
+
+  /** The keyward_snapshot_auto_config resource's attributes (docs/terraform-provider.md). */
+  private resourceAttributes(): Record<string, unknown> {
+    return compact({
+      ...this.declaredFields(),
       ...Object.assign({}, ...this.bindings.map((b) => secretAttributes(b.field, b, this.server.secretVersion))),
       retain_on_destroy: this.removalPolicy === RemovalPolicy.RETAIN ? true : undefined,
     });
   }
 
   renderSnapshotConfig(ctx: ManifestContext): SnapshotEntry {
-    const p = this.props;
     const secrets = Object.fromEntries(this.bindings.map((b) => [b.field, ctx.secretRef(b)]));
-    return compact({
-      name: this.configName,
-      storage_type: p.storage.storageType,
-      interval: p.interval,
-      retain: p.retain,
-      path_prefix: p.pathPrefix,
-      file_prefix: p.filePrefix,
-      autoload_enabled: p.autoloadEnabled,
-      ...compact({ ...p.storage.fields }),
-      ...secrets,
-    }) as SnapshotEntry;
+    return compact({ ...this.declaredFields(), ...secrets }) as SnapshotEntry;
   }
 }

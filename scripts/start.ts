@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   npx cdktf diff                            # after editing main.ts: what would change (drift included)
   npx keyward plan --dir cdktf.out          # the same, without Terraform
   npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
-  # keyless auth: the sample's workload identity pool trusts the engine on 127.0.0.1:8200 (README: "Keyless cloud auth")
+  # keyless auth: the sample's workload identity pool trusts the engine on 127.0.0.1:8200 (docs/engine.md: "Keyless cloud auth")
 
   Work files of this run: ${work}`);
   } finally {

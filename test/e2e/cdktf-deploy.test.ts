@@ -3,12 +3,13 @@
 // exclusiveRoles corrected -> one-field change (0 to add, 1 to change, 0 to destroy) -> removed role
 // deleted -> keyward plan --dir exits 0 -> destroy (an undeclared role is left alone); an unset
 // secret env var fails before any write; no secret anywhere on disk (plan file unzipped) or output.
-// Runs once bin/terraform-provider-keyward.js (the provider) exists.
+// Fails with a clear message when bin/terraform-provider-keyward.js (the provider) is missing.
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { runAsync } from '../support/run-async';
+import { requireProviderBin } from '../support/provider-bin';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,6 @@ const PRIVATE_KEY_LINE = (JSON.parse(CREDS) as { private_key: string }).private_
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
 const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 const SECRETS = { 'credentials JSON': CREDS, 'credentials private key line': PRIVATE_KEY_LINE, 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key (ephemeral)': GCS_KEY };
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
@@ -57,7 +57,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   );
 }
 
-(HAS_PROVIDER ? describe : describe.skip)('cdktf deploy / diff / destroy with terraform and the keyward provider (offline)', () => {
+describe('cdktf deploy / diff / destroy with terraform and the keyward provider (offline)', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let proxy: Awaited<ReturnType<typeof writeRecorder>>;
   let dir: string;
@@ -65,6 +65,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   const outputs: string[] = [];
 
   beforeAll(async () => {
+    requireProviderBin();
     engine = await startTestEngine({ edition: 'enterprise', logger: createLogger('debug', (line) => logs.push(line)) });
     proxy = await writeRecorder(engine.url);
     dir = mkdtempSync(join(tmpdir(), 'keyward-cdktf-e2e-'));

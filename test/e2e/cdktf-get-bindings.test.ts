@@ -5,19 +5,19 @@
 // through the generated classes (props and setters), deploys, re-plans empty, changes one role
 // through a setter, and removes one, which Terraform plans as a destroy with keyward's warning.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeLauncher } from '../../constructs/launcher';
 import { api, ROOT_TOKEN, startTestEngine } from '../support/engine';
 import { runAsync } from '../support/run-async';
+import { requireProviderBin } from '../support/provider-bin';
 import { cdktfEnv } from '../support/cdktf-env';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 
 // Written into the app: it imports the bindings `cdktf get` generated in .gen.
 const MAIN = `import { readFileSync } from 'node:fs';
@@ -56,13 +56,14 @@ new Bindings(app, 'bindings');
 app.synth();
 `;
 
-(HAS_PROVIDER ? describe : describe.skip)('cdktf get bindings declare and deploy roles (offline)', () => {
+describe('cdktf get bindings declare and deploy roles (offline)', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let root: string;
   let dir: string;
   const outputs: string[] = [];
 
   beforeAll(async () => {
+    requireProviderBin();
     engine = await startTestEngine();
     root = mkdtempSync(join(tmpdir(), 'keyward-bindings-'));
     dir = join(root, 'app');

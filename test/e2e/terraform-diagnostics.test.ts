@@ -4,14 +4,10 @@
 // valid ones; a value known only after apply (a variable) is skipped at validate and refused at
 // plan, as is an unset `credentials_env` variable, each on its own line.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { writeLauncher } from '../../constructs/launcher';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestEngine, ROOT_TOKEN } from '../support/engine';
-import { runAsync } from '../support/run-async';
-
-const REPO = resolve(__dirname, '../..');
+import { terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 
 /** The provider requirement and configuration, and string variables, that both documents start with. */
 const HEAD = (address: string, variables: string[]) => `terraform {
@@ -170,14 +166,11 @@ const linesMarked = (text: string, mark: string) =>
     .map(({ line }) => line);
 
 describe('diagnostics through terraform validate and plan', () => {
-  let dir: string;
+  let wd: TerraformWorkdir;
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   const tf = async (args: string[], env: Record<string, string> = {}) => {
-    const r = await runAsync('terraform', [...args, '-no-color'], {
-      cwd: dir,
-      env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'), VAULT_ADDR: '', VAULT_TOKEN: ROOT_TOKEN, ...env },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
+    const r = await wd.tf(args, env);
+    return { code: r.code, out: r.stdout, err: r.stderr };
   };
   const diagnosticsOf = (out: string): JsonDiagnostic[] => {
     // validate -json prints one document; plan -json prints one JSON message per line.
@@ -193,24 +186,20 @@ describe('diagnostics through terraform validate and plan', () => {
 
   beforeAll(async () => {
     engine = await startTestEngine();
-    dir = mkdtempSync(join(tmpdir(), 'keyward-tf-diag-'));
-    writeLauncher(join(dir, 'terraform.d', 'plugins'));
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
-    writeFileSync(join(dir, 'empty.tfrc'), '');
-    writeFileSync(join(dir, 'main.tf'), MAIN(engine.url));
+    wd = terraformWorkdir('keyward-tf-diag-', () => ({ VAULT_ADDR: '', VAULT_TOKEN: ROOT_TOKEN }));
+    wd.write('main.tf', MAIN(engine.url));
     const init = await tf(['init', '-input=false']);
     expect({ code: init.code, err: init.err }).toEqual({ code: 0, err: '' });
   }, 120_000);
   afterAll(async () => {
     await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    wd?.close();
   });
 
   it('validate: one error per bad value, on its line, naming the rule and the value; nothing for valid values or values not known yet', async () => {
     const r = await tf(['validate', '-json']);
     const ds = diagnosticsOf(r.out);
-    const text = readFileSync(join(dir, 'main.tf'), 'utf8');
+    const text = readFileSync(join(wd.dir, 'main.tf'), 'utf8');
     expect(at(ds)).toEqual(linesMarked(text, 'bad').map((l) => `error@${l}`).sort());
     const on = (line: number) => ds.find((d) => d.range?.start.line === line)!;
     const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
@@ -230,10 +219,10 @@ describe('diagnostics through terraform validate and plan', () => {
   }, 120_000);
 
   it('plan: values known only at plan (variables) are refused there, each on its line; then an unset credentials_env on its own line', async () => {
-    writeFileSync(join(dir, 'main.tf'), PLAN(engine.url));
+    wd.write('main.tf', PLAN(engine.url));
     const valid = await tf(['validate', '-json']);
     expect(diagnosticsOf(valid.out)).toEqual([]);
-    const text = readFileSync(join(dir, 'main.tf'), 'utf8');
+    const text = readFileSync(join(wd.dir, 'main.tf'), 'utf8');
     const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
     // terraform plan validates again with the variables' values before it asks for a plan.
     const bad = await tf(['plan', '-input=false', '-json', '-var', 'jwt=3h', '-var', 'interval=0s']);

@@ -6,36 +6,28 @@
 // clock, a redeploy still has no changes and the server keeps the rotated key (the declared key is
 // not sent back).
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCloudEmulator, type CloudEmulator } from '../../src/cloud-emulator';
 import { ManualClock } from '../../src/engine/clock';
 import { FIXTURE_KEY_DIR, SA, audience, login, poolProviderAudience, withWorkloadIdentityPool } from '../support/cloud-fixture';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { runAsync } from '../support/run-async';
+import { requireProviderBin } from '../support/provider-bin';
 import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 import { cdktfEnv } from '../support/cdktf-env';
+import { until } from '../support/poll';
 
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'keyless-app.ts');
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 
 const POOL = 'e2e-pool';
 const AUDIENCE = poolProviderAudience(POOL, 'engine');
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
-/** Waits (bounded) until `done` holds: automated rotations run on their own after the clock moves. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-(HAS_PROVIDER ? describe : describe.skip)('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine and the emulator', () => {
+describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine and the emulator', () => {
   // One clock for the engine and the emulator: automated rotation runs when the test moves it.
   const clock = new ManualClock(Date.now());
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
@@ -44,6 +36,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   let creds: string;
 
   beforeAll(async () => {
+    requireProviderBin();
     engine = await startTestEngine({ clock });
     // The pool's provider trusts this engine's issuer, found over HTTP as Google does.
     emu = await startCloudEmulator({
@@ -138,7 +131,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
     // Automated rotation (rotation_period 1h) on the engine's clock, then the same redeploy.
     const deletes = keyEvents('delete').length;
     await clock.advance(3600_000);
-    await until(() => keyEvents('delete').length > deletes, 'the automated rotation');
+    await until('the automated rotation', () => keyEvents('delete').length > deletes);
     const autoKid = (await config('keyed')).private_key_id as string;
     expect(autoKid).not.toBe(rotatedKid);
     expect(emu.listKeyIds(SA.keyward.email)).toEqual([autoKid]);

@@ -1,16 +1,13 @@
 // Role deletions are visible in a Terraform plan although Terraform shows them as an update of the
 // backend (real terraform 1.11, offline, against the engine): deleting, renaming and retyping a
 // role, and a role made by hand that exclusive_roles deletes, each plan with a warning naming the
-// role; the policy check the README gives (jq over `terraform show -json`) lists exactly them.
+// role; the policy check docs/terraform-provider.md gives (jq over `terraform show -json`) lists exactly them.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { writeLauncher } from '../../constructs/launcher';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { runAsync } from '../support/run-async';
-
-const REPO = resolve(__dirname, '../..');
+import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 const SA = '["svc@p.iam.gserviceaccount.com"]';
 
 const role = (name: string, body: string) => `  roles "${name}" {\n${body}\n  }\n`;
@@ -36,55 +33,40 @@ output "keep_role_id" {
 }
 `;
 
-/** The jq program of the README's policy check (so the README cannot drift from what is tested). */
+/** The jq program of the policy check in docs/terraform-provider.md (so the page cannot drift from what is tested). */
 function readmeJq(): string {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO, 'docs', 'terraform-provider.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Role deletions in a Terraform plan'));
   const m = /jq -r '([^']+)'/.exec(section);
-  if (!m) throw new Error('README: no jq policy check under "Role deletions in a Terraform plan"');
+  if (!m) throw new Error('docs/terraform-provider.md: no jq policy check under "Role deletions in a Terraform plan"');
   return m[1]!;
 }
 
 describe('role deletions in a terraform plan', () => {
-  let dir: string;
+  let wd: TerraformWorkdir;
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
-  const run = async (file: string, args: string[]) => {
-    const r = await runAsync(file, args, {
-      cwd: dir,
-      env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'), VAULT_ADDR: '', VAULT_TOKEN: ROOT_TOKEN },
-    });
-    return { code: r.status, out: r.stdout + r.stderr, stdout: r.stdout };
-  };
-  const ok = async (...args: string[]) => {
-    const r = await run('terraform', [...args, '-no-color']);
-    expect({ args, code: r.code, out: r.code === 0 ? '' : r.out.slice(-3000) }).toEqual({ args, code: 0, out: '' });
-    return r.out;
-  };
+  const ok = (...args: string[]) => wd.ok(args);
 
   beforeAll(async () => {
     engine = await startTestEngine();
-    dir = mkdtempSync(join(tmpdir(), 'keyward-tf-removals-'));
-    writeLauncher(join(dir, 'terraform.d', 'plugins'));
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
-    writeFileSync(join(dir, 'empty.tfrc'), '');
+    wd = terraformWorkdir('keyward-tf-removals-', () => ({ VAULT_ADDR: '', VAULT_TOKEN: ROOT_TOKEN }));
   }, 60_000);
   afterAll(async () => {
     await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    wd?.close();
   });
 
-  it('warns for each deleted, renamed, retyped and exclusively removed role; the README policy check lists them', async () => {
+  it('warns for each deleted, renamed, retyped and exclusively removed role; the documented policy check lists them', async () => {
     const before = [
       role('keep', `    type = "iam"\n    bound_service_accounts = ${SA}`),
       role('gone', `    type = "iam"\n    bound_service_accounts = ${SA}\n    token_ttl = "1h"`),
       role('old-name', `    type = "vm"\n    bound_zones = ["europe-west1-b"]\n    token_policies = ["batch"]`),
       role('shape', `    type = "iam"\n    bound_service_accounts = ${SA}\n    token_policies = ["shape"]`),
     ].join('');
-    writeFileSync(join(dir, 'main.tf'), MAIN(engine.url, before));
+    wd.write('main.tf', MAIN(engine.url, before));
     await ok('init', '-input=false');
     await ok('apply', '-input=false', '-auto-approve');
-    const outputs = JSON.parse((await run('terraform', ['output', '-json'])).stdout) as Record<string, { value: string }>;
+    const outputs = JSON.parse((await wd.tf(['output', '-json'])).stdout) as Record<string, { value: string }>;
     const mounts = (await api(engine, 'GET', 'sys/auth')).body as { data: Record<string, { accessor: string }> };
     expect(outputs.accessor!.value).toBe(mounts.data['removals/']!.accessor);
     expect(outputs.keep_role_id!.value).toBe(((await api(engine, 'GET', 'auth/removals/role/keep')).body as { data: { role_id: string } }).data.role_id);
@@ -99,7 +81,7 @@ describe('role deletions in a terraform plan', () => {
       role('new-name', `    type = "vm"\n    bound_zones = ["europe-west1-b"]\n    token_policies = ["batch"]`),
       role('shape', `    type = "vm"\n    bound_zones = ["europe-west1-b"]\n    token_policies = ["shape"]`),
     ].join('');
-    writeFileSync(join(dir, 'main.tf'), MAIN(engine.url, after));
+    wd.write('main.tf', MAIN(engine.url, after));
     const plan = await ok('plan', '-input=false', '-out=tfplan');
     expect(plan).toContain('0 to add, 1 to change, 0 to destroy');
     const warnings = plan.split('\n').filter((l) => l.startsWith('Warning: '));
@@ -113,8 +95,10 @@ describe('role deletions in a terraform plan', () => {
     );
     expect(plan).toContain('stops renewing');
 
-    const shown = await run('sh', ['-c', `terraform show -json tfplan | jq -r '${readmeJq()}'`]);
-    expect(shown.code).toBe(0);
+    // `terraform show -json tfplan | jq -r '…'`, the pipeline the page shows, in two steps.
+    wd.write('tfplan.json', (await wd.tf(['show', '-json', 'tfplan'])).stdout);
+    const shown = await runAsync('jq', ['-r', readmeJq(), 'tfplan.json'], { cwd: wd.dir });
+    expect(shown.status).toBe(0);
     expect(shown.stdout.trim().split('\n').sort()).toEqual(
       ['gone', 'handmade', 'old-name', 'shape'].map((r) => `keyward_cloud_auth_backend.cloud: role ${r} is deleted`),
     );

@@ -8,15 +8,13 @@
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { writeLauncher } from '../../constructs/launcher';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runAsync } from '../support/run-async';
+import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraform-workdir';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../support/vault-contract/server';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
 
-const REPO = resolve(__dirname, '../..');
 const CREDS = serviceAccountKeyJson('deployer@vault-e2e.iam.gserviceaccount.com');
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
@@ -111,15 +109,10 @@ app.synth();
 
 describe('terraform with the keyward provider in vault dialect, against the Vault contract server', () => {
   let vault: VaultContract;
-  let dir: string;
-  const outputs: string[] = [];
-  const write = (s: object) => writeFileSync(join(dir, 'main.tf.json'), JSON.stringify(s, null, 2));
-  const env = () => ({
-    ...process.env,
+  let wd: TerraformWorkdir;
+  // The variables every run gets: the token and the secrets the resources read (never a stored token).
+  const baseEnv = () => ({
     KEYWARD_DIALECT: '',
-    CHECKPOINT_DISABLE: '1',
-    TF_IN_AUTOMATION: '1',
-    TF_CLI_CONFIG_FILE: join(dir, 'empty.tfrc'),
     VAULT_ADDR: '',
     VAULT_TOKEN: CONTRACT_TOKEN,
     KW_CREDS: CREDS,
@@ -127,35 +120,23 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     KW_GCS_KEY: GCS_KEY,
     TF_VAR_azure_key: AZURE_KEY,
   });
-  const tfIn = async (cwd: string, args: string[]) => {
-    const r = await runAsync('terraform', [...args, '-no-color'], { cwd, env: env() });
-    const out = r.stdout + r.stderr;
-    outputs.push(out);
-    return { code: r.status, out };
-  };
-  const tf = (...args: string[]) => tfIn(dir, args);
-  const okIn = async (cwd: string, ...args: string[]) => {
-    const r = await tfIn(cwd, args);
-    expect({ args, code: r.code, out: r.code === 0 ? '' : r.out.slice(-3000) }).toEqual({ args, code: 0, out: '' });
-    return r.out;
-  };
-  const ok = (...args: string[]) => okIn(dir, ...args);
+  /** The environment of runs other than terraform's (the app, keyward). */
+  const env = () => ({ ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: join(wd.dir, 'empty.tfrc'), ...baseEnv() });
+  const write = (s: object) => wd.write('main.tf.json', JSON.stringify(s, null, 2));
+  const tfIn = (cwd: string, args: string[]) => wd.tf(args, {}, cwd);
+  const tf = (...args: string[]) => wd.tf(args);
+  const okIn = (cwd: string, ...args: string[]) => wd.ok(args, {}, cwd);
+  const ok = (...args: string[]) => wd.ok(args);
   const raw = (path: string, body: unknown) => fetch(`${vault.url}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': CONTRACT_TOKEN }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
     vault = await startVaultContract();
-    dir = mkdtempSync(join(tmpdir(), 'keyward-tf-vault-'));
-    writeLauncher(join(dir, 'terraform.d', 'plugins'));
-    // As in a project with keyward installed: the launcher finds node_modules/keyward.
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(REPO, join(dir, 'node_modules', 'keyward'), 'dir');
-    // The cdktf app's own imports.
-    for (const m of ['cdktf', 'constructs']) symlinkSync(join(REPO, 'node_modules', m), join(dir, 'node_modules', m), 'dir');
-    writeFileSync(join(dir, 'empty.tfrc'), '');
+    // As in a project with keyward installed, plus the cdktf app's own imports.
+    wd = terraformWorkdir('keyward-tf-vault-', baseEnv, ['cdktf', 'constructs']);
   });
   afterAll(async () => {
     await vault?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    wd?.close();
   });
 
   it('applies, plans nothing, corrects out-of-band changes, imports, destroys; Vault only ever sees its own names', async () => {
@@ -211,17 +192,17 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(vault.problems).toEqual([]);
 
     // No secret in any file Terraform kept (state, backups, the plan file unzipped) nor any output.
-    expectNoSecrets(dir, outputs);
+    expectNoSecrets(wd.dir, wd.outputs);
   }, 600_000);
   it('a stack synthesized with KeywardServer({ dialect: "vault" }): terraform applies it, keyward plan --dir agrees, drift corrected, destroy', async () => {
-    const appDir = join(dir, 'app');
+    const appDir = join(wd.dir, 'app');
     mkdirSync(appDir);
     writeFileSync(join(appDir, 'app.ts'), APP(REPO));
     const synth = await runAsync(process.execPath, ['--require', join(REPO, 'node_modules/tsx/dist/cjs/index.cjs'), join(appDir, 'app.ts')], {
       cwd: appDir,
       env: { ...env(), KW_ADDRESS: vault.url, CDKTF_OUTDIR: join(appDir, 'cdktf.out') },
     });
-    outputs.push(synth.stdout + synth.stderr);
+    wd.outputs.push(synth.stdout + synth.stderr);
     expect({ status: synth.status, err: synth.stderr.slice(-2000) }).toEqual({ status: 0, err: '' });
     const stackDir = join(appDir, 'cdktf.out', 'stacks', 'vault');
     const synthesized = JSON.parse(readFileSync(join(stackDir, 'cdk.tf.json'), 'utf8')) as { provider: { keyward: Array<Record<string, unknown>> } };
@@ -242,7 +223,7 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
 
     // keyward reads the same synthesized stack in the same dialect: nothing to do.
     const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(appDir, 'cdktf.out'), '--detailed-exitcode'], { cwd: appDir, env: { ...env(), VAULT_ADDR: vault.url } });
-    outputs.push(kp.stdout + kp.stderr);
+    wd.outputs.push(kp.stdout + kp.stderr);
     expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
 
     const clean = await tfIn(stackDir, ['plan', '-input=false', '-detailed-exitcode']);
@@ -263,7 +244,7 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(vault.mounts.has('cloud')).toBe(false);
     expect(vault.snapshots.size).toBe(0);
     expect(vault.problems).toEqual([]);
-    expectNoSecrets(appDir, outputs);
+    expectNoSecrets(appDir, wd.outputs);
   }, 600_000);
 });
 

@@ -15,7 +15,8 @@ export interface TerraformWorkdir {
   /** Everything terraform printed, per run. */
   outputs: string[];
   write(file: string, text: string): void;
-  tf(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; out: string }>;
+  /** Runs terraform (with -no-color); `out` is stdout and stderr together. */
+  tf(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; out: string; stdout: string; stderr: string }>;
   /** Runs terraform and expects exit 0 (the output's tail is shown otherwise). */
   ok(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<string>;
   close(): void;
@@ -36,7 +37,7 @@ export function terraformWorkdir(prefix: string, baseEnv: () => NodeJS.ProcessEn
     });
     const out = r.stdout + r.stderr;
     outputs.push(out);
-    return { code: r.status, out };
+    return { code: r.status, out, stdout: r.stdout, stderr: r.stderr };
   };
   return {
     dir,

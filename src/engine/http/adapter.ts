@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Core } from '../core';
 import type { Logger } from '../log';
 import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
-import { answerClientError, refusalFor } from './client-error';
+import { answerClientError, refusalFor, watchSplitHeads } from './client-error';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
@@ -29,9 +29,13 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i].toLowerCase();
     if (!Object.hasOwn(out, k)) out[k] = raw[i + 1];
+    else if (k === 'host') repeatedHost.add(req);
   }
   return out;
 }
+
+/** Requests with more than one Host header (Node keeps the first; Go's server, Vault's, refuses them). */
+const repeatedHost = new WeakSet<IncomingMessage>();
 
 /**
  * Called when an answer is ready but the request body is not fully read (refused early, or a
@@ -55,10 +59,13 @@ function settleUnreadBody(req: IncomingMessage, headers: Record<string, string |
   return keep;
 }
 
-/** HTTP/2.0 and other versions Node's parser lets through in an HTTP/1 head. */
-function refuseVersion(res: ServerResponse): void {
-  const body = JSON.stringify({ errors: [refusalFor('HPE_INVALID_VERSION').message] }) + '\n';
-  res.writeHead(505, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+/**
+ * A refusal of a request the core never sees, in the {"errors": [...]} envelope, closing the
+ * connection as Go's server does for these (Node leaves the body out of an answer to HEAD).
+ */
+function refuse(res: ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ errors: [message] }) + '\n';
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
   res.end(body);
 }
 
@@ -66,13 +73,17 @@ function refuseVersion(res: ServerResponse): void {
 const inOrder = new WeakMap<object, Promise<unknown>>();
 
 export function createHttpServer(core: Core, log: Logger): Server {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';
     noteAnswer(req, res);
     const headers = headersOf(req);
     if (headers.upgrade !== undefined) frontAfterUpgrade(server, req);
-    if (req.httpVersionMajor !== 1) return refuseVersion(res);
+    // HTTP/2.0 and other versions Node's parser lets through in an HTTP/1 head.
+    if (req.httpVersionMajor !== 1) return refuse(res, 505, refusalFor('HPE_INVALID_VERSION').message);
+    // Node's own check (requireHostHeader, off below) answers a bare 400; Go's, Vault's, is this.
+    if (req.httpVersionMinor === 1 && headers.host === undefined) return refuse(res, 400, 'missing required Host header');
+    if (repeatedHost.has(req)) return refuse(res, 400, 'too many Host headers');
     // A request without body framing has no body: the core is not handed the stream to read (three
     // listeners and a wait for its 'end' per GET); Node discards it when the answer is done.
     const body = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0') ? undefined : req;
@@ -119,6 +130,10 @@ export function createHttpServer(core: Core, log: Logger): Server {
     if (frontForRefusedMethod(server, err, socket)) return;
     answerClientError(err, socket);
   });
+  // An Expect other than 100-continue (Node's own answer is a bare 417 on a kept connection).
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => refuse(res, 417, 'expectation failed: only "Expect: 100-continue" is supported'));
+  // After Node's own connection listener has attached its parser (registered first, so it runs first).
+  server.on('connection', watchSplitHeads);
   server.on('connect', (req: IncomingMessage, socket, head: Buffer) => frontForConnect(server, req, socket, head));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -30,20 +30,71 @@ const REFUSING = Symbol('refusing');
 /** A request line at the start of a line: method, target, version. */
 const REQUEST_LINE = /(?:^|\n)([!#$%&'*+\-.^_`|~0-9A-Za-z]+) [^\s]+ HTTP\/\d/g;
 
-/**
- * Whether the refused request is a HEAD, from the bytes Node was parsing (err.rawPacket, up to
- * err.bytesParsed): the last request line that starts before the point of refusal. A head that
- * began in an earlier read is not seen, and gets the body.
- */
-export function refusedHead(raw: unknown, at: number | undefined): boolean {
-  if (!Buffer.isBuffer(raw)) return false;
+/** The method of the last request line in the first `at` bytes of `raw` (undefined: none there). */
+export function lastRequestMethod(raw: unknown, at?: number): string | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
   const text = raw.toString('latin1', 0, Math.min(at ?? raw.length, raw.length, 64 * 1024));
   let method: string | undefined;
   for (const m of text.matchAll(REQUEST_LINE)) method = m[1];
-  return method === 'HEAD';
+  return method;
 }
 
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number }, socket: Duplex & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
+/**
+ * Whether the refused request is a HEAD: the last request line that starts before the point of
+ * refusal in the bytes Node was parsing (err.rawPacket, up to err.bytesParsed), else, for a head
+ * that began in an earlier read, the method watchSplitHeads noted when that read ended.
+ */
+export function refusedHead(raw: unknown, at: number | undefined, splitHeadMethod?: string): boolean {
+  return (lastRequestMethod(raw, at) ?? splitHeadMethod) === 'HEAD';
+}
+
+const SPLIT_HEAD = Symbol('splitHeadMethod');
+type WatchedSocket = Duplex & { [SPLIT_HEAD]?: string };
+type NativeParser = {
+  constructor: { kOnExecute?: number; kOnMessageBegin?: number };
+  incoming: unknown;
+  getCurrentBuffer?: () => Buffer;
+  [k: number]: unknown;
+};
+
+/**
+ * Notes, for a connection Node parses natively, the method of a request head still incomplete when
+ * a read ends, so that refusing that head in a later read (a 431 for a head over 16 KiB written in
+ * pieces) knows it answers a HEAD. Node's parser calls back at each message's start and once per
+ * read after parsing it; a head is incomplete at the end of a read when no new request object
+ * (`parser.incoming`) was made since the last message start. Only then is the read's buffer
+ * copied and searched, so whole heads and bodies cost one property store per request. These are
+ * Node internals (present in Node 20 to 24): where one is missing, nothing is hooked and a refusal
+ * falls back to the bytes of the refused read.
+ */
+export function watchSplitHeads(socket: WatchedSocket & { parser?: NativeParser | null }): void {
+  const parser = socket.parser;
+  const { kOnExecute, kOnMessageBegin } = parser?.constructor ?? {};
+  if (!parser || kOnExecute === undefined || kOnMessageBegin === undefined || typeof parser.getCurrentBuffer !== 'function') return;
+  const onExecute = parser[kOnExecute];
+  // Node's server sets no message-begin hook of its own; a parser is reused across connections,
+  // so the one set here for an earlier connection is replaced, never chained.
+  if (typeof onExecute !== 'function' || (parser[kOnMessageBegin] != null && !(parser[kOnMessageBegin] as { [SPLIT_HEAD]?: true })[SPLIT_HEAD])) return;
+  const currentBuffer = parser.getCurrentBuffer.bind(parser);
+  let incomingAtBegin: unknown = null;
+  let begun = false;
+  parser[kOnMessageBegin] = Object.assign(
+    () => {
+      begun = true;
+      incomingAtBegin = parser.incoming;
+    },
+    { [SPLIT_HEAD]: true as const },
+  );
+  parser[kOnExecute] = function (this: unknown, ...args: unknown[]): unknown {
+    if (begun && parser.incoming === incomingAtBegin) {
+      const method = lastRequestMethod(currentBuffer());
+      if (method !== undefined) socket[SPLIT_HEAD] = method;
+    }
+    return (onExecute as (...a: unknown[]) => unknown).apply(this, args);
+  };
+}
+
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number }, socket: WatchedSocket & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
   // A reset: there is no one to answer.
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -58,7 +109,7 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unk
   // after the head as a protocol error.
   const refusal =
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${refusedHead(err.rawPacket, err.bytesParsed) ? '' : body}`;
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${refusedHead(err.rawPacket, err.bytesParsed, socket[SPLIT_HEAD]) ? '' : body}`;
   const refuse = () => {
     const inFlight = socket._httpMessage;
     if (inFlight && !inFlight.writableFinished) {

@@ -7,17 +7,9 @@ import { ManualClock } from '../../../src/engine/clock';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import { api, startTestEngine } from '../../support/engine';
 import { SA, audience, login, mountCloudAuth, startCloudFixture, writeRoles } from '../../support/cloud-fixture';
+import { until } from '../../support/poll';
 
 type Engine = Awaited<ReturnType<typeof startTestEngine>>;
-
-/** Waits (on the event loop, bounded) until `done` holds: automated rotations run on their own. */
-async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('cloud auth root rotation', () => {
   let clock: ManualClock;
@@ -110,14 +102,14 @@ describe('cloud auth root rotation', () => {
     await clock.advance(3599_000);
     expect(deletes()).toBe(0);
     await clock.advance(1_000);
-    await until(() => deletes() === 1, 'the first automated rotation');
+    await until('the first automated rotation', () => deletes() === 1);
     const second = await keyId(mount);
     expect(second).not.toBe(first);
     expect(emu.listKeyIds(SA.keyward.email)).toEqual([second]);
     expect((await iamLogin(mount)).status).toBe(200);
 
     await clock.advance(3600_000);
-    await until(() => deletes() === 2, 'the second automated rotation');
+    await until('the second automated rotation', () => deletes() === 2);
 
     expect((await api(engine, 'POST', `auth/${mount}/config`, { body: { disable_automated_rotation: true } })).status).toBe(204);
     const paused = await keyId(mount);
@@ -129,7 +121,7 @@ describe('cloud auth root rotation', () => {
     // Resuming counts the period from the last rotation: it is long overdue, so it runs at once.
     expect((await api(engine, 'POST', `auth/${mount}/config`, { body: { disable_automated_rotation: false } })).status).toBe(204);
     await clock.advance(0);
-    await until(() => deletes() === 3, 'the rotation after resuming');
+    await until('the rotation after resuming', () => deletes() === 3);
   });
 
   it('catches up on a scheduled rotation missed while the engine was down, within rotation_window only', async () => {
@@ -142,11 +134,11 @@ describe('cloud auth root rotation', () => {
     await clock.set(Date.UTC(2026, 0, 1, 3, 30));
     engine = await startTestEngine({ clock, dataDir });
     await clock.advance(0);
-    await until(async () => (await keyId(inWindow)) !== before.inWindow, 'the missed rotation');
+    await until('the missed rotation', async () => (await keyId(inWindow)) !== before.inWindow);
     expect(await keyId(noWindow)).toBe(before.noWindow);
     // Both mounts now wait for tomorrow's 03:00.
     await clock.set(Date.UTC(2026, 0, 2, 3, 0));
-    await until(async () => (await keyId(noWindow)) !== before.noWindow, "the next day's rotation");
+    await until("the next day's rotation", async () => (await keyId(noWindow)) !== before.noWindow);
   });
 
   it('rotates on a cron schedule, and retries a failed attempt within rotation_window', async () => {
@@ -155,11 +147,11 @@ describe('cloud auth root rotation', () => {
     const first = await keyId(mount);
     emu.failRoute('iam-keys-create', 503);
     await clock.advance(3 * 3600_000);
-    await until(() => (emu.counts['iam-keys-create'] ?? 0) >= 1, 'the scheduled attempt');
+    await until('the scheduled attempt', () => (emu.counts['iam-keys-create'] ?? 0) >= 1);
     expect(await keyId(mount)).toBe(first);
     emu.failRoute('iam-keys-create', null);
     await clock.advance(60_000);
-    await until(() => deletes() === 1, 'the retried rotation');
+    await until('the retried rotation', () => deletes() === 1);
     expect(await keyId(mount)).not.toBe(first);
     expect(emu.records.keyEvents[0].at).toBe(Date.UTC(2026, 0, 1, 3, 1));
   });

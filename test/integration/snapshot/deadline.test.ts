@@ -13,6 +13,7 @@ import { systemFamilyFactories } from '../../../src/engine/sys/families';
 import { api, startTestEngine } from '../../support/engine';
 import { isCompleteArchive, startGcs, type RunningStore } from '../../support/object-stores';
 import type { GcsEmulator } from '../../support/gcs-emulator/server';
+import { until } from '../../support/poll';
 
 const T0 = Date.UTC(2026, 0, 1);
 const CONFIG = 'sys/storage/raft/snapshot-auto/config';
@@ -29,13 +30,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Waits for a condition that other async work (an HTTP upload in flight) makes true. */
-async function waitUntil(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!cond() && Date.now() < deadline) await new Promise<void>((r) => setImmediate(r));
-  expect(cond()).toBe(true);
-}
-
 it('aborts a stalled upload at its deadline, keeps other schedules, and never holds restore or stop', async () => {
   const clock = new ManualClock(T0);
   let family: SnapshotFamily | undefined;
@@ -49,7 +43,7 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
     gcs.emulator.store.uploadGate = new Promise<void>((r) => (release = r));
 
     await clock.advance(60_000); // both attempts start; the cloud one stalls inside its upload
-    await waitUntil(() => gcs.emulator.store.activeUploads === 1 && family!.scheduler.status('local')?.last_snapshot_end !== undefined);
+    await until('gcs.emulator.store.activeUploads === 1 && family!.scheduler.status(\'local\')?.last_snapshot_end !== undefined', () => gcs.emulator.store.activeUploads === 1 && family!.scheduler.status('local')?.last_snapshot_end !== undefined, Boolean, { intervalMs: 0 });
     let cloud = (await api(engine, 'GET', `${STATUS}/cloud`)).body.data;
     expect(cloud.consecutive_errors).toBe(0);
     const localFirst = (await api(engine, 'GET', `${STATUS}/local`)).body.data;
@@ -70,7 +64,7 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
 
     // Next cloud attempt stalls too; a restore aborts it instead of waiting for the store.
     await clock.advance(60_000);
-    await waitUntil(() => gcs.emulator.store.activeUploads === 2);
+    await until('gcs.emulator.store.activeUploads === 2', () => gcs.emulator.store.activeUploads === 2, Boolean, { intervalMs: 0 });
     const restored = await api(engine, 'POST', 'sys/storage/raft/snapshot', { rawBody: archive });
     expect([restored.status, restored.text]).toEqual([204, '']);
     // The archive predates both configs.
@@ -78,7 +72,7 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
 
     await api(engine, 'POST', `${CONFIG}/cloud`, { body: { storage_type: 'cloudtwo-store', interval: 60, path_prefix: 'stall/', ...gcs.fields } });
     await clock.advance(60_000);
-    await waitUntil(() => gcs.emulator.store.activeUploads === 3);
+    await until('gcs.emulator.store.activeUploads === 3', () => gcs.emulator.store.activeUploads === 3, Boolean, { intervalMs: 0 });
   } finally {
     // Shutdown aborts the stalled attempt: close() returns while the store is still stalled.
     await engine.close();
@@ -88,7 +82,7 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
   }
   // An aborted upload whose bytes had all reached the store may still complete there (the
   // store commits what it received); what lies under a final name is always a whole archive.
-  await waitUntil(() => gcs.emulator.store.activeUploads === 0);
+  await until('gcs.emulator.store.activeUploads === 0', () => gcs.emulator.store.activeUploads === 0, Boolean, { intervalMs: 0 });
   for (const o of gcs.emulator.store.list('snapshots', 'stall/', '/').items) {
     const parts: Buffer[] = [];
     for await (const c of gcs.emulator.store.read(o) as AsyncIterable<Buffer>) parts.push(c);

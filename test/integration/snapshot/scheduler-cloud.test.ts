@@ -12,6 +12,7 @@ import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-valida
 import { api, startTestEngine } from '../../support/engine';
 import type { GcsEmulator } from '../../support/gcs-emulator/server';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
+import { until } from '../../support/poll';
 
 const T0 = Date.UTC(2026, 0, 1);
 let stores: Record<string, RunningStore> = {};
@@ -93,7 +94,7 @@ describe('one config never runs two attempts at once', () => {
     gcsEmulator.store.uploadGate = new Promise<void>((r) => (release = r));
     gcsEmulator.store.maxActiveUploads = 0;
     await clock.advance(60_000); // attempt 1 starts and blocks inside the upload
-    await waitUntil(() => gcsEmulator.store.activeUploads === 1);
+    await until('gcsEmulator.store.activeUploads === 1', () => gcsEmulator.store.activeUploads === 1, Boolean, { intervalMs: 0 });
     // An update restarts the schedule; its attempt falls due while attempt 1 is still uploading.
     await api(engine, 'POST', `sys/storage/raft/snapshot-auto/config/${name}`, { body: { interval: 30 } });
     await clock.advance(30_000);
@@ -111,9 +112,3 @@ describe('one config never runs two attempts at once', () => {
   });
 });
 
-/** Waits for a condition that other async work (an HTTP upload in flight) makes true. */
-async function waitUntil(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!cond() && Date.now() < deadline) await new Promise<void>((r) => setImmediate(r));
-  expect(cond()).toBe(true);
-}

@@ -13,6 +13,7 @@ import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-valida
 import { api, ROOT_TOKEN } from '../../support/engine';
 import { startEngineProcess, type EngineProcess } from '../../support/engine-process';
 import { isCompleteArchive, startStoreProcess, type StoreKind } from '../../support/object-stores';
+import { until } from '../../support/poll';
 
 jest.setTimeout(120_000);
 const STATUS = 'sys/storage/raft/snapshot-auto/status';
@@ -25,16 +26,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kw-stall-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, limitMs = 20_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function readAll(r: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -63,7 +54,7 @@ describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind
       expect(Date.now() - stoppedAt).toBeLessThan(1000 + FLOOR_MS + 3000);
       expect(failed.last_snapshot_error).toMatch(new RegExp(`^upload to ${TYPES[kind]} failed: `));
       const localBefore = (await status('local')).last_snapshot_end;
-      await until('the other config to run again', () => status('local'), (s) => s.last_snapshot_end > localBefore && s.consecutive_errors === 0, 5000);
+      await until('the other config to run again', () => status('local'), (s) => s.last_snapshot_end > localBefore && s.consecutive_errors === 0, { timeoutMs: 5000 });
 
       const t = Date.now();
       const restored = await api(e.url, 'POST', 'sys/storage/raft/snapshot', { rawBody: archive });
@@ -71,7 +62,7 @@ describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind
       expect(Date.now() - t).toBeLessThan(5000);
 
       process.kill(store.pid, 'SIGCONT');
-      await until('a successful attempt after SIGCONT', () => status('cloud'), (s) => s.consecutive_errors === 0 && !!s.last_snapshot_url, 30_000);
+      await until('a successful attempt after SIGCONT', () => status('cloud'), (s) => s.consecutive_errors === 0 && !!s.last_snapshot_url, { timeoutMs: 30_000 });
       // Paused while the objects are checked (retention every second would race the reads).
       expect((await api(e.url, 'DELETE', `${CONFIG}/cloud`)).status).toBe(204);
       const target = createTarget(validateSnapshotConfigWrite(body).config);

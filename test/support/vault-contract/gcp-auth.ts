@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { asBool, asInt, asList, asSeconds, envelope, errors, noContent, rejectUnknown, type Ctx, type Reply } from './http';
+import { parseCron } from '../../../src/schema/cron';
 
 const IAM_META = ['project_id', 'role', 'service_account_id', 'service_account_email'];
 const GCE_META = ['instance_creation_timestamp', 'instance_id', 'instance_name', 'project_id', 'project_number', 'role', 'service_account_id', 'service_account_email', 'zone'];
@@ -52,12 +53,6 @@ function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): strin
   }
   return [...new Set(items)].sort();
 }
-
-/**
- * A cron schedule as the rotation manager parses it: five fields or a descriptor (assumption: the
- * exact parser of sdk/rotation is not public in the sources read).
- */
-const CRON = /^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\S+\s+){4}\S+)$/;
 
 /** A new key id, as when Vault creates a service-account key and drops the old one. */
 function rotateKey(cfg: GcpConfig): string {
@@ -147,8 +142,13 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig): Reply {
       return errors(400, 'mutually exclusive fields rotation_schedule and rotation_period were both specified; only one of them can be provided');
     }
     next.rotation_schedule = String(b.rotation_schedule);
-    if (next.rotation_schedule !== '' && !CRON.test(next.rotation_schedule.trim())) {
-      return errors(400, `failed to parse provided rotation_schedule: expected exactly 5 fields, found ${next.rotation_schedule.trim().split(/\s+/).length}: [${next.rotation_schedule}]`);
+    if (next.rotation_schedule !== '') {
+      // Vault's own parser rules (robfig/cron, no descriptors), which src/schema/cron.ts follows.
+      try {
+        parseCron(next.rotation_schedule);
+      } catch (e) {
+        return errors(400, `failed to parse provided rotation_schedule: ${(e as Error).message}`);
+      }
     }
   }
   if (has('rotation_window')) {

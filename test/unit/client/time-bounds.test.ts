@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { VaultClient } from '../../../src/client/vault-client';
 import { settingsFromEnv } from '../../../src/client/options';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, parseMaxRetries, parseTimeoutMs, timeBoundsFromEnv } from '../../../src/client/time-bounds';
+import { until } from '../../support/poll';
 
 let hung: Server;
 let url: string;
@@ -66,7 +67,7 @@ test('aborting the signal ends a request in flight at once, and later requests d
   const stop = new AbortController();
   const c = new VaultClient({ address: url, dialect: 'keyward', timeoutMs: 60_000, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, signal: stop.signal });
   const pending = c.read('sys/auth').catch((x: unknown) => x);
-  await waitFor(() => received === 1);
+  await until('the server to receive the request', () => received === 1, Boolean, { timeoutMs: 5000, intervalMs: 10 });
   const started = Date.now();
   stop.abort();
   const e = (await pending) as Error;
@@ -90,7 +91,3 @@ test('aborting during the wait before a retry ends it at once', async () => {
   await c.close();
 });
 
-async function waitFor(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error('condition not met');
-}

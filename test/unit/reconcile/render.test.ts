@@ -1,13 +1,13 @@
-// Renderers: golden files for text and Markdown (UPDATE_GOLDEN=1 rewrites them), the JSON plan
+// Renderers: golden files for text and Markdown (a missing one fails; UPDATE_GOLDEN=1 writes them), the JSON plan
 // against its schema, and no secret value in any rendering.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diff } from '../../../src/reconcile/diff';
 import { summarize, type Plan } from '../../../src/reconcile/model';
 import { planJsonSchema, renderJson } from '../../../src/reconcile/render-json';
 import { renderMarkdown } from '../../../src/reconcile/render-markdown';
 import { renderText } from '../../../src/reconcile/render-text';
+import { expectGolden } from '../../support/golden';
 import { fixtureDesired, fixtureLive, fixtureRecord, SECRET_NEW, SECRET_OLD } from './fixtures';
 
 const GOLDEN = join(__dirname, '../../golden/reconcile');
@@ -20,12 +20,7 @@ function fixturePlan(): Plan {
 
 const emptyPlan = (): Plan => ({ formatVersion: 1, server: { address: 'http://127.0.0.1:8200' }, objects: [], drift: [], summary: summarize([]), liveDigest: 'sha256:' + '00'.repeat(32) });
 
-function golden(name: string, actual: string): string {
-  const path = join(GOLDEN, name);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) writeFileSync(path, actual);
-  expect(actual).toBe(readFileSync(path, 'utf8'));
-  return actual;
-}
+const golden = (name: string, actual: string): string => expectGolden(join(GOLDEN, name), actual);
 
 test('text rendering matches the golden file', () => {
   golden('plan.txt', renderText(fixturePlan()));
