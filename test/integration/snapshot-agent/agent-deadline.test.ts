@@ -10,6 +10,7 @@ import { DEFAULT_DEADLINE } from '../../../src/engine/snapshot/deadline';
 import { api } from '../../support/engine';
 import type { GcsEmulator } from '../../support/gcs-emulator/server';
 import { startGcs, type RunningStore } from '../../support/object-stores';
+import { until } from '../../support/poll';
 import { AGENT_CONFIG, AGENT_STATUS, startAgentHarness, type AgentHarness } from '../../support/snapshot-agent';
 
 let gcs: RunningStore & { emulator: GcsEmulator };
@@ -27,13 +28,6 @@ afterEach(async () => {
   await h.close();
 });
 
-/** Waits for a condition that an HTTP exchange in flight makes true. */
-async function waitUntil(cond: () => boolean): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (!cond() && Date.now() < end) await new Promise<void>((r) => setImmediate(r));
-  expect(cond()).toBe(true);
-}
-
 it('a store that stalls mid-upload: the attempt ends at its deadline, another config is not held', async () => {
   const a = await h.agent();
   let release!: () => void;
@@ -43,7 +37,7 @@ it('a store that stalls mid-upload: the attempt ends at its deadline, another co
     await api(a.url, 'POST', `${AGENT_CONFIG}/local`, { body: { storage_type: 'local', interval: 60, path_prefix: join(h.root, 'local'), local_max_space: 1e9 } });
     await h.clock.advance(60_000);
     // The local attempt ends (real I/O) before the clock jumps past its deadline; the cloud one stalls.
-    await waitUntil(() => gcs.emulator.store.activeUploads === 1 && a.scheduler.status('local')?.last_snapshot_end !== undefined);
+    await until('the cloud upload in flight and the local attempt done', () => gcs.emulator.store.activeUploads === 1 && a.scheduler.status('local')?.last_snapshot_end !== undefined, Boolean, { intervalMs: 0 });
     // The clock moves without waiting for the stalled attempt (that wait is what a deadline ends).
     await h.clock.advance(DEFAULT_DEADLINE.floorMs + 1000);
     for (const x of h.agents) await x.scheduler.settled();
@@ -80,7 +74,7 @@ it('a managed server that never answers the snapshot read: the attempt ends at i
     const a = await h.agent({ server: `http://127.0.0.1:${(front.address() as AddressInfo).port}` });
     await api(a.url, 'POST', `${AGENT_CONFIG}/slow`, { body: { storage_type: 'local', interval: 60, path_prefix: join(h.root, 'slow'), local_max_space: 1e9 } });
     await h.clock.advance(60_000);
-    await waitUntil(() => held.length === 1);
+    await until('the snapshot read held', () => held.length === 1, Boolean, { intervalMs: 0 });
     // The clock moves without waiting for the stalled attempt (that wait is what a deadline ends).
     await h.clock.advance(DEFAULT_DEADLINE.floorMs + 1000);
     for (const x of h.agents) await x.scheduler.settled();

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { until } from '../../support/poll';
 
 const BIN = resolve(__dirname, '../../../bin/keyward.js');
 const FINAL = /^vault-snapshot-\d+\.snap$/;
@@ -45,17 +45,6 @@ async function stop(c: Child | undefined, signal: NodeJS.Signals): Promise<void>
   const exited = new Promise((r) => c.proc.once('exit', r));
   c.proc.kill(signal);
   await exited;
-}
-
-/** Polls `check` every 20 ms (a child process's progress has no event to wait on here). */
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(20);
-  }
 }
 
 let root: string;
@@ -102,9 +91,9 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
     body: { storage_type: 'local', interval: `${INTERVAL_S}s`, retain: 100, path_prefix: out, local_max_space: 10 * 1024 ** 3 },
   });
   expect(w.status).toBe(204);
-  const partial = await until(async () => (await readdir(out)).find((n) => n.endsWith('.partial')));
+  const partial = (await until('a temporary snapshot file', async () => (await readdir(out)).find((n) => n.endsWith('.partial')), Boolean, { timeoutMs: 60_000 }))!;
   // The agent writing it holds the slot's lease.
-  const holder = await until(() => leaseHolder(state));
+  const holder = await until('the slot lease', () => leaseHolder(state));
   const a = agents.find((x) => x.id === holder)!;
   const b = agents.find((x) => x.id !== holder)!;
   expect(a).toBeDefined();
@@ -115,10 +104,15 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
   expect(afterKill).toContain(partial);
   // The other agent serves the same config from the shared state.
   expect((await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/config?list=true')).body.data.keys).toEqual(['crash']);
-  const status = await until(async () => {
-    const s = (await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/status/crash')).body?.data;
-    return s?.last_snapshot_end && s.last_snapshot_error === '' ? s : undefined;
-  });
+  const status = await until(
+    'a snapshot by the other agent',
+    async (): Promise<{ last_snapshot_start: string; consecutive_errors: number } | undefined> => {
+      const s = (await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/status/crash')).body?.data;
+      return s?.last_snapshot_end && s.last_snapshot_error === '' ? s : undefined;
+    },
+    Boolean,
+    { timeoutMs: 60_000 },
+  ).then((s) => s!);
   expect(status.consecutive_errors).toBe(0);
   // Taken over within one interval of the kill (status times have whole seconds).
   expect(Date.parse(status.last_snapshot_start) - killedAt).toBeLessThanOrEqual(INTERVAL_S * 1000);
