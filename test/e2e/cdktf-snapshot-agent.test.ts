@@ -6,7 +6,7 @@
 // nothing and drift on the agent's configs is corrected.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -15,6 +15,7 @@ import { createTarget } from '../../src/engine/snapshot/targets/create-target';
 import { validateSnapshotConfigWrite } from '../../src/schema/snapshot-validate';
 import { startSnapshotAgent, type SnapshotAgent } from '../../src/snapshot-agent/agent';
 import { cdktfEnv } from '../support/cdktf-env';
+import { requireProviderBin } from '../support/provider-bin';
 import { api, ROOT_TOKEN, startTestEngine } from '../support/engine';
 import { AZURITE_KEY, isCompleteArchive, startAzurite, startGcs, startS3, type RunningStore } from '../support/object-stores';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
@@ -24,7 +25,6 @@ const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'agent-app.ts');
-const HAS_PROVIDER = existsSync(join(REPO, 'bin', 'terraform-provider-keyward.js'));
 const CREDS = serviceAccountKeyJson('deployer@e2e.iam.gserviceaccount.com');
 const INTERVAL = 60;
 const CONFIG = 'sys/storage/raft/snapshot-auto/config';
@@ -37,7 +37,7 @@ async function readAll(r: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-(HAS_PROVIDER ? describe : describe.skip)('cdktf stack for a server without automated snapshots, through keyward snapshot-agent', () => {
+describe('cdktf stack for a server without automated snapshots, through keyward snapshot-agent', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let agent: SnapshotAgent;
   let s3: RunningStore, gcs: RunningStore, azure: RunningStore;
@@ -45,6 +45,7 @@ async function readAll(r: Readable): Promise<Buffer> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
 
   beforeAll(async () => {
+    requireProviderBin();
     [s3, gcs, azure] = await Promise.all([startS3(), startGcs(), startAzurite()]);
     engine = await startTestEngine({ edition: 'oss' });
     dir = mkdtempSync(join(tmpdir(), 'keyward-agent-e2e-'));
