@@ -3,9 +3,7 @@
 // run against the managed server's GET sys/storage/raft/snapshot; configs and status live in
 // --state, where several agents coordinate through slot leases (leases.ts).
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { translatorFor, type ServerInfo } from '../client/dialect';
@@ -20,6 +18,7 @@ import { SnapshotScheduler } from '../engine/snapshot/scheduler';
 import { AesSeal } from '../engine/seal/aes-seal';
 import { ensureSealKey } from '../engine/seal/key-file';
 import { AgentRecords } from './agent-records';
+import { agentScratchDir } from './scratch';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
 import { ManagedServer } from './managed-server';
@@ -92,7 +91,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
   const log = o.log ?? silentLogger;
   parseListen(o.listen); // a bad --listen fails before anything starts
   const state = await openState(o.state, env);
-  const scratch = await mkdtemp(join(tmpdir(), 'keyward-agent-'));
+  const scratch = await agentScratchDir();
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
   const cleanups: (() => Promise<void>)[] = [() => server.close(), () => rm(scratch, { recursive: true, force: true }), () => state.close()];
   let closed: Promise<void> | undefined;

@@ -25,7 +25,8 @@ interface Child {
 function startAgent(server: string, state: string): Promise<Child> {
   const proc = spawn(process.execPath, [BIN, 'snapshot-agent', '--server', server, '--listen', '127.0.0.1:0', '--state', state, '--log-level', 'off'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, VAULT_TOKEN: ROOT_TOKEN },
+    // The agents' scratch directories (spooled archives) live in the test's own directory.
+    env: { ...process.env, VAULT_TOKEN: ROOT_TOKEN, TMPDIR: join(root, 'tmp') },
   });
   return new Promise((ok, fail) => {
     let out = '';
@@ -72,6 +73,7 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
   const out = join(root, 'snapshots');
   const state = join(root, 'state');
   await mkdir(out, { recursive: true });
+  await mkdir(join(root, 'tmp'), { recursive: true });
   // About 24 MB of incompressible policy text, so writing the snapshot takes a while.
   let next = 0;
   await Promise.all(
@@ -102,6 +104,7 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
   const afterKill = await readdir(out);
   expect(afterKill.filter((n) => FINAL.test(n))).toEqual([]); // killed mid-write: nothing under a final name
   expect(afterKill).toContain(partial);
+  expect((await readdir(join(root, 'tmp'))).filter((n) => n.startsWith(`keyward-agent-${a.proc.pid}-`))).toHaveLength(1); // its spool, left by the kill
   // The other agent serves the same config from the shared state.
   expect((await api(b.url, 'GET', 'sys/storage/raft/snapshot-auto/config?list=true')).body.data.keys).toEqual(['crash']);
   const status = await until(
@@ -121,6 +124,13 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
   const finals = names.filter((n) => FINAL.test(n)).sort();
   expect(finals.length).toBeGreaterThanOrEqual(1);
   // The snapshot is complete: the engine accepts it as a verified restore.
+  // A later start removes the killed agent's scratch directory, never a live agent's.
+  const c = await startAgent(engine.url, state);
+  children.push(c);
+  const scratch = await readdir(join(root, 'tmp'));
+  expect(scratch.filter((n) => n.startsWith(`keyward-agent-${a.proc.pid}-`))).toEqual([]);
+  expect(scratch.filter((n) => n.startsWith(`keyward-agent-${b.proc.pid}-`))).toHaveLength(1);
+  await stop(c, 'SIGTERM');
   await api(b.url, 'DELETE', 'sys/storage/raft/snapshot-auto/config/crash');
   const r = await api(engine, 'POST', 'sys/storage/raft/snapshot', { rawBody: await readFile(join(out, finals.at(-1)!)) });
   expect([r.status, r.text]).toEqual([204, '']);
