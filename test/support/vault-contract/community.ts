@@ -3,7 +3,7 @@
 // (its health has no `enterprise` field; versions 2.x), Vault's api-docs/system/health
 // (`enterprise` since 1.16), api-docs/system/capabilities-self, auth/token (lookup-self,
 // renew-self) and storage/raft (GET sys/storage/raft/snapshot streams the archive as
-// application/octet-stream). Assumptions are listed in the README's contract-server section.
+// application/octet-stream). Assumptions are listed in docs/vault-enterprise.md (contract server assumptions).
 
 import { createHash } from 'node:crypto';
 import { envelope, errors, type Ctx, type Reply } from './http';
