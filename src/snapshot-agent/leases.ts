@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../engine/clock';
 import type { Logger } from '../engine/log';
-import type { AttemptClaim, AttemptCoordinator } from '../engine/snapshot/scheduler';
+import type { AttemptClaim, AttemptCoordinator } from '../engine/snapshot/coordination';
 import type { StateStore } from './state-store';
 
 interface LeaseRecord {

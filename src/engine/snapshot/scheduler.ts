@@ -12,25 +12,11 @@ import type { SystemContext } from '../backend';
 import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';
+import type { AttemptClaim, AttemptCoordinator } from './coordination';
 import { asSnapshotHost, type SnapshotHost } from './host';
 import type { SnapshotRecordStore, StatusRecord } from './records';
 import { planAttempt, runAttempt } from './runner';
 import { createTarget } from './targets/create-target';
-
-/** A held lease on one attempt slot of one config. */
-export interface AttemptClaim {
-  /** Aborted when the lease was lost (not renewed in time, taken over): the attempt stops. */
-  lost: AbortSignal;
-  release(): Promise<void>;
-}
-
-/** Decides which of several processes sharing the records takes a slot (the agent's leases). */
-export interface AttemptCoordinator {
-  /** The lease on `name`'s attempt due at `slot`, or undefined while another process holds it. */
-  claim(name: string, slot: number, intervalSeconds: number): Promise<AttemptClaim | undefined>;
-  /** How long to wait before asking again after claim() said no. */
-  retryMs(intervalSeconds: number): number;
-}
 
 interface Entry {
   /** Bumped by every write/delete; timers and attempts of an older generation do nothing. */
