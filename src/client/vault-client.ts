@@ -31,7 +31,33 @@ export class VaultClient extends HttpClient {
     if (settings.dialect) this.errorTexts = (e) => translatorFor(settings.dialect!).errorsFromServer(e);
     this.sys = new SysAuthApi(this);
     if (settings.snapshotAddress) this.snapshotClient = new VaultClient({ ...settings, address: settings.snapshotAddress, snapshotAddress: undefined }, hooks);
-    this.snapshots = new SnapshotApi(this.snapshotClient ?? this);
+    this.snapshots = this.snapshotClient ? new SnapshotApi(this.snapshotClient, () => this.sameClusterAsAgent()) : new SnapshotApi(this);
+  }
+
+  private agentChecked?: Promise<void>;
+
+  /**
+   * Snapshot configs sent to an agent that manages another cluster would back up the wrong server:
+   * refused when both report a cluster_id and they differ. Unreadable health is left to the
+   * requests themselves to report.
+   */
+  private sameClusterAsAgent(): Promise<void> {
+    this.agentChecked ??= (async () => {
+      const agent = this.snapshotClient!;
+      let mine: ServerInfo;
+      let theirs: ServerInfo;
+      try {
+        [mine, theirs] = await Promise.all([this.serverInfo(), agent.serverInfo()]);
+      } catch {
+        return;
+      }
+      if (!theirs.snapshotAgent || !mine.clusterId || !theirs.clusterId || mine.clusterId === theirs.clusterId) return;
+      throw new Error(
+        `snapshot configs go to the keyward snapshot agent at ${agent.address}, which manages another cluster (cluster_id ${theirs.clusterId}) than ${this.address} (cluster_id ${mine.clusterId}): its snapshots would not be of this server. ` +
+          `Point the snapshot address (--snapshot-address, snapshotAddress, snapshot_address, KEYWARD_SNAPSHOT_ADDR) at an agent started with --server ${this.address}`,
+      );
+    })();
+    return this.agentChecked;
   }
 
   /** Where snapshot configs are read and written (the agent's address, or this server's). */

@@ -28,6 +28,8 @@ export interface ServerInfo {
   openbao?: true;
   /** The address is a keyward snapshot agent (serves snapshot-auto only); set only when so. */
   snapshotAgent?: true;
+  /** sys/health `cluster_id` when sent (an agent reports its managed server's). */
+  clusterId?: string;
 }
 
 export const HEALTH_STATUSES = [429, 472, 473, 501, 503];
@@ -43,14 +45,17 @@ const ENTERPRISE_SUFFIX = /\+(ent|prem|pro)(\.|$)/;
 
 /** Interprets a sys/health body; `address` only names the server in the error. */
 export function serverInfoFromHealth(body: unknown, address: string): ServerInfo {
-  const h = (body && typeof body === 'object' ? body : {}) as { version?: unknown; enterprise?: unknown; keyward_snapshot_agent?: unknown };
+  const h = (body && typeof body === 'object' ? body : {}) as { version?: unknown; enterprise?: unknown; keyward_snapshot_agent?: unknown; cluster_id?: unknown };
   if (typeof h.version !== 'string' || h.version.trim() === '') {
     throw new DialectDetectionError(
       `cannot tell which dialect ${address} speaks: sys/health returned no version. Set it explicitly: --dialect keyward|vault, dialect in the keyward provider block, KEYWARD_DIALECT, or the manifest's server.dialect`,
     );
   }
   const version = h.version.trim();
-  const agent = h.keyward_snapshot_agent === true ? { snapshotAgent: true as const } : {};
+  const agent = {
+    ...(h.keyward_snapshot_agent === true ? { snapshotAgent: true as const } : {}),
+    ...(typeof h.cluster_id === 'string' && h.cluster_id !== '' ? { clusterId: h.cluster_id } : {}),
+  };
   if (version.includes('+keyward')) return { dialect: 'keyward', version, enterprise: h.enterprise === true, ...agent };
   const enterprise = h.enterprise === true || ENTERPRISE_SUFFIX.test(version);
   const openbao = !enterprise && !('enterprise' in h) && Number(/^v?(\d+)\./.exec(version)?.[1] ?? 0) >= 2 ? { openbao: true as const } : {};

@@ -95,3 +95,22 @@ test('a snapshot-only stack with VAULT_ADDR at the agent itself plans and applie
   expect((await api(agent.url, 'GET', `${CONFIG}/solo`)).body.data).toMatchObject({ interval: 7200 });
   expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
 });
+
+test('an agent that manages another server is refused at plan time: its snapshots would not be of this one', async () => {
+  const other = await startTestEngine({ edition: 'oss' });
+  const wrong = await startSnapshotAgent({ server: other.url, listen: '127.0.0.1:0', state: join(dir, 'wrong-state'), env: { VAULT_TOKEN: ROOT_TOKEN } });
+  try {
+    process.env.VAULT_ADDR = engine.url;
+    process.env.VAULT_TOKEN = ROOT_TOKEN;
+    process.env.CLOUD_CREDS = serviceAccountKey('k1');
+    const file = join(dir, 'wrong.json');
+    writeFileSync(file, JSON.stringify(stack(wrong.url)));
+    const r = await runKeyward('plan', '--manifest', file);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/snapshot configs go to the keyward snapshot agent at .* which manages another cluster .*agent started with --server/s);
+    expect(await wrong.state.list('config/')).toEqual([]);
+  } finally {
+    await wrong.close();
+    await other.close();
+  }
+});
