@@ -16,13 +16,13 @@ interface LeaseRecord {
 }
 
 export interface LeaseOptions {
-  /** Lease length for a config of this interval (ms). Default: half the interval, 2 s to 30 s. */
+  /** Lease length for a config of this interval (ms). Default: half the interval, 1 s to 30 s. */
   ttlMs?: (intervalSeconds: number) => number;
 }
 
 export function defaultLeaseTtlMs(intervalSeconds: number): number {
   // Short enough that another agent takes a killed agent's slot well within one interval.
-  return Math.min(30_000, Math.max(2_000, (intervalSeconds * 1000) / 2));
+  return Math.min(30_000, Math.max(1_000, (intervalSeconds * 1000) / 2));
 }
 
 const GEN_DIGITS = 8;

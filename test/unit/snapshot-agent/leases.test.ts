@@ -25,8 +25,8 @@ afterEach(async () => {
 
 const agent = (clock: ManualClock) => new LeaseCoordinator(state, clock, silentLogger, { ttlMs: () => 3_000 });
 
-test('the default lease is half the interval, 2 s to 30 s', () => {
-  expect(defaultLeaseTtlMs(1)).toBe(2_000);
+test('the default lease is half the interval, 1 s to 30 s', () => {
+  expect(defaultLeaseTtlMs(1)).toBe(1_000);
   expect(defaultLeaseTtlMs(10)).toBe(5_000);
   expect(defaultLeaseTtlMs(86_400)).toBe(30_000);
 });
