@@ -10,7 +10,16 @@ export interface KeywardServerInput {
 }
 
 /** Every prop a KeywardServer knows; anything else is a misspelling. */
-export const KNOWN_SERVER_PROPS = ['address', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
+export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'cloudPlugin', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
+
+function urlProblem(prop: string, a: string): string | undefined {
+  try {
+    const u = new URL(a);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `${prop} ${JSON.stringify(a)} must use http or https`;
+  } catch {
+    return `${prop} ${JSON.stringify(a)} is not a URL (expected a form like https://vault.example.com:8200)`;
+  }
+}
 
 export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] = [
   { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SERVER_PROPS) },
@@ -19,17 +28,12 @@ export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] =
     check: ({ existing }) =>
       existing ? [`a stack holds one KeywardServer (its manifest is per server); ${existing} is already defined: use another TerraformStack per server`] : [],
   },
+  { id: 'address-url', check: ({ props }) => when(props.address, (a) => urlProblem('address', a)) },
+  { id: 'snapshot-address-url', check: ({ props }) => when(props.snapshotAddress, (a) => urlProblem('snapshotAddress', a)) },
   {
-    id: 'address-url',
+    id: 'cloud-plugin-name',
     check: ({ props }) =>
-      when(props.address, (a) => {
-        try {
-          const u = new URL(a);
-          return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `address ${JSON.stringify(a)} must use http or https`;
-        } catch {
-          return `address ${JSON.stringify(a)} is not a URL (expected a form like https://vault.example.com:8200)`;
-        }
-      }),
+      when(props.cloudPlugin, (p) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(p) ? undefined : `cloudPlugin ${JSON.stringify(p)} must be a plugin name such as "gcp" or "vault-plugin-auth-gcp"`)),
   },
   {
     id: 'namespace-format',

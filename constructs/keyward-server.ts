@@ -17,6 +17,20 @@ export interface KeywardServerProps {
    */
   readonly address?: string;
   /**
+   * Where the stack's snapshot configs go instead of `address`: a `keyward snapshot-agent` that
+   * serves automated snapshots for a server without them (Vault Community, OpenBao). Auth
+   * backends still go to `address`. `KEYWARD_SNAPSHOT_ADDR` in the deploying environment overrides it.
+   * @default `address` (the server serves snapshot-auto itself: Vault Enterprise, the engine's enterprise edition)
+   */
+  readonly snapshotAddress?: string;
+  /**
+   * The auth method type the stack's `CloudAuthBackend` mounts have on the server. On OpenBao the
+   * GCP auth method is an external plugin registered under a name the operator chose
+   * (e.g. `vault-plugin-auth-gcp`). `KEYWARD_CLOUD_PLUGIN` in the deploying environment overrides it.
+   * @default `gcp` on Vault and OpenBao, `cloud` on the engine
+   */
+  readonly cloudPlugin?: string;
+  /**
    * Namespace the auth backends live in (snapshot configs always use the root namespace).
    * @default the root namespace, or `VAULT_NAMESPACE` of the deploying process
    */
@@ -74,6 +88,8 @@ export class KeywardServer extends Construct {
   }
 
   readonly address?: string;
+  readonly snapshotAddress?: string;
+  readonly cloudPlugin?: string;
   readonly namespace?: string;
   readonly dialect?: 'keyward' | 'vault';
   readonly fingerprintSalt: string;
@@ -90,6 +106,8 @@ export class KeywardServer extends Construct {
     Object.defineProperty(this, BRAND, { value: true });
     validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
     this.address = props.address;
+    this.snapshotAddress = props.snapshotAddress;
+    this.cloudPlugin = props.cloudPlugin;
     this.namespace = props.namespace;
     this.dialect = props.dialect;
     this.exclusiveSnapshotConfigs = props.exclusiveSnapshotConfigs ?? false;

@@ -21,7 +21,7 @@ export function buildManifest(server: KeywardServer): ManifestInput {
     version: MANIFEST_VERSION,
     stack: TerraformStack.of(server).node.id,
     fingerprintSalt: server.fingerprintSalt,
-    server: compact({ address: server.address, namespace: server.namespace, dialect: server.dialect }),
+    server: compact({ address: server.address, namespace: server.namespace, dialect: server.dialect, snapshotAddress: server.snapshotAddress, cloudPlugin: server.cloudPlugin }),
     authBackends: parts.authBackends.map((b) => b.renderAuthBackend(ctx)),
     snapshotConfigs: parts.snapshotConfigs.map((s) => s.renderSnapshotConfig(ctx)),
     exclusiveSnapshotConfigs: server.exclusiveSnapshotConfigs,
@@ -53,6 +53,8 @@ function hasToken(v: unknown): boolean {
 function providerAttributes(server: KeywardServer): Record<string, unknown> {
   return compact({
     address: server.address,
+    snapshot_address: server.snapshotAddress,
+    cloud_plugin: server.cloudPlugin,
     namespace: server.namespace,
     ca_cert_file: server.caCertFile,
     skip_tls_verify: server.skipTlsVerify,

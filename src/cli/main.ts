@@ -11,6 +11,7 @@ import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
 import { packageVersion } from './version';
 import { registerTerraformInstall } from './commands/terraform-install';
+import { registerSnapshotAgent } from './commands/snapshot-agent';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerCloudEmulator(program);
   registerStatus(program);
   registerTerraformInstall(program);
+  registerSnapshotAgent(program);
   return program;
 }
 

@@ -14,6 +14,8 @@ export interface DialectFlags {
 
 export interface ConnectionFlags extends DialectFlags {
   address?: string;
+  snapshotAddress?: string;
+  cloudPlugin?: string;
   namespace?: string;
   caCert?: string;
   tlsSkipVerify?: boolean;
@@ -59,6 +61,8 @@ export function addShowServerNamesOption(c: Command): Command {
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then the manifest, then http://127.0.0.1:8200)')
+    .option('--snapshot-address <url>', "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: $KEYWARD_SNAPSHOT_ADDR, then the manifest's server.snapshotAddress, then --address)")
+    .option('--cloud-plugin <name>', "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)")
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only; default: $VAULT_SKIP_VERIFY)')

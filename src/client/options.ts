@@ -37,6 +37,13 @@ export interface ClientSettings {
   connections?: number;
   /** Which names the server speaks: keyward's (the seed) or Vault's; undefined = detect from sys/health. */
   dialect?: ServerDialect;
+  /**
+   * Where snapshot configs go when not to `address`: a keyward snapshot agent serving
+   * snapshot-auto for a server without it (Vault Community, OpenBao). Same token and TLS settings.
+   */
+  snapshotAddress?: string;
+  /** The auth method type `cloud` mounts are created with and recognised by (see TranslatorOptions). */
+  cloudPlugin?: string;
 }
 
 export { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
@@ -48,6 +55,8 @@ export interface SettingsOverrides {
   caFile?: string;
   tlsSkipVerify?: boolean;
   dialect?: ServerDialect;
+  snapshotAddress?: string;
+  cloudPlugin?: string;
   /** Per-attempt timeout (ms); default VAULT_CLIENT_TIMEOUT, then 10 s. */
   timeoutMs?: number;
   /** Retries after the first attempt; default VAULT_MAX_RETRIES, then 2. */
@@ -63,7 +72,7 @@ const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 
 export function settingsFromEnv(
   overrides: SettingsOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
-  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect } = {},
+  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {},
 ): ClientSettings {
   const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
   const fromEnv = timeBoundsFromEnv(env);
@@ -74,6 +83,8 @@ export function settingsFromEnv(
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
     dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,
+    snapshotAddress: overrides.snapshotAddress ?? (env.KEYWARD_SNAPSHOT_ADDR || undefined) ?? manifestServer.snapshotAddress,
+    cloudPlugin: overrides.cloudPlugin ?? (env.KEYWARD_CLOUD_PLUGIN || undefined) ?? manifestServer.cloudPlugin,
     timeoutMs: overrides.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: { attempts: (overrides.maxRetries ?? fromEnv.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
   };

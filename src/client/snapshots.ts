@@ -43,12 +43,17 @@ const root = { rootNamespace: true };
 const FEATURE = 'automated snapshots (sys/storage/raft/snapshot-auto)';
 
 export class SnapshotApi {
-  constructor(private readonly c: VaultClient) {}
+  constructor(
+    private readonly c: VaultClient,
+    /** Checked first when `c` is a snapshot agent beside the server (VaultClient.snapshotAddress). */
+    private readonly beforeAgent?: () => Promise<void>,
+  ) {}
 
-  /** The translator, after checking that a Vault server has the Enterprise feature. */
+  /** The translator, after checking that the server (or the agent in front of it) has the feature. */
   private async ready(): Promise<Translator> {
+    await this.beforeAgent?.();
     const t = await this.c.translator();
-    if (t.dialect === 'vault') await this.c.requireEnterprise(FEATURE);
+    await this.c.requireSnapshotAuto(FEATURE);
     return t;
   }
 

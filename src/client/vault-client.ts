@@ -17,16 +17,57 @@ export const seg = (s: string) => encodeURIComponent(s);
 export class VaultClient extends HttpClient {
   readonly sys: SysAuthApi;
   readonly snapshots: SnapshotApi;
+  /** The snapshot agent's client when snapshot configs go to one (settings.snapshotAddress). */
+  private readonly snapshotClient?: VaultClient;
   private readonly configuredDialect?: ServerDialect;
+  private readonly cloudPlugin?: string;
   private info?: Promise<ServerInfo>;
   private enterpriseChecked?: Promise<void>;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     super(settings, hooks, dispatcher);
     this.configuredDialect = settings.dialect;
+    this.cloudPlugin = settings.cloudPlugin;
     if (settings.dialect) this.errorTexts = (e) => translatorFor(settings.dialect!).errorsFromServer(e);
     this.sys = new SysAuthApi(this);
-    this.snapshots = new SnapshotApi(this);
+    if (settings.snapshotAddress) this.snapshotClient = new VaultClient({ ...settings, address: settings.snapshotAddress, snapshotAddress: undefined }, hooks);
+    this.snapshots = this.snapshotClient ? new SnapshotApi(this.snapshotClient, () => this.sameClusterAsAgent()) : new SnapshotApi(this);
+  }
+
+  private agentChecked?: Promise<void>;
+
+  /**
+   * Snapshot configs sent to an agent that manages another cluster would back up the wrong server:
+   * refused when both report a cluster_id and they differ. Unreadable health is left to the
+   * requests themselves to report.
+   */
+  private sameClusterAsAgent(): Promise<void> {
+    this.agentChecked ??= (async () => {
+      const agent = this.snapshotClient!;
+      let mine: ServerInfo;
+      let theirs: ServerInfo;
+      try {
+        [mine, theirs] = await Promise.all([this.serverInfo(), agent.serverInfo()]);
+      } catch {
+        return;
+      }
+      if (!theirs.snapshotAgent || !mine.clusterId || !theirs.clusterId || mine.clusterId === theirs.clusterId) return;
+      throw new Error(
+        `snapshot configs go to the keyward snapshot agent at ${agent.address}, which manages another cluster (cluster_id ${theirs.clusterId}) than ${this.address} (cluster_id ${mine.clusterId}): its snapshots would not be of this server. ` +
+          `Point the snapshot address (--snapshot-address, snapshotAddress, snapshot_address, KEYWARD_SNAPSHOT_ADDR) at an agent started with --server ${this.address}`,
+      );
+    })();
+    return this.agentChecked;
+  }
+
+  /** Where snapshot configs are read and written (the agent's address, or this server's). */
+  get snapshotAddress(): string {
+    return (this.snapshotClient ?? this).address;
+  }
+
+  override async close(): Promise<void> {
+    await this.snapshotClient?.close();
+    await super.close();
   }
 
   /** The cloud auth method mounted at `mount` (e.g. "cloud"). */
@@ -53,7 +94,7 @@ export class VaultClient extends HttpClient {
 
   /** The translator for the dialect in use (the typed endpoint groups call this first). */
   async translator(): Promise<Translator> {
-    return translatorFor(await this.dialect());
+    return translatorFor(await this.dialect(), { cloudPlugin: this.cloudPlugin });
   }
 
   /**
@@ -77,6 +118,30 @@ export class VaultClient extends HttpClient {
       if (res.status === 404 || res.status === 405) throw new EditionError(feature, editionName(info), this.address);
     })();
     return this.enterpriseChecked;
+  }
+
+  /**
+   * Refuses automated snapshots where the server lacks them, before anything is planned: a
+   * keyward snapshot agent serves them for any server; the engine says its edition in sys/health;
+   * Vault needs Enterprise (requireEnterprise). A server whose health cannot be read is left to
+   * answer the request itself.
+   */
+  async requireSnapshotAuto(feature: string): Promise<void> {
+    const dialect = await this.dialect();
+    let info: ServerInfo | undefined;
+    try {
+      info = await this.serverInfo();
+    } catch (e) {
+      if (dialect === 'vault') return this.requireEnterprise(feature);
+      if (VaultClientError.is(e) && e.status === 0) throw e;
+      return;
+    }
+    if (info.snapshotAgent) return;
+    if (info.dialect === 'keyward' && dialect === 'keyward') {
+      if (info.enterprise === false) throw new EditionError(feature, editionName(info), this.address, 'it reports enterprise: false in sys/health');
+      return;
+    }
+    return this.requireEnterprise(feature);
   }
 
   /** GET; a 404 is "absent" (undefined). */

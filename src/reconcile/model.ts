@@ -119,7 +119,7 @@ export interface PlanSummary {
 export interface Plan {
   /** Plan format version (docs/plan-json.md). */
   formatVersion: 1;
-  server: { address: string; namespace?: string };
+  server: { address: string; namespace?: string; snapshotAddress?: string };
   objects: ObjectPlan[];
   drift: DriftEntry[];
   summary: PlanSummary;

@@ -16,7 +16,7 @@ export interface PlanResult {
 
 export async function makePlan(client: VaultClient, desired: DesiredState, record: LastApplied, opts: ReadOptions = {}): Promise<PlanResult> {
   const live = await readLive(client, desired, record, opts);
-  return { plan: planFrom(desired, live, record, { address: client.address, namespace: client.namespace }), live };
+  return { plan: planFrom(desired, live, record, { address: client.address, namespace: client.namespace, snapshotAddress: client.snapshotAddress === client.address ? undefined : client.snapshotAddress }), live };
 }
 
 /** The pure part: a plan from states already read. */
@@ -24,7 +24,7 @@ export function planFrom(desired: DesiredState, live: LiveState, record: LastApp
   const { objects, drift } = diff(desired, live, record);
   return {
     formatVersion: 1,
-    server: server.namespace ? server : { address: server.address },
+    server: { address: server.address, ...(server.namespace ? { namespace: server.namespace } : {}), ...(server.snapshotAddress ? { snapshotAddress: server.snapshotAddress } : {}) },
     objects,
     drift,
     summary: summarize(objects),

@@ -11,7 +11,7 @@ const action = z.enum(['no-op', 'create', 'update', 'replace', 'delete']);
 export const planJsonSchema = z
   .object({
     formatVersion: z.literal(1),
-    server: z.object({ address: z.string(), namespace: z.string().optional() }).strict(),
+    server: z.object({ address: z.string(), namespace: z.string().optional(), snapshotAddress: z.string().optional() }).strict(),
     objects: z.array(
       z
         .object({

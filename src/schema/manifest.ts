@@ -178,6 +178,10 @@ export const manifestSchema = z
         namespace: z.string().optional(),
         /** Which names the server speaks (keyward's or Vault's); absent: detected from sys/health. */
         dialect: z.enum(['keyward', 'vault']).optional(),
+        /** Where snapshot configs go when not to `address`: a keyward snapshot agent. */
+        snapshotAddress: z.string().url().optional(),
+        /** The auth method type cloud mounts have on the server (OpenBao: the GCP plugin's registered name). */
+        cloudPlugin: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a plugin name such as gcp or vault-plugin-auth-gcp').optional(),
       })
       .strict()
       .default({}),

@@ -25,6 +25,16 @@ const providerSchema: BlockSchema = {
   attributes: {
     address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`; `VAULT_ADDR` overrides it.' },
     namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
+    cloud_plugin: {
+      type: { kind: 'string' },
+      optional: true,
+      description: 'The auth method type `keyward_cloud_auth_backend` mounts have on the server: on OpenBao the name the GCP plugin was registered under in its plugin catalog; `KEYWARD_CLOUD_PLUGIN` overrides it; default: `gcp` on Vault and OpenBao, `cloud` on the engine.',
+    },
+    snapshot_address: {
+      type: { kind: 'string' },
+      optional: true,
+      description: 'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); `KEYWARD_SNAPSHOT_ADDR` overrides it.',
+    },
     ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system\'s.' },
     skip_tls_verify: { type: { kind: 'bool' }, optional: true, description: 'Do not verify the server\'s TLS certificate; unset: `VAULT_SKIP_VERIFY`, else false. For test servers only: anyone on the path could then read the token.' },
     dialect: { type: { kind: 'string' }, optional: true, description: '`keyward` or `vault` (Vault Enterprise / OpenBao field names); `KEYWARD_DIALECT` overrides it; default: detected from `sys/health`.' },
@@ -99,6 +109,8 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         {
           address: env.VAULT_ADDR || str(config.address),
           namespace: env.VAULT_NAMESPACE || str(config.namespace),
+          snapshotAddress: env.KEYWARD_SNAPSHOT_ADDR || str(config.snapshot_address),
+          cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
           caFile: str(config.ca_cert_file),
           tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
           timeoutMs: typeof config.request_timeout === 'string' ? parseTimeoutMs(config.request_timeout, 'request_timeout') : undefined,

@@ -113,6 +113,7 @@ export function renderStatusTable(rows: SnapshotStatusRow[]): string {
 interface StatusFlags extends DialectFlags {
   json?: boolean;
   address?: string;
+  snapshotAddress?: string;
   caCert?: string;
   tlsSkipVerify?: boolean;
 }
@@ -124,13 +125,14 @@ export function registerStatus(program: Command): void {
     .description('Show automated snapshot configurations: last and next snapshot, errors and URL')
     .option('--json', 'print the rows as JSON')
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then http://127.0.0.1:8200)')
+    .option('--snapshot-address <url>', 'a `keyward snapshot-agent` serving the snapshot configs instead of the server (default: $KEYWARD_SNAPSHOT_ADDR)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only)')
     .action(async (flags: StatusFlags) => {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
       const { VaultClient } = require('../../client/vault-client') as typeof import('../../client/vault-client');
       const { settingsFromEnv } = require('../../client/options') as typeof import('../../client/options');
-      const client = new VaultClient(settingsFromEnv({ address: flags.address, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }));
+      const client = new VaultClient(settingsFromEnv({ address: flags.address, snapshotAddress: flags.snapshotAddress, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }));
       try {
         const rows = await collectStatus(client);
         process.stdout.write(flags.json ? JSON.stringify({ snapshots: rows }, null, 2) + '\n' : renderStatusTable(rows));

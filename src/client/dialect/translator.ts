@@ -54,6 +54,21 @@ function translateError(text: string): string {
   });
 }
 
+/** keyward field names and enum values (every shape) -> Vault's, for texts a Vault-named caller reads. */
+const ERROR_NAMES_OUT: Readonly<Record<string, string>> = Object.assign(
+  {},
+  ...SHAPES.map((sh) => FIELD_NAMES[sh]),
+  ...SHAPES.flatMap((sh) => Object.values(FIELD_VALUES[sh])).map((m) => Object.fromEntries(Object.entries(m).filter(([k, v]) => v !== k))),
+);
+
+/** The reverse of translateError for field names and values (whole tokens only, as there). */
+function translateErrorOut(text: string): string {
+  return text.replace(PIECES, (piece: string, quote: string | undefined, inner: string | undefined) => {
+    if (quote !== undefined) return ERROR_NAMES_OUT[inner ?? ''] !== undefined ? `${quote}${ERROR_NAMES_OUT[inner!]}${quote}` : piece;
+    return ERROR_NAMES_OUT[piece] ?? piece;
+  });
+}
+
 function renamed(
   data: Record<string, unknown>,
   names: Readonly<Record<string, string>>,
@@ -77,6 +92,12 @@ export interface Translator {
   mountTypeFromServer(type: string): string;
   /** The server's error texts in keyward's words. */
   errorsFromServer(errors: readonly string[]): string[];
+  /**
+   * For a part that serves this dialect itself (the snapshot agent): a request body in the
+   * server's names -> keyward's, secrets kept, and keyward's texts in the server's names.
+   */
+  bodyFromServer(shape: Shape, body: Record<string, unknown>): Record<string, unknown>;
+  errorsToServer(errors: readonly string[]): string[];
   /** One field name (keyward's) as the server spells it, for --show-server-names. */
   fieldName(shape: Shape, field: string): string;
   /** One enum value (keyward's) as the server spells it, for --show-server-names. */
@@ -112,6 +133,8 @@ const keywardTranslator: Translator = {
   mountTypeToServer: (t) => t,
   mountTypeFromServer: (t) => t,
   errorsFromServer: (e) => [...e],
+  bodyFromServer: (_shape, body) => body,
+  errorsToServer: (e) => [...e],
   fieldName: (_s, f) => f,
   fieldValue: (_s, _f, v) => v,
 };
@@ -123,10 +146,28 @@ const vaultTranslator: Translator = {
   mountTypeToServer: (t) => MOUNT_TYPES[t] ?? t,
   mountTypeFromServer: (t) => MOUNT_IN[t] ?? t,
   errorsFromServer: (errors) => errors.map(translateError),
+  bodyFromServer: (shape, body) => renamed(body, NAMES_IN[shape], VALUES_IN[shape]),
+  errorsToServer: (errors) => errors.map(translateErrorOut),
   fieldName: (shape, f) => FIELD_NAMES[shape][f] ?? f,
   fieldValue: (shape, f, v) => FIELD_VALUES[shape][f]?.[v] ?? v,
 };
 
-export function translatorFor(dialect: ServerDialect): Translator {
-  return dialect === 'vault' ? vaultTranslator : keywardTranslator;
+export interface TranslatorOptions {
+  /**
+   * The plugin type name the server's GCP-style auth method is registered under, when not the
+   * dialect's default (`cloud` on the engine, `gcp` on Vault): on OpenBao it is an external plugin
+   * registered under a name the operator chose (sys/plugins/catalog).
+   */
+  cloudPlugin?: string;
+}
+
+export function translatorFor(dialect: ServerDialect, o: TranslatorOptions = {}): Translator {
+  const base = dialect === 'vault' ? vaultTranslator : keywardTranslator;
+  const plugin = o.cloudPlugin;
+  if (!plugin || plugin === base.mountTypeToServer('cloud')) return base;
+  return {
+    ...base,
+    mountTypeToServer: (t) => (t === 'cloud' ? plugin : base.mountTypeToServer(t)),
+    mountTypeFromServer: (t) => (t === plugin ? 'cloud' : base.mountTypeFromServer(t)),
+  };
 }

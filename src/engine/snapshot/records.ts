@@ -30,7 +30,18 @@ export interface StatusRecord {
   orphans?: string[];
 }
 
-export class SnapshotRecords {
+/** Where configs and status live: the engine's store, or the snapshot agent's --state. */
+export interface SnapshotRecordStore {
+  getConfig(name: string): Promise<ConfigRecord | undefined>;
+  putConfig(name: string, rec: ConfigRecord): Promise<void>;
+  /** Config and status go together: a deleted config leaves no status behind. */
+  deleteConfig(name: string): Promise<void>;
+  listConfigs(): Promise<string[]>;
+  getStatus(name: string): Promise<StatusRecord | undefined>;
+  putStatus(name: string, rec: StatusRecord): Promise<void>;
+}
+
+export class SnapshotRecords implements SnapshotRecordStore {
   private readonly store: JsonStore;
 
   constructor(root: JsonStore) {

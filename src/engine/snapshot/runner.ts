@@ -4,8 +4,8 @@
 
 import type { SystemContext } from '../backend';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
-import { openArchiveStream, type ArchiveStream } from './archive-writer';
 import { raceAbort } from './deadline';
+import { asSnapshotHost, type SnapshotArchive, type SnapshotHost } from './host';
 import { applyRetention } from './retention';
 import { createTarget } from './targets/create-target';
 import { LocalSpaceError } from './targets/local';
@@ -50,9 +50,10 @@ export interface AttemptControl {
 }
 
 /** Runs the attempt; throws an Error whose message is the status text (stage + store message). */
-export async function runAttempt(sys: SystemContext, config: SnapshotConfig, plan: AttemptPlan, startMs: number, ctl: AttemptControl): Promise<AttemptResult> {
+export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config: SnapshotConfig, plan: AttemptPlan, startMs: number, ctl: AttemptControl): Promise<AttemptResult> {
   const { signal } = ctl;
-  let archive: ArchiveStream | undefined;
+  const host = asSnapshotHost(hostOrSys);
+  let archive: SnapshotArchive | undefined;
   // Retention's listing is taken while the archive is read and uploaded, so its round trip does
   // not add to the attempt. Attempts of one config never overlap, so nothing else writes its
   // names meanwhile: this listing, plus the new snapshot, less the orphans discarded below, is
@@ -64,9 +65,12 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
   );
   try {
     try {
-      archive = await openArchiveStream(sys.rawStorage, sys.seal, startMs);
+      const opening = host.openArchive(startMs, signal);
+      // An archive that opens after an abort is released at once.
+      opening.then((a) => signal.aborted && a.stream.destroy(), () => undefined);
+      archive = await raceAbort(opening, signal);
     } catch (e) {
-      throw new Error(`writing the snapshot archive failed: ${(e as Error).message}`);
+      throw new Error(`${host.archiveStage ?? 'writing the snapshot archive'} failed: ${(e as Error).message}`);
     }
     const a = archive;
     ctl.onArchiveSize?.(a.size);
@@ -79,7 +83,7 @@ export async function runAttempt(sys: SystemContext, config: SnapshotConfig, pla
       a.stream.destroy();
       if (e instanceof LocalSpaceError) throw e;
       const own = a.producerError();
-      if (own && !signal.aborted) throw new Error(`writing the snapshot archive failed: ${own.message}`);
+      if (own && !signal.aborted) throw new Error(`${host.archiveStage ?? 'writing the snapshot archive'} failed: ${own.message}`);
       throw new Error(describeStoreError('upload to', config.storage_type, signal.aborted ? signal.reason : e));
     }
     // After an abort (deadline, restore, shutdown) or the config's deletion no store operation

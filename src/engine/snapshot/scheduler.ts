@@ -3,16 +3,19 @@
 // overlap; the status record is kept in memory (source of truth) and persisted after each change.
 // Every attempt has a deadline (deadline.ts) and is aborted by stop(), so a stalled store never
 // holds a schedule, a restore or shutdown.
+// With a coordinator (the snapshot agent, several processes on one shared record store) the
+// stored status is the truth: before an attempt the scheduler re-reads it (another process may
+// have taken this slot already) and takes the slot's lease; resync() picks up other processes'
+// writes and deletes.
 
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SystemContext } from '../backend';
 import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';
-import { SnapshotRecords, type StatusRecord } from './records';
+import type { AttemptClaim, AttemptCoordinator } from './coordination';
+import { asSnapshotHost, type SnapshotHost } from './host';
+import type { SnapshotRecordStore, StatusRecord } from './records';
 import { planAttempt, runAttempt } from './runner';
-import { SCRATCH_DIR } from './scratch';
 import { createTarget } from './targets/create-target';
 
 interface Entry {
@@ -23,6 +26,10 @@ interface Entry {
   /** Aborts the attempt in progress (deadline, stop). */
   abort?: AbortController;
   status: StatusRecord;
+  /** written_at of the config this entry schedules (resync() notices other processes' writes). */
+  writtenAt?: number;
+  /** The lease of the attempt in progress (coordinated schedulers only). */
+  claim?: AttemptClaim;
   /** Serializes status writes so an older one never lands after a newer one. */
   persisting: Promise<void>;
 }
@@ -38,19 +45,23 @@ export class SnapshotScheduler {
   private readonly orphans = new Map<string, string[]>();
   private stopped = true;
   private started = false;
+  private readonly sys: SnapshotHost;
 
   constructor(
-    private readonly sys: SystemContext,
-    private readonly records: SnapshotRecords,
+    host: SnapshotHost | SystemContext,
+    private readonly records: SnapshotRecordStore,
     private readonly deadline: DeadlinePolicy = deadlinePolicyFromEnv(),
-  ) {}
+    private readonly coordinator?: AttemptCoordinator,
+  ) {
+    this.sys = asSnapshotHost(host);
+  }
 
   /** Loads every config and resumes its schedule (overdue ones run as soon as possible). */
   async start(): Promise<void> {
     this.stopped = false;
     // Scratch leftovers of a crash are removed at process start only: after a restore's reload a
     // manual save may still be streaming from that directory.
-    if (!this.started) await rm(join(this.sys.dataDir, SCRATCH_DIR), { recursive: true, force: true });
+    if (!this.started) await this.sys.cleanupScratch();
     this.started = true;
     const loaded: [string, Entry, number][] = [];
     for (const name of await this.records.listConfigs()) {
@@ -59,11 +70,12 @@ export class SnapshotScheduler {
       const status = (await this.records.getStatus(name)) ?? { consecutive_errors: 0 };
       const interval = rec.config.interval * 1000;
       const next = status.next_snapshot_start ?? (status.last_snapshot_end ?? rec.written_at) + interval;
-      const entry: Entry = { gen: 0, status, persisting: Promise.resolve() };
+      const entry: Entry = { gen: 0, status, writtenAt: rec.written_at, persisting: Promise.resolve() };
       this.entries.set(name, entry);
       // Temp files of a crash go before any timer is armed: an overdue attempt must not start
-      // writing while the cleanup still runs (it would delete the new temp file).
-      await this.cleanupTarget(name, rec.config);
+      // writing while the cleanup still runs (it would delete the new temp file). Coordinated:
+      // another process may be writing one right now; retention removes leftovers instead.
+      if (!this.coordinator) await this.cleanupTarget(name, rec.config);
       loaded.push([name, entry, next]);
     }
     if (this.stopped) return;
@@ -95,11 +107,12 @@ export class SnapshotScheduler {
   }
 
   /** A create or update: the schedule restarts from now (next = now + interval). */
-  async configWritten(name: string, config: SnapshotConfig): Promise<void> {
+  async configWritten(name: string, config: SnapshotConfig, writtenAt?: number): Promise<void> {
     const prev = this.entries.get(name);
     prev?.timer?.cancel();
     const entry: Entry = prev ?? { gen: 0, status: { consecutive_errors: 0 }, persisting: Promise.resolve() };
     entry.gen++;
+    entry.writtenAt = writtenAt;
     entry.status.next_snapshot_start = this.sys.clock.now() + config.interval * 1000;
     this.entries.set(name, entry);
     await this.persist(name, entry);
@@ -117,6 +130,42 @@ export class SnapshotScheduler {
     entry.gen++;
     entry.timer?.cancel();
     this.entries.delete(name);
+  }
+
+  /**
+   * Coordinated schedulers: picks up what other processes wrote to the shared records (new,
+   * changed and deleted configs; attempts they finished) and re-arms the timers accordingly.
+   */
+  async resync(): Promise<void> {
+    if (this.stopped) return;
+    const names = new Set(await this.records.listConfigs());
+    for (const name of [...this.entries.keys()]) if (!names.has(name)) this.configDeleted(name);
+    for (const name of names) {
+      const rec = await this.records.getConfig(name);
+      if (!rec || this.stopped) continue;
+      const stored = await this.records.getStatus(name);
+      let entry = this.entries.get(name);
+      if (entry && entry.writtenAt === rec.written_at) {
+        // Same config: adopt a later schedule another process recorded (it took the slot).
+        const theirs = stored?.next_snapshot_start;
+        if (!entry.running && stored && theirs !== undefined && theirs > (entry.status.next_snapshot_start ?? 0)) {
+          entry.status = stored;
+          this.arm(name, entry, Math.max(this.sys.clock.now(), theirs));
+        }
+        continue;
+      }
+      // New here, or rewritten by another process: the schedule restarts from the stored status.
+      entry?.timer?.cancel();
+      if (entry) entry.gen++;
+      else {
+        entry = { gen: 0, status: { consecutive_errors: 0 }, persisting: Promise.resolve() };
+        this.entries.set(name, entry);
+      }
+      entry.writtenAt = rec.written_at;
+      entry.status = stored ?? { consecutive_errors: 0 };
+      const next = entry.status.next_snapshot_start ?? rec.written_at + rec.config.interval * 1000;
+      this.arm(name, entry, Math.max(this.sys.clock.now(), next));
+    }
   }
 
   private arm(name: string, entry: Entry, at: number): void {
@@ -145,6 +194,54 @@ export class SnapshotScheduler {
     const rec = await this.records.getConfig(name);
     if (!rec || this.entries.get(name) !== entry) return;
     const config = rec.config;
+    if (this.coordinator) {
+      const claim = await this.claimSlot(name, entry, gen, config);
+      if (!claim) return;
+      entry.claim = claim;
+      try {
+        await this.attemptWith(name, entry, gen, config);
+      } finally {
+        entry.claim = undefined;
+        await claim.release().catch((e: unknown) => this.sys.log.warn('snapshot lease release failed', { name, error: (e as Error).message }));
+      }
+      return;
+    }
+    await this.attemptWith(name, entry, gen, config);
+  }
+
+  /**
+   * The lease on this entry's slot, or undefined after re-arming: when another process already
+   * took the slot (the stored status moved on) or holds its lease (asked again later).
+   */
+  private async claimSlot(name: string, entry: Entry, gen: number, config: SnapshotConfig): Promise<AttemptClaim | undefined> {
+    const c = this.coordinator!;
+    const slot = entry.status.next_snapshot_start ?? this.sys.clock.now();
+    const movedOn = async () => {
+      const stored = await this.records.getStatus(name);
+      const theirs = stored?.next_snapshot_start;
+      if (!stored || theirs === undefined || theirs <= slot) return false;
+      entry.status = stored;
+      if (entry.gen === gen && !this.stopped) this.arm(name, entry, Math.max(this.sys.clock.now(), theirs));
+      return true;
+    };
+    if (await movedOn()) return undefined;
+    const claim = await c.claim(name, slot, config.interval);
+    if (!claim) {
+      if (entry.gen === gen && !this.stopped) this.arm(name, entry, this.sys.clock.now() + c.retryMs(config.interval));
+      return undefined;
+    }
+    // Checked again under the lease: the previous holder may have finished the slot meanwhile.
+    if (await movedOn()) {
+      await claim.release();
+      return undefined;
+    }
+    // The stored status carries the sequence and orphans of attempts other processes made.
+    const stored = await this.records.getStatus(name);
+    if (stored) entry.status = { ...stored, next_snapshot_start: slot };
+    return claim;
+  }
+
+  private async attemptWith(name: string, entry: Entry, gen: number, config: SnapshotConfig): Promise<void> {
     const start = this.sys.clock.now();
     const wanted = () => this.entries.get(name) === entry;
     let plan: ReturnType<typeof planAttempt>;
@@ -155,6 +252,10 @@ export class SnapshotScheduler {
     }
     const abort = new AbortController();
     entry.abort = abort;
+    const lost = entry.claim?.lost;
+    const onLost = () => abort.abort(new Error('the attempt was aborted: this agent lost the lease of the slot (another agent took it over)'));
+    if (lost?.aborted) onLost();
+    lost?.addEventListener('abort', onLost, { once: true });
     let deadline: TimerHandle | undefined;
     const armDeadline = (bytes: number) => {
       deadline?.cancel();
@@ -183,6 +284,7 @@ export class SnapshotScheduler {
       }
     } finally {
       deadline?.cancel();
+      lost?.removeEventListener('abort', onLost);
     }
     if (error) this.sys.log.warn('snapshot failure', { name, error });
     else if (retentionError) this.sys.log.warn('snapshot retention failure', { name, error: retentionError });
@@ -245,10 +347,12 @@ export class SnapshotScheduler {
 
   private persist(name: string, entry: Entry): Promise<void> {
     const snapshot = { ...entry.status };
+    // A process that lost its lease writes nothing: the status is the new holder's.
+    const claim = entry.claim;
     entry.persisting = entry.persisting
       .catch(() => undefined)
       .then(async () => {
-        if (this.entries.get(name) === entry) await this.records.putStatus(name, snapshot);
+        if (this.entries.get(name) === entry && !claim?.lost.aborted) await this.records.putStatus(name, snapshot);
       });
     return entry.persisting;
   }

@@ -2,6 +2,7 @@
 // config/<name>). Canonical comparison from the reconciler (desiredSnapshotFields,
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
+import { EditionError } from '../../client/dialect/edition';
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, stableJson, type Json } from '../../reconcile/model';
 import { undeclaredSecretWarning } from '../../reconcile/objects/snapshot-config';
@@ -85,8 +86,9 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
   try {
     exists = ctx.client !== undefined && (await ctx.client.snapshots.read(name)) !== undefined;
   } catch (e) {
-    // At plan a server that cannot answer (a community edition …) is apply's to report, as a write failure.
-    if (atPlan) return;
+    // A server without automated snapshots fails the plan, naming keyward snapshot-agent; other
+    // failures to answer at plan are apply's to report, as a write failure.
+    if (atPlan && !(e instanceof EditionError)) return;
     throw e;
   }
   if (!exists) return;

@@ -1,6 +1,7 @@
 // A small GCS JSON-API emulator on node:http, faithful to what @google-cloud/storage sends:
 // buckets, multipart/media/resumable uploads (308 + Range, X-Goog-Hash md5 check), list with
-// prefix/delimiter/pagination, get (metadata or alt=media, Range), delete. No auth is enforced.
+// prefix/delimiter/pagination, get (metadata or alt=media, Range), delete, and the create-only
+// precondition (ifGenerationMatch=0 on uploads: 412 when the object exists). No auth is enforced.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -182,7 +183,7 @@ export async function startGcsEmulator(opts: { dir: string; host?: string; port?
       const s = store.openSession(bucket, name, String(parsed.meta.contentType ?? parsed.mediaType));
       await store.append(s, Readable.from([parsed.media]), 0);
       store.sessions.delete(s.id);
-      return send(res, 200, resource(base, await store.finalize(s, md5FromHashHeader(req.headers['x-goog-hash']))));
+      return send(res, 200, resource(base, await store.finalize(s, md5FromHashHeader(req.headers['x-goog-hash']), q.get('ifGenerationMatch'))));
     }
     const s = store.sessions.get(q.get('upload_id') ?? '');
     if (!s) throw new EmulatorError(404, 'No such upload session', 'notFound');

@@ -116,8 +116,12 @@ export class GcsStore {
     return ok && !(body as { aborted?: boolean }).aborted;
   }
 
-  /** Commits a complete session as the object's new generation (atomic rename). */
-  async finalize(s: UploadSession, expectedMd5?: string): Promise<ObjectRecord> {
+  /**
+   * Commits a complete session as the object's new generation (atomic rename). With
+   * `ifGenerationMatch` "0" (GCS's create-only precondition) an existing object fails it with 412;
+   * checked and committed with no await between, so of racing creates exactly one wins.
+   */
+  async finalize(s: UploadSession, expectedMd5?: string, ifGenerationMatch?: string | null): Promise<ObjectRecord> {
     const { md5Hash, crc32c } = s.hasher.digest();
     if (expectedMd5 && expectedMd5 !== md5Hash) {
       this.sessions.delete(s.id);
@@ -128,6 +132,10 @@ export class GcsStore {
     const file = join(this.dir, 'objects', randomUUID());
     await rename(s.file, file);
     const previous = b.objects.get(s.name);
+    if (ifGenerationMatch != null && ifGenerationMatch !== (previous?.generation ?? '0')) {
+      await rm(file, { force: true });
+      throw new EmulatorError(412, 'At least one of the pre-conditions you specified did not hold.', 'conditionNotMet');
+    }
     const rec: ObjectRecord = {
       bucket: s.bucket,
       name: s.name,

@@ -10,6 +10,7 @@ import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeR
 import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
+import { communityRoute, type Flavor } from './community';
 import { startStandby } from './standby';
 import { startPerfStandby, type PerfStandbyOptions } from './perf-standby';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
@@ -28,6 +29,10 @@ export interface ContractOptions {
   azureAuthModeRequired?: boolean;
   /** sys/remount/status reads answered "in-progress" before the result (default 1). */
   remountPendingReads?: number;
+  /** 'openbao': OpenBao's health shape, version 2.2.0, no built-in gcp (community.ts); default 'vault'. */
+  flavor?: Flavor;
+  /** The name the GCP auth plugin is registered under in the catalog (default gcp; OpenBao: the operator's choice). */
+  gcpPluginName?: string;
 }
 
 export interface VaultContract {
@@ -75,7 +80,15 @@ export interface VaultContract {
 }
 
 export async function startVaultContract(o: ContractOptions = {}): Promise<VaultContract> {
-  const sys: SysOptions = { enterprise: o.enterprise ?? true, version: o.version ?? ((o.enterprise ?? true) ? '1.19.2+ent' : '1.19.2') };
+  const flavor = o.flavor ?? 'vault';
+  const enterpriseOpt = flavor === 'openbao' ? false : (o.enterprise ?? true);
+  const gcpType = o.gcpPluginName ?? 'gcp';
+  const sys: SysOptions = {
+    enterprise: enterpriseOpt,
+    version: o.version ?? (flavor === 'openbao' ? '2.2.0' : enterpriseOpt ? '1.19.2+ent' : '1.19.2'),
+    flavor,
+    registeredAuth: o.gcpPluginName ? [o.gcpPluginName] : [],
+  };
   const problems: string[] = [];
   const requests: VaultContract['requests'] = [];
   const mounts = new Map<string, Mount>([['token', { type: 'token', description: 'token based credentials', accessor: 'auth_token_0' }]]);
@@ -114,12 +127,14 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     if (p === 'sys/health') return health(sys, 'active', query);
     if (p === 'auth/token/lookup-self' && token !== undefined && tokens.has(token)) return envelope({ path: `auth/${tokens.get(token)}/login` });
     if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
+    const common = communityRoute(ctx, sys.version);
+    if (common) return common;
     if (p === 'sys/license/status') return licenseStatus(sys);
     if (p === 'sys/remount') return remount(ctx, mounts, migrations, remountOptions, move);
     if (p.startsWith('sys/remount/status/')) return remountStatus(ctx, migrations, decodeURIComponent(p.slice('sys/remount/status/'.length)));
     if (p === 'sys/auth' || p.startsWith('sys/auth/')) {
-      const r = sysAuth(ctx, mounts, p.slice('sys/auth'.length).replace(/^\//, ''));
-      for (const k of [...gcp.keys()]) if (mounts.get(k)?.type !== 'gcp') gcp.delete(k);
+      const r = sysAuth(ctx, mounts, p.slice('sys/auth'.length).replace(/^\//, ''), sys);
+      for (const k of [...gcp.keys()]) if (mounts.get(k)?.type !== gcpType) gcp.delete(k);
       return r;
     }
     if (p.startsWith('sys/storage/raft/snapshot-auto/')) {
@@ -136,7 +151,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     if (p.startsWith('auth/')) {
       // Longest mount path first: mounts may hold slashes ("team/cloud").
       const mount = [...mounts.keys()].sort((a, b) => b.length - a.length).find((m) => p === `auth/${m}` || p.startsWith(`auth/${m}/`));
-      if (!mount || mounts.get(mount)!.type !== 'gcp') return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
+      if (!mount || mounts.get(mount)!.type !== gcpType) return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
       if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys);
@@ -196,6 +211,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     // Responses to requests that modify storage carry the new state (Vault Ent consistency.mdx).
     const state: Record<string, string> = (method === 'update' || method === 'delete') && r.status < 300 ? { 'x-vault-index': `contract-state-${++index}` } : {};
     if (r.body === undefined) res.writeHead(r.status, state).end();
+    else if (Buffer.isBuffer(r.body)) res.writeHead(r.status, { 'content-type': 'application/octet-stream', ...state }).end(r.body);
     else res.writeHead(r.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...state }).end(JSON.stringify(r.body));
   };
 

@@ -3,6 +3,7 @@
 // vault/logical_system.go's tune handlers.
 
 import { randomUUID } from 'node:crypto';
+import { builtinAuth, healthIdentity, type Flavor } from './community';
 import { asBool, asSeconds, envelope, errors, ignoredWarning, noContent, unsupportedPath, type Ctx, type Reply } from './http';
 
 export interface MountConfig {
@@ -20,8 +21,6 @@ export interface Mount {
   config?: MountConfig;
 }
 
-/** Types a stock Vault has in its catalog (a subset; "cloud" is not one of them). */
-const BUILTIN_AUTH = ['approle', 'gcp', 'jwt', 'kubernetes', 'ldap', 'oidc', 'userpass', 'token'];
 /** The system defaults Vault reports on a tune read when a mount has none (768h). */
 const SYSTEM_TTL = 2764800;
 const TOKEN_TYPES = ['default-service', 'default-batch', 'service', 'batch'];
@@ -30,6 +29,10 @@ const VISIBILITY = ['', 'hidden', 'unauth'];
 export interface SysOptions {
   enterprise: boolean;
   version: string;
+  /** Vault (default) or OpenBao (community.ts). */
+  flavor?: Flavor;
+  /** Auth plugins registered in the catalog beyond the built-in ones (OpenBao's GCP plugin name). */
+  registeredAuth?: string[];
 }
 
 export type NodeRole = 'active' | 'standby' | 'perfstandby';
@@ -50,8 +53,7 @@ export function health(o: SysOptions, role: NodeRole = 'active', query: URLSearc
       replication_dr_mode: 'disabled',
       server_time_utc: 1700000000,
       version: o.version,
-      enterprise: o.enterprise,
-      cluster_name: 'vault-cluster-contract',
+      ...healthIdentity(o.flavor ?? 'vault', o.enterprise),
       cluster_id: '0c0c0c0c-0000-4000-8000-000000000000',
       echo_duration_ms: 0,
       clock_skew_ms: 0,
@@ -121,7 +123,7 @@ function applyConfig(base: MountConfig, b: Record<string, unknown>): MountConfig
 
 const isReply = (x: MountConfig | Reply): x is Reply => 'status' in x;
 
-export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Reply {
+export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string, o: Pick<SysOptions, 'flavor' | 'registeredAuth'> = {}): Reply {
   if (rest === '') {
     if (ctx.method !== 'read') return errors(405, 'unsupported operation');
     const table = Object.fromEntries([...mounts].map(([p, m]) => [`${p}/`, mountEntry(m)]));
@@ -169,7 +171,8 @@ export function sysAuth(ctx: Ctx, mounts: Map<string, Mount>, rest: string): Rep
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   const warnings = ignoredWarning(ctx, ['type', 'description', 'config', 'local', 'seal_wrap', 'options', 'plugin_name', 'plugin_version']);
   const type = String(ctx.body.type ?? '');
-  if (!BUILTIN_AUTH.includes(type)) {
+  // Types a stock server has in its catalog (a subset; "cloud" is never one of them), plus registered plugins.
+  if (![...builtinAuth(o.flavor ?? 'vault'), ...(o.registeredAuth ?? [])].includes(type)) {
     ctx.problem(`sys/auth/${path}: type ${JSON.stringify(type)} is not a Vault auth method`);
     return errors(400, `plugin not found in the catalog: ${type}`);
   }

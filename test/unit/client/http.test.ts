@@ -57,10 +57,12 @@ test('sends the token and namespace headers, and JSON bodies', async () => {
 
 test('snapshot paths are root-namespace only: no namespace header', async () => {
   const c = client();
-  script = [json(200, { data: { keys: ['b', 'a'] } })];
+  // sys/health first: the edition check (an engine in oss edition has no snapshot-auto).
+  script = [json(200, { version: '1.19.0+keyward', enterprise: true }), json(200, { data: { keys: ['b', 'a'] } })];
   expect(await c.snapshots.list()).toEqual(['a', 'b']);
-  expect(seen[0].url).toBe('/v1/sys/storage/raft/snapshot-auto/config/?list=true');
-  expect(seen[0].headers['x-vault-namespace']).toBeUndefined();
+  expect(seen[0].url).toBe('/v1/sys/health');
+  expect(seen[1].url).toBe('/v1/sys/storage/raft/snapshot-auto/config/?list=true');
+  expect(seen[1].headers['x-vault-namespace']).toBeUndefined();
   await c.close();
 });
 

@@ -9,6 +9,8 @@ import { buildManifest } from '../../../constructs/stack-synthesis';
 const failing: Record<string, { props: KeywardServerProps; second?: boolean; message: RegExp }> = {
   'one-per-stack': { props: {}, second: true, message: /a stack holds one KeywardServer.*test\/first is already defined/ },
   'address-url': { props: { address: 'vault:8200' }, message: /address "vault:8200" must use http or https|is not a URL/ },
+  'snapshot-address-url': { props: { snapshotAddress: 'ftp://agent:8300' }, message: /snapshotAddress "ftp:\/\/agent:8300" must use http or https/ },
+  'cloud-plugin-name': { props: { cloudPlugin: 'gcp plugin' }, message: /cloudPlugin "gcp plugin" must be a plugin name/ },
   'namespace-format': { props: { namespace: 'team a' }, message: /namespace "team a" must be a path/ },
   'dialect-value': { props: { dialect: 'gcp' as 'vault' }, message: /dialect "gcp" must be "keyward" or "vault"/ },
   'salt-length': { props: { fingerprintSalt: 'short' }, message: /fingerprintSalt must be at least 16 characters/ },
@@ -29,6 +31,15 @@ describe('KeywardServer validation rules', () => {
   it('accepts an address, a namespace and a salt', () => {
     const stack = new TerraformStack(Testing.app(), 'test');
     expect(problemsOf(() => new KeywardServer(stack, 's', { address: 'https://vault.example:8200', namespace: 'team-a/dev', fingerprintSalt: '0123456789abcdef' }))).toEqual([]);
+  });
+});
+
+it("snapshotAddress and cloudPlugin land in the manifest's server block", () => {
+  const stack = new TerraformStack(Testing.app(), 'test');
+  expect(buildManifest(new KeywardServer(stack, 's', { address: 'http://vault:8200', snapshotAddress: 'http://agent:8300', cloudPlugin: 'vault-plugin-auth-gcp' })).server).toEqual({
+    address: 'http://vault:8200',
+    snapshotAddress: 'http://agent:8300',
+    cloudPlugin: 'vault-plugin-auth-gcp',
   });
 });
 

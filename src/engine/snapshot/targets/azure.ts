@@ -8,7 +8,7 @@
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
 import { Readable } from 'node:stream';
 import { BLOB_ENVIRONMENTS } from '../../../schema/snapshot-validate';
-import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+import { joinKey, listPrefix, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
 
 export interface AzureTargetOptions {
   container: string;
@@ -28,7 +28,7 @@ const BLOCK_SIZE = 8 * 1024 * 1024;
 const SINGLE_SHOT_MAX = 256 * 1024 * 1024;
 const TRY_TIMEOUT_MS = 30_000;
 
-export class AzureTarget implements SnapshotTarget {
+export class AzureTarget implements SnapshotTarget, ExclusiveCreate {
   readonly storageType = 'cloudthree-store' as const;
   private readonly container: ContainerClient;
 
@@ -96,6 +96,18 @@ export class AzureTarget implements SnapshotTarget {
       if (item.kind === 'blob') out.push({ name: item.name.slice(prefix.length), size: item.properties.contentLength ?? 0 });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Put Blob with If-None-Match: *; 409 BlobAlreadyExists (or 412) means taken. */
+  async createIfAbsent(name: string, body: Buffer): Promise<boolean> {
+    try {
+      await this.container.getBlockBlobClient(this.key(name)).upload(body, body.length, { conditions: { ifNoneMatch: '*' } });
+      return true;
+    } catch (e) {
+      const status = (e as { statusCode?: number }).statusCode;
+      if (status === 409 || status === 412) return false;
+      throw e;
+    }
   }
 
   async get(name: string): Promise<Readable> {

@@ -6,7 +6,7 @@
 import { Storage, type GetFilesResponse, type StorageOptions } from '@google-cloud/storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { joinKey, listPrefix, type SnapshotTarget, type StoredObject } from './target';
+import { joinKey, listPrefix, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
 import { jsonErrorDetail } from '../../json-error';
 
 export interface GcsTargetOptions {
@@ -25,7 +25,7 @@ export interface GcsTargetOptions {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export class GcsTarget implements SnapshotTarget {
+export class GcsTarget implements SnapshotTarget, ExclusiveCreate {
   readonly storageType = 'cloudtwo-store' as const;
   private readonly storage: Storage;
   private readonly base: string;
@@ -102,6 +102,17 @@ export class GcsTarget implements SnapshotTarget {
       query = pageToken ? { ...query, pageToken } : null;
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** An upload with ifGenerationMatch=0 (create only); GCS answers 412 when the object exists. */
+  async createIfAbsent(name: string, body: Buffer): Promise<boolean> {
+    try {
+      await this.storage.bucket(this.opts.bucket).file(this.key(name)).save(body, { resumable: false, validation: false, preconditionOpts: { ifGenerationMatch: 0 } });
+      return true;
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 412) return false;
+      throw e;
+    }
   }
 
   async get(name: string): Promise<Readable> {

@@ -26,7 +26,7 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { joinKey, listPrefix, partialName, type SnapshotTarget, type StoredObject } from './target';
+import { joinKey, listPrefix, partialName, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
 
 export interface S3TargetOptions {
   bucket: string;
@@ -97,7 +97,7 @@ class Slicer {
   }
 }
 
-export class S3Target implements SnapshotTarget {
+export class S3Target implements SnapshotTarget, ExclusiveCreate {
   readonly storageType = 'cloudone-store' as const;
   private readonly client: S3Client;
   private readonly endpointUrl?: URL;
@@ -268,6 +268,18 @@ export class S3Target implements SnapshotTarget {
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** PutObject with If-None-Match: * (S3 conditional writes); 412, or 409 for a racing one, means taken. */
+  async createIfAbsent(name: string, body: Buffer): Promise<boolean> {
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.key(name), Body: body, ContentLength: body.length, IfNoneMatch: '*' }));
+      return true;
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 412 || status === 409) return false;
+      throw e;
+    }
   }
 
   async get(name: string): Promise<Readable> {

@@ -36,6 +36,16 @@ export interface SnapshotTarget {
   close(): Promise<void>;
 }
 
+/**
+ * Object stores whose own conditional write creates a small object only when the name is free
+ * (S3 If-None-Match, GCS ifGenerationMatch=0, Azure If-None-Match). The snapshot agent keeps its
+ * --state and leases through it; nothing else coordinates agents.
+ */
+export interface ExclusiveCreate {
+  /** Creates `name` with `body`; false when it already exists (the store refused the write). */
+  createIfAbsent(name: string, body: Buffer): Promise<boolean>;
+}
+
 /** `<file_prefix>-<unix ns>.snap`; the timestamp doubles as an increasing snapshot id. */
 export function snapshotFileName(filePrefix: string, unixNs: bigint): string {
   return `${filePrefix}-${unixNs.toString()}.snap`;

@@ -11,9 +11,21 @@ test.each([
   ['1.19.2+ent.fips1402', 'vault', true],
   ['1.5.0+prem', 'vault', true],
   ['1.19.2', 'vault', false],
-  ['2.2.0', 'vault', false], // OpenBao
 ])('version %s -> %s (enterprise %s)', (version, dialect, enterprise) => {
-  expect(serverInfoFromHealth({ version }, at)).toEqual({ dialect, version, enterprise });
+  expect(serverInfoFromHealth({ version, enterprise }, at)).toEqual({ dialect, version, enterprise });
+});
+
+test('OpenBao: a 2.x version and no enterprise field at all (Vault >= 1.16 always sends it)', () => {
+  expect(serverInfoFromHealth({ version: '2.2.0', cluster_name: 'openbao-cluster-1' }, at)).toEqual({ dialect: 'vault', version: '2.2.0', enterprise: false, openbao: true });
+  expect(serverInfoFromHealth({ version: '1.19.2', enterprise: false }, at).openbao).toBeUndefined();
+  expect(serverInfoFromHealth({ version: '1.14.0' }, at).openbao).toBeUndefined();
+  expect(editionName(serverInfoFromHealth({ version: '2.2.0' }, at))).toBe('OpenBao 2.2.0');
+});
+
+test('a keyward snapshot agent says so beside the managed server\'s health', () => {
+  expect(serverInfoFromHealth({ version: '2.2.0', keyward_snapshot_agent: true }, at)).toEqual({ dialect: 'vault', version: '2.2.0', enterprise: false, openbao: true, snapshotAgent: true });
+  expect(serverInfoFromHealth({ version: '1.19.0+keyward', enterprise: false, keyward_snapshot_agent: true }, at).snapshotAgent).toBe(true);
+  expect(editionName(serverInfoFromHealth({ version: '1.19.0+keyward', enterprise: false }, at))).toBe('keyward engine 1.19.0+keyward in oss edition');
 });
 
 test('the enterprise flag of sys/health (Vault >= 1.16) counts', () => {

@@ -151,3 +151,41 @@ describe('error texts: names and values are never rewritten from the inside', ()
     expect(vault.errorsFromServer([vaultText])).toEqual([keywardText]);
   });
 });
+
+describe('serving a dialect (the snapshot agent)', () => {
+  it('a Vault-named write body becomes keyward names with its secrets kept', () => {
+    expect(vault.bodyFromServer('snapshot-config', { storage_type: 'aws-s3', aws_s3_bucket: 'b', aws_secret_access_key: 'S', interval: '1h' })).toEqual({
+      storage_type: 'cloudone-store',
+      cloudone_bucket: 'b',
+      cloudone_secret_access_key: 'S',
+      interval: '1h',
+    });
+    expect(keyward.bodyFromServer('snapshot-config', { cloudone_bucket: 'b' })).toEqual({ cloudone_bucket: 'b' });
+  });
+
+  it("keyward's error texts in Vault's names, whole words only", () => {
+    expect(vault.errorsToServer(['cloudone_bucket is required for storage_type=cloudone-store', 'path_prefix "cloudone_bucket-x" is fine'])).toEqual([
+      'aws_s3_bucket is required for storage_type=aws-s3',
+      'path_prefix "cloudone_bucket-x" is fine',
+    ]);
+    expect(keyward.errorsToServer(['cloudone_bucket is required'])).toEqual(['cloudone_bucket is required']);
+  });
+});
+
+describe('the cloud plugin type name setting', () => {
+  it('OpenBao: cloud mounts are created with, and recognised by, the registered plugin name', () => {
+    const bao = translatorFor('vault', { cloudPlugin: 'vault-plugin-auth-gcp' });
+    expect(bao.mountTypeToServer('cloud')).toBe('vault-plugin-auth-gcp');
+    expect(bao.mountTypeFromServer('vault-plugin-auth-gcp')).toBe('cloud');
+    // A mount made under Vault's default name still reads as cloud: setting the name never turns
+    // an existing mount into a replacement in the plan.
+    expect(bao.mountTypeFromServer('gcp')).toBe('cloud');
+    expect(bao.mountTypeToServer('approle')).toBe('approle');
+  });
+
+  it('defaults: gcp on Vault, cloud on the engine; the default name changes nothing', () => {
+    expect(translatorFor('vault', {}).mountTypeToServer('cloud')).toBe('gcp');
+    expect(translatorFor('vault', { cloudPlugin: 'gcp' })).toBe(vault);
+    expect(translatorFor('keyward', { cloudPlugin: 'custom-cloud' }).mountTypeToServer('cloud')).toBe('custom-cloud');
+  });
+});

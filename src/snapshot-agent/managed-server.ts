@@ -1,0 +1,118 @@
+// The server the agent manages (Vault Community, OpenBao, or the engine in oss edition), through
+// the typed client: its dialect, token lookup and renewal, a caller's capabilities, and its
+// snapshot endpoint. Every call names the token it uses; the agent stores none of them.
+
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { VaultClient } from '../client/vault-client';
+import { createDispatcher, type ClientSettings } from '../client/options';
+import type { ServerInfo } from '../client/dialect';
+import type { SnapshotArchive } from '../engine/snapshot/host';
+
+export interface TokenState {
+  ttl: number;
+  renewable: boolean;
+}
+
+export class ManagedServer {
+  private readonly dispatcher: Dispatcher;
+  private anonymous: VaultClient;
+
+  constructor(
+    private readonly settings: ClientSettings,
+    /** A directory of this process's own where archives are spooled before upload. */
+    private readonly scratchDir: string,
+  ) {
+    this.dispatcher = createDispatcher(settings);
+    this.anonymous = this.as(undefined);
+  }
+
+  get address(): string {
+    return this.anonymous.address;
+  }
+
+  private as(token: string | undefined): VaultClient {
+    return new VaultClient({ ...this.settings, token }, {}, this.dispatcher);
+  }
+
+  info(): Promise<ServerInfo> {
+    return this.anonymous.serverInfo();
+  }
+
+  /** Drops a failed sys/health read (the client keeps its first answer, failures included). */
+  forgetInfo(): void {
+    this.anonymous = this.as(undefined);
+  }
+
+  /** The managed server's own sys/health body (status code and fields), for the agent's health. */
+  async health(query: string): Promise<{ status: number; body: unknown }> {
+    const res = await this.dispatcher.request({ origin: new URL(this.address).origin, path: `${new URL(this.address).pathname.replace(/\/+$/, '')}/v1/sys/health${query}`, method: 'GET' });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  }
+
+  async lookupSelf(token: string): Promise<TokenState> {
+    const data = await this.as(token).read<{ ttl?: number; renewable?: boolean }>('auth/token/lookup-self');
+    return { ttl: Number(data?.ttl ?? 0), renewable: data?.renewable === true };
+  }
+
+  async renewSelf(token: string): Promise<TokenState> {
+    const res = await this.as(token).request('POST', 'auth/token/renew-self', {});
+    const auth = (res.body as { auth?: { lease_duration?: number; renewable?: boolean } } | undefined)?.auth;
+    return { ttl: Number(auth?.lease_duration ?? 0), renewable: auth?.renewable === true };
+  }
+
+  /** The caller's capabilities on `path`, asked with the caller's own token (root namespace). */
+  async capabilities(token: string, path: string): Promise<string[]> {
+    const res = await this.as(token).request('POST', 'sys/capabilities-self', { paths: [path] }, { rootNamespace: true });
+    const body = res.body as { data?: Record<string, unknown>; capabilities?: unknown } | undefined;
+    const caps = body?.data?.[path] ?? body?.data?.capabilities ?? body?.capabilities;
+    return Array.isArray(caps) ? caps.map(String) : [];
+  }
+
+  /**
+   * GET sys/storage/raft/snapshot, spooled to the scratch directory: Vault streams the archive
+   * without announcing its length, and targets need it before the upload (local_max_space, the
+   * deadline). The spool is removed once the stream is consumed or destroyed.
+   */
+  async openSnapshot(token: string, signal: AbortSignal): Promise<SnapshotArchive> {
+    const url = new URL(this.address);
+    const res = await this.dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`,
+      method: 'GET',
+      headers: { 'x-vault-token': token },
+      signal,
+    });
+    if (res.statusCode !== 200) {
+      const text = await res.body.text().catch(() => '');
+      let errors = '';
+      try {
+        errors = ((JSON.parse(text) as { errors?: unknown[] }).errors ?? []).map(String).join('; ');
+      } catch {
+        errors = text.slice(0, 200);
+      }
+      throw new Error(`GET sys/storage/raft/snapshot answered status ${res.statusCode}${errors ? `: ${errors}` : ''}`);
+    }
+    const file = join(this.scratchDir, `${randomUUID()}.snap`);
+    try {
+      await pipeline(res.body, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
+    } catch (e) {
+      await rm(file, { force: true });
+      throw new Error(`GET sys/storage/raft/snapshot broke off: ${(e as Error).message}`);
+    }
+    const { size } = await stat(file);
+    const stream = createReadStream(file);
+    const removed = new Promise<void>((resolve) => stream.once('close', () => void rm(file, { force: true }).then(() => resolve(), () => resolve())));
+    void removed;
+    return { size, stream, done: Promise.resolve(), producerError: () => undefined };
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}
