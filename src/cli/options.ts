@@ -60,7 +60,13 @@ export function addSourceOptions(c: Command): Command {
     .option('--app <command>', "desired state: run this command with CDKTF_OUTDIR set, then read its output (default in a cdktf project: cdktf.json's app)")
     .option('--stack <name>', 'stack to use when the output holds several')
     .option('--last-applied <file>', 'last-applied record file (default: beside the manifest or the synthesized output)')
-    .option('--last-applied-env <var>', 'read the last-applied record (or previous manifest) as JSON from this environment variable');
+    .option('--last-applied-env <var>', 'read the last-applied record (or previous manifest) as JSON from this environment variable')
+    .addOption(
+      new Option('--record <kind>', "what was applied, for a synthesized stack: terraform (the stack's Terraform state, after cdktf deploy) or keyward (keyward apply's record file) (default: the one that exists; both is an error)").choices([
+        'terraform',
+        'keyward',
+      ]),
+    );
 }
 
 export function addApproveOption(c: Command): Command {

@@ -119,6 +119,8 @@ export interface Plan {
   summary: PlanSummary;
   /** Digest of the live state the plan was computed from; apply --plan refuses when it moved. */
   liveDigest: string;
+  /** The record of what was applied the plan was compared with (deletes and drift come from it). */
+  lastApplied?: { kind: 'terraform-state' | 'keyward-record' | 'environment' | 'none'; location?: string };
 }
 
 export function hasChanges(p: Plan): boolean {

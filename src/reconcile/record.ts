@@ -24,6 +24,13 @@ export interface LastApplied {
   objects: Record<string, RecordedObject>;
 }
 
+/** Where the record of what was applied came from; plans say it. */
+export interface RecordOrigin {
+  kind: 'terraform-state' | 'keyward-record' | 'environment' | 'none';
+  /** A file, `terraform state pull` in a directory, or an environment variable. */
+  location?: string;
+}
+
 export const emptyRecord = (): LastApplied => ({ version: 1, objects: {} });
 
 export function recordPathFor(manifestPath: string): string {

@@ -13,7 +13,7 @@ import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastAppl
 import { renderText } from '../../reconcile/render-text';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
-import { resolveSource } from '../project';
+import { resolveSource, terraformManaged } from '../project';
 import { openClient, parallelismOf } from '../session';
 
 export function applySummary(r: ApplyResult): string {
@@ -84,6 +84,7 @@ export async function runApply(flags: ApplyFlags): Promise<number> {
   if (flags.plan) return applySaved(flags, flags.plan);
   requireApprovalPossible('apply', flags.autoApprove);
   const src = resolveSource(flags);
+  if (src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, 'keyward apply would change the server behind its back'));
   return planAndApply('apply', flags, src.manifest.server, desiredFromManifest(src.manifest), src.record, src.recordPath);
 }
 

@@ -3,20 +3,23 @@
 import { desiredFromManifest } from '../../reconcile/desired';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan } from '../../reconcile/plan';
+import { withRecord } from '../../reconcile/plan-record';
+import type { LoadedSource } from '../../reconcile/source';
 import { savePlanFile } from '../../reconcile/plan-file';
 import { renderJson } from '../../reconcile/render-json';
 import { renderMarkdown } from '../../reconcile/render-markdown';
 import { renderText } from '../../reconcile/render-text';
 import { inServerNames } from '../../reconcile/server-names';
 import type { Format, PlanFlags } from '../options';
-import { resolveSource } from '../project';
+import { resolveSource, terraformManaged } from '../project';
 import { openClient, parallelismOf } from '../session';
 
 /** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
 const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The command that applies what this plan shows: the saved plan, or the same sources again. */
-export function applyCommandFor(flags: PlanFlags): string {
+/** The command that applies what this plan shows: Terraform's deploy, the saved plan, or the same sources again. */
+export function applyCommandFor(flags: PlanFlags, src?: Pick<LoadedSource, 'origin' | 'stack'>): string {
+  if (src?.origin.kind === 'terraform-state') return `cdktf deploy${src.stack ? ` ${word(src.stack)}` : ''}`;
   if (flags.out) return `keyward apply --plan ${word(flags.out)}`;
   const args = ['keyward', 'apply'];
   const pairs: [string, string | undefined][] = [
@@ -26,6 +29,7 @@ export function applyCommandFor(flags: PlanFlags): string {
     ['--stack', flags.stack],
     ['--last-applied', flags.lastApplied],
     ['--last-applied-env', flags.lastAppliedEnv],
+    ['--record', flags.record],
   ];
   for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
   return args.join(' ');
@@ -40,8 +44,10 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
   const desired = desiredFromManifest(src.manifest);
   const client = openClient(flags, src.manifest.server);
   try {
-    const { plan } = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
-    write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags)));
+    if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
+    const made = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
+    const plan = withRecord(made.plan, src.origin, src.retained);
+    write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
   } finally {
