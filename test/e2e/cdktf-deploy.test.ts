@@ -1,8 +1,10 @@
 // End to end with the real terraform CLI through cdktf and keyward's provider, offline, against the
 // embedded engine: deploy 1,000 roles -> redeploy (no write) -> drift and a hand-made role under
 // exclusiveRoles corrected -> one-field change (0 to add, 1 to change, 0 to destroy) -> removed role
-// deleted -> keyward plan --dir exits 0 -> destroy (an undeclared role is left alone); an unset
-// secret env var fails before any write; no secret anywhere on disk (plan file unzipped) or output.
+// deleted -> destroy (an undeclared role is left alone), with the pull-request plan (keyward plan
+// --dir, Terraform's state as its record) agreeing with cdktf diff at each step: no change, drift,
+// an edit, a deletion; an unset secret env var fails before any write; no secret anywhere on disk
+// (plan file unzipped) or output.
 // Runs once bin/terraform-provider-keyward.js (the provider) exists.
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -118,6 +120,16 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
 
   const role = (name: string) => api(engine, 'GET', `auth/cloud/role/${name}`);
 
+  /** The pull-request plan: `keyward plan --dir cdktf.out` (Terraform's state is its record). */
+  const keywardPlan = async (...args: string[]) => {
+    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--stack', 'e2e', ...args], {
+      cwd: dir,
+      env: { ...process.env, VAULT_ADDR: proxy.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
+    });
+    outputs.push(r.stdout + r.stderr);
+    return r;
+  };
+
   it('an unset secret environment variable fails at synth and the server is untouched', async () => {
     scenario({ webTtl: '1h', batch: true });
     proxy.writes.length = 0;
@@ -138,12 +150,9 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-gcs')).body.data.storage_type).toBe('cloudtwo-store');
 
     // keyward plan on the synthesized output agrees: nothing to do.
-    const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--detailed-exitcode'], {
-      cwd: dir,
-      env: { ...process.env, VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
-    });
-    outputs.push(kp.stdout + kp.stderr);
+    const kp = await keywardPlan('--detailed-exitcode');
     expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
+    expect(kp.stdout).toContain(`Compared with Terraform's state (what cdktf deploy / terraform apply applied): ${join(dir, 'terraform.e2e.tfstate')}`);
 
     // Redeploy without a change: no changes, nothing written.
     proxy.writes.length = 0;
@@ -154,6 +163,12 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     // default) and a hand-made role under exclusiveRoles: all corrected by the next deploy.
     expect((await api(engine, 'POST', 'auth/cloud/role/web', { body: { token_ttl: 999, token_max_ttl: 7200 } })).status).toBeLessThan(300);
     expect((await api(engine, 'POST', 'auth/cloud/role/backdoor', { body: { type: 'iam', bound_service_accounts: ['*'] } })).status).toBeLessThan(300);
+    // The PR plan calls it drift against Terraform's state, as cdktf diff plans to correct it.
+    const drifted = await keywardPlan('--detailed-exitcode');
+    expect(drifted.status).toBe(2);
+    expect(drifted.stdout).toContain('~ auth/cloud/role/web: token_ttl: 3600 (last applied) -> 999 (live)');
+    expect(drifted.stdout).toContain('~ token_ttl: 999 -> 3600');
+    expect(drifted.stdout).toMatch(/- auth\/cloud\/role\/backdoor will be deleted \(not declared in an exclusive scope/);
     await ok('deploy', '--auto-approve');
     expect((await role('web')).body.data).toMatchObject({ token_ttl: 3600, token_max_ttl: 0 });
     expect((await role('backdoor')).status).toBe(404);
@@ -163,13 +178,26 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     const diff = await ok('diff');
     expect(diff).toMatch(/0 to add, 1 to change, 0 to destroy/);
     expect(diff).toMatch(/token_ttl/);
+    // The PR plan agrees: one change, not drift.
+    const edited = await keywardPlan('--detailed-exitcode');
+    expect(edited.status).toBe(2);
+    expect(edited.stdout).toContain('~ token_ttl: 3600 -> 7200');
+    expect(edited.stdout).toContain('Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.');
+    expect(edited.stdout).not.toContain('Drift');
     proxy.writes.length = 0;
     await ok('deploy', '--auto-approve');
     expect(proxy.writes).toEqual(['POST /v1/auth/cloud/role/web']);
     expect((await role('web')).body.data.token_ttl).toBe(7200);
 
-    // A removed role is deleted.
+    // A removed role: cdktf diff warns of its deletion, and the PR plan lists it in the warning block (exit 2).
     scenario({ webTtl: '2h', batch: false });
+    const removal = await ok('diff');
+    expect(removal).toMatch(/Role "batch" will be deleted from auth\/cloud/);
+    const pr = await keywardPlan('--format', 'markdown', '--detailed-exitcode');
+    expect(pr.status).toBe(2);
+    expect(pr.stdout).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.**');
+    expect(pr.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
+    expect(pr.stdout).toContain('To apply this plan: <code>cdktf deploy e2e</code>');
     await ok('deploy', '--auto-approve');
     expect((await role('batch')).status).toBe(404);
 
