@@ -46,7 +46,7 @@ export function addShowServerNamesOption(c: Command): Command {
 
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
-    .option('--address <url>', 'server address (default: $VAULT_ADDR, then the manifest, then http://127.0.0.1:8200)')
+    .option('--address <url>', "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is a warning)")
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only; default: $VAULT_SKIP_VERIFY)')

@@ -120,9 +120,18 @@ test('auth mounts are read from data, keyed without the trailing slash', async (
   await c.close();
 });
 
-test('settings follow VAULT_* with flags first and the manifest last', () => {
+test('settings follow VAULT_* with flags first; the declared address wins over VAULT_ADDR, with a warning', () => {
   const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
-  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({ address: 'https://env:8200', token: 't', namespace: 'ns', tlsSkipVerify: true });
+  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({
+    address: 'https://manifest',
+    addressWarning: 'VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); using https://manifest. Unset VAULT_ADDR or change the stack\'s address.',
+    token: 't',
+    tokenSource: 'VAULT_TOKEN',
+    namespace: 'ns',
+    tlsSkipVerify: true,
+  });
+  expect(settingsFromEnv({}, env, { address: 'https://ENV:8200/' }).addressWarning).toBeUndefined();
+  expect(settingsFromEnv({}, env).address).toBe('https://env:8200');
   expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');
   expect(settingsFromEnv({}, {}, { address: 'https://manifest', namespace: 'm' })).toMatchObject({ address: 'https://manifest', namespace: 'm', tlsSkipVerify: false });
   expect(settingsFromEnv({}, {}).address).toBe('http://127.0.0.1:8200');
