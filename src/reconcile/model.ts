@@ -102,6 +102,14 @@ export interface DriftEntry {
   kind: 'changed' | 'deleted';
 }
 
+/** Where the record of what was applied came from; plans say it. */
+export interface RecordOrigin {
+  /** terraform-plan: the plan is Terraform's own decision, read from its saved plan. */
+  kind: 'terraform-state' | 'terraform-plan' | 'keyward-record' | 'environment' | 'none';
+  /** A file, `terraform state pull` in a directory, or an environment variable. */
+  location?: string;
+}
+
 export interface PlanSummary {
   create: number;
   update: number;
@@ -120,7 +128,7 @@ export interface Plan {
   /** Digest of the live state the plan was computed from; apply --plan refuses when it moved. */
   liveDigest: string;
   /** The record of what was applied the plan was compared with (deletes and drift come from it). */
-  lastApplied?: { kind: 'terraform-state' | 'keyward-record' | 'environment' | 'none'; location?: string };
+  lastApplied?: { kind: RecordOrigin['kind']; location?: string };
 }
 
 export function hasChanges(p: Plan): boolean {

@@ -20,6 +20,8 @@ export function recordText(p: Plan): string | undefined {
   switch (r.kind) {
     case 'terraform-state':
       return `Compared with Terraform's state (what cdktf deploy / terraform apply applied): ${r.location}`;
+    case 'terraform-plan':
+      return `Terraform's own plan, read from ${r.location} (what terraform apply of that plan does)`;
     case 'keyward-record':
       return `Compared with keyward's last-applied record (what keyward apply applied): ${r.location}`;
     case 'environment':
@@ -30,4 +32,4 @@ export function recordText(p: Plan): string | undefined {
 }
 
 /** Who changes the server when not out of band, for the drift heading. */
-export const applier = (p: Plan): string => (p.lastApplied?.kind === 'terraform-state' ? 'Terraform' : 'keyward');
+export const applier = (p: Plan): string => (p.lastApplied?.kind === 'terraform-state' || p.lastApplied?.kind === 'terraform-plan' ? 'Terraform' : 'keyward');

@@ -7,7 +7,9 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseManifest } from '../schema/manifest';
 import { desiredFromManifest } from './desired';
-import type { DesiredObject, Json } from './model';
+import type { DesiredObject, Json, RecordOrigin } from './model';
+
+export type { RecordOrigin };
 
 export const RECORD_FILE_NAME = 'keyward.last-applied.json';
 
@@ -22,13 +24,6 @@ export interface RecordedObject {
 export interface LastApplied {
   version: 1;
   objects: Record<string, RecordedObject>;
-}
-
-/** Where the record of what was applied came from; plans say it. */
-export interface RecordOrigin {
-  kind: 'terraform-state' | 'keyward-record' | 'environment' | 'none';
-  /** A file, `terraform state pull` in a directory, or an environment variable. */
-  location?: string;
 }
 
 export const emptyRecord = (): LastApplied => ({ version: 1, objects: {} });

@@ -63,6 +63,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let proxy: Awaited<ReturnType<typeof writeRecorder>>;
   let dir: string;
+  let jsonDir: string;
   const logs: string[] = [];
   const outputs: string[] = [];
 
@@ -70,6 +71,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     engine = await startTestEngine({ edition: 'enterprise', logger: createLogger('debug', (line) => logs.push(line)) });
     proxy = await writeRecorder(engine.url);
     dir = mkdtempSync(join(tmpdir(), 'keyward-cdktf-e2e-'));
+    jsonDir = mkdtempSync(join(tmpdir(), 'keyward-cdktf-e2e-json-'));
     writeFileSync(
       join(dir, 'cdktf.json'),
       JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
@@ -83,6 +85,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     await proxy?.close();
     await engine?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (jsonDir) rmSync(jsonDir, { recursive: true, force: true });
   });
 
   function scenario(s: { webTtl: string; batch: boolean; roles?: number }): void {
@@ -126,6 +129,20 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
       cwd: dir,
       env: { ...process.env, VAULT_ADDR: proxy.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
     });
+    outputs.push(r.stdout + r.stderr);
+    return r;
+  };
+  /** The objects a keyward plan (JSON) changes, as [id, action]. */
+  const changedObjects = (json: string) =>
+    (JSON.parse(json) as { objects: { id: string; action: string }[] }).objects.filter((o) => o.action !== 'no-op').map((o) => [o.id, o.action]);
+  /** Terraform's own decision in the plan file cdktf diff left: `terraform show -json` through `keyward show`. */
+  const terraformDecision = async (format: 'json' | 'markdown') => {
+    const shown = await runAsync('terraform', ['show', '-json', 'plan'], { cwd: join(dir, 'cdktf.out', 'stacks', 'e2e'), env: cdktfEnv({ url: proxy.url, token: ROOT_TOKEN }) });
+    expect({ status: shown.status, err: shown.stderr }).toEqual({ status: 0, err: '' });
+    const file = join(jsonDir, 'tfplan.json');
+    writeFileSync(file, shown.stdout);
+    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'show', file, '--format', format, '--detailed-exitcode', '--apply-command', 'cdktf deploy e2e'], { cwd: dir });
+    rmSync(file);
     outputs.push(r.stdout + r.stderr);
     return r;
   };
@@ -184,6 +201,10 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect(edited.stdout).toContain('~ token_ttl: 3600 -> 7200');
     expect(edited.stdout).toContain('Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.');
     expect(edited.stdout).not.toContain('Drift');
+    // Object by object, the PR plan is Terraform's decision (its saved plan, read by keyward show).
+    const editedJson = await keywardPlan('--format', 'json');
+    expect(changedObjects(editedJson.stdout)).toEqual([['auth/cloud/role/web', 'update']]);
+    expect(changedObjects((await terraformDecision('json')).stdout)).toEqual(changedObjects(editedJson.stdout));
     proxy.writes.length = 0;
     await ok('deploy', '--auto-approve');
     expect(proxy.writes).toEqual(['POST /v1/auth/cloud/role/web']);
@@ -198,6 +219,12 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect(pr.stdout).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.**');
     expect(pr.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
     expect(pr.stdout).toContain('To apply this plan: <code>cdktf deploy e2e</code>');
+    const shownMd = await terraformDecision('markdown');
+    expect(shownMd.status).toBe(2);
+    expect(shownMd.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
+    const prJson = await keywardPlan('--format', 'json');
+    expect(changedObjects(prJson.stdout)).toEqual([['auth/cloud/role/batch', 'delete']]);
+    expect(changedObjects((await terraformDecision('json')).stdout)).toEqual(changedObjects(prJson.stdout));
     await ok('deploy', '--auto-approve');
     expect((await role('batch')).status).toBe(404);
 

@@ -78,6 +78,19 @@ const ADDERS: Record<string, (o: ObjectValue, out: StateRecord) => void> = {
   keyward_snapshot_auto_config: addSnapshot,
 };
 
+/** Whether a resource type is one of keyward's (its instances are in a record). */
+export const isKeywardResource = (type: string): boolean => type in ADDERS;
+
+/** The objects of one keyward resource instance's attributes, added to `out`. */
+export function addInstance(type: string, attributes: ObjectValue, out: StateRecord): void {
+  const add = ADDERS[type];
+  if (!add) return;
+  out.resources++;
+  add(attributes, out);
+}
+
+export const emptyStateRecord = (): StateRecord => ({ record: emptyRecord(), retained: [], resources: 0 });
+
 /** The record of a Terraform state (JSON text or parsed); resources of other providers are ignored. */
 export function recordFromState(state: unknown): StateRecord {
   const parsed: unknown = typeof state === 'string' ? JSON.parse(state) : state;
@@ -86,15 +99,10 @@ export function recordFromState(state: unknown): StateRecord {
   }
   const version = (parsed as { version?: unknown }).version;
   if (version !== 4) throw new Error(`Terraform state format version ${JSON.stringify(version)} is not supported (expected 4, Terraform >= 0.12)`);
-  const out: StateRecord = { record: emptyRecord(), retained: [], resources: 0 };
+  const out = emptyStateRecord();
   for (const r of (parsed as { resources: StateResource[] }).resources) {
-    const add = r.mode === 'managed' && r.type ? ADDERS[r.type] : undefined;
-    if (!add) continue;
-    for (const i of r.instances ?? []) {
-      if (!isObject(i.attributes as ObjectValue)) continue;
-      out.resources++;
-      add(i.attributes as ObjectValue, out);
-    }
+    if (r.mode !== 'managed' || !r.type || !isKeywardResource(r.type)) continue;
+    for (const i of r.instances ?? []) if (isObject(i.attributes as ObjectValue)) addInstance(r.type, i.attributes as ObjectValue, out);
   }
   return out;
 }
