@@ -88,7 +88,7 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     if (jsonDir) rmSync(jsonDir, { recursive: true, force: true });
   });
 
-  function scenario(s: { webTtl: string; batch: boolean; roles?: number }): void {
+  function scenario(s: { webTtl: string; batch: boolean; roles?: number; s3?: boolean }): void {
     writeFileSync(join(dir, 'scenario.json'), JSON.stringify({ address: proxy.url, roles: 1000, ...s }));
   }
 
@@ -210,27 +210,33 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     expect(proxy.writes).toEqual(['POST /v1/auth/cloud/role/web']);
     expect((await role('web')).body.data.token_ttl).toBe(7200);
 
-    // A removed role: cdktf diff warns of its deletion, and the PR plan lists it in the warning block (exit 2).
-    scenario({ webTtl: '2h', batch: false });
+    // A removed role and snapshot config: cdktf diff plans their deletion, and the PR plan lists them in the warning block (exit 2).
+    scenario({ webTtl: '2h', batch: false, s3: false });
     const removal = await ok('diff');
     expect(removal).toMatch(/Role "batch" will be deleted from auth\/cloud/);
+    expect(removal).toMatch(/nightly-s3.*will be destroyed/);
     const pr = await keywardPlan('--format', 'markdown', '--detailed-exitcode');
     expect(pr.status).toBe(2);
-    expect(pr.stdout).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.**');
+    expect(pr.stdout).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.**');
     expect(pr.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
+    expect(pr.stdout).toContain('> - <code>- snapshot/nightly-s3</code> delete (removed from the desired state)');
     expect(pr.stdout).toContain('To apply this plan: <code>cdktf deploy e2e</code>');
     const shownMd = await terraformDecision('markdown');
     expect(shownMd.status).toBe(2);
     expect(shownMd.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
     const prJson = await keywardPlan('--format', 'json');
-    expect(changedObjects(prJson.stdout)).toEqual([['auth/cloud/role/batch', 'delete']]);
+    expect(changedObjects(prJson.stdout)).toEqual([
+      ['auth/cloud/role/batch', 'delete'],
+      ['snapshot/nightly-s3', 'delete'],
+    ]);
     expect(changedObjects((await terraformDecision('json')).stdout)).toEqual(changedObjects(prJson.stdout));
     await ok('deploy', '--auto-approve');
     expect((await role('batch')).status).toBe(404);
+    expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/nightly-s3')).status).toBe(404);
 
     // Destroy removes what the stack managed; a role made by hand afterwards stays (and so its mount).
     expect((await api(engine, 'POST', 'auth/cloud/role/manual', { body: { type: 'vm' } })).status).toBeLessThan(300);
-    scenario({ webTtl: '2h', batch: false, roles: 1000 });
+    scenario({ webTtl: '2h', batch: false, roles: 1000, s3: false });
     await ok('destroy', '--auto-approve');
     expect((await role('web')).status).toBe(404);
     expect((await role('r-0')).status).toBe(404);
