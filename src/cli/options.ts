@@ -27,7 +27,7 @@ export interface ApproveFlags {
 export type Format = 'text' | 'markdown' | 'json';
 
 export type SourceFlags = SourceOptions;
-export type PlanFlags = SourceFlags & ConnectionFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean };
+export type PlanFlags = SourceFlags & ConnectionFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean; planOnly?: boolean };
 export type ApplyFlags = SourceFlags & ConnectionFlags & ApproveFlags & { plan?: string };
 export type DestroyFlags = SourceFlags & ConnectionFlags & ApproveFlags;
 
@@ -77,5 +77,6 @@ export function addPlanOutputOptions(c: Command): Command {
   return c
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--out <file>', 'save the plan for `keyward apply --plan FILE`')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error');
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--plan-only', 'plan without secrets: an unset secret variable is taken as unchanged and the plan lists it (default: $KEYWARD_PLAN_ONLY); such a plan cannot be saved or applied');
 }

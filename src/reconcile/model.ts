@@ -43,6 +43,8 @@ export function parseObjectId(id: string): ObjectAddress {
 export interface DesiredSecret {
   env: string;
   fingerprint: string;
+  /** Plan-only mode: the variable is unset and the secret is taken as unchanged (see plan-only.ts). */
+  unset?: boolean;
 }
 
 /** What the manifest declares for one object, canonicalized (server defaults filled in). */
@@ -129,6 +131,8 @@ export interface Plan {
   liveDigest: string;
   /** The record of what was applied the plan was compared with (deletes and drift come from it). */
   lastApplied?: { kind: RecordOrigin['kind']; location?: string };
+  /** Plan-only mode: secrets whose variable is unset, taken as unchanged; applying needs them. */
+  unsetSecrets?: { id: string; field: string; env: string }[];
 }
 
 export function hasChanges(p: Plan): boolean {

@@ -5,6 +5,7 @@
 // (sensitive).
 
 import type { Json, ObjectPlan, Plan } from './model';
+import { unsetSecretLines } from './plan-only';
 import { applier, recordText } from './plan-record';
 import { SYMBOL, driftText, summaryLine } from './render-text';
 
@@ -90,6 +91,10 @@ export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
     out.push('');
   }
   destructiveWarning(p, out);
+  const [head, ...unset] = unsetSecretLines(p);
+  if (head) {
+    out.push('> [!NOTE]', `> ${head}`, ...unset.map((l) => `> - ${code(l)}`), '');
+  }
   const changed = p.objects.filter((o) => o.action !== 'no-op');
   if (changed.length === 0) {
     out.push(`No changes: the server matches the desired state (${plural(p.summary.noop, 'object')} checked).`);

@@ -3,6 +3,7 @@
 // and the summary line. Pure: plan in, text out.
 
 import type { Action, DriftEntry, FieldChange, Json, ObjectPlan, Plan } from './model';
+import { unsetSecretLines } from './plan-only';
 import { applier, recordText } from './plan-record';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', 'no-op': ' ' };
@@ -52,6 +53,8 @@ export function renderText(p: Plan): string {
   const record = recordText(p);
   if (record) out.push(record);
   out.push('');
+  const [head, ...unset] = unsetSecretLines(p);
+  if (head) out.push(head, ...unset.map((l) => `  ${l}`), '');
   if (p.drift.length > 0) {
     out.push(`Drift: objects changed outside ${applier(p)} since the last apply:`);
     for (const d of p.drift) out.push(`  ${driftText(d)}`);

@@ -14,6 +14,7 @@ import { renderText } from '../../reconcile/render-text';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
 import { resolveSource, terraformManaged } from '../project';
+import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
 import { openClient, parallelismOf } from '../session';
 
 export function applySummary(r: ApplyResult): string {
@@ -81,6 +82,7 @@ async function applySaved(flags: ApplyFlags, planPath: string): Promise<number> 
 }
 
 export async function runApply(flags: ApplyFlags): Promise<number> {
+  if (isPlanOnly(process.env)) throw new Error(PLAN_ONLY_APPLY_REFUSED);
   if (flags.plan) return applySaved(flags, flags.plan);
   requireApprovalPossible('apply', flags.autoApprove);
   const src = resolveSource(flags);

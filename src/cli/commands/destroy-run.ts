@@ -5,9 +5,11 @@ import { recordedFrom, type LastApplied } from '../../reconcile/record';
 import { requireApprovalPossible } from '../approve';
 import type { DestroyFlags } from '../options';
 import { resolveSource, terraformManaged } from '../project';
+import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
 import { planAndApply } from './apply-run';
 
 export async function runDestroy(flags: DestroyFlags): Promise<number> {
+  if (isPlanOnly(process.env)) throw new Error(PLAN_ONLY_APPLY_REFUSED);
   requireApprovalPossible('destroy', flags.autoApprove);
   const src = resolveSource(flags);
   if (src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, 'keyward destroy would delete its objects behind its back'));

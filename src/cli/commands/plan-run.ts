@@ -3,7 +3,9 @@
 import { desiredFromManifest } from '../../reconcile/desired';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan } from '../../reconcile/plan';
+import { keepStoredFingerprints } from '../../reconcile/plan-only';
 import { withRecord } from '../../reconcile/plan-record';
+import { isPlanOnly, PLAN_ONLY_ENV } from '../../schema/plan-only';
 import type { LoadedSource } from '../../reconcile/source';
 import { savePlanFile } from '../../reconcile/plan-file';
 import { renderJson } from '../../reconcile/render-json';
@@ -39,14 +41,29 @@ export function render(plan: Plan, format: Format, applyCommand?: string): strin
   return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan, { applyCommand }) : renderText(plan);
 }
 
+/** An --app synth in plan-only mode names unset secret variables instead of failing. */
+function inPlanOnlyMode<T>(f: () => T): T {
+  const before = process.env[PLAN_ONLY_ENV];
+  process.env[PLAN_ONLY_ENV] = '1';
+  try {
+    return f();
+  } finally {
+    if (before === undefined) delete process.env[PLAN_ONLY_ENV];
+    else process.env[PLAN_ONLY_ENV] = before;
+  }
+}
+
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  const src = resolveSource(flags);
-  const desired = desiredFromManifest(src.manifest);
+  const planOnly = flags.planOnly === true || isPlanOnly(process.env);
+  if (planOnly && flags.out) throw new Error('--out: a plan-only plan (unset secrets taken as unchanged) cannot be applied, so it is not saved; plan again with every secret set');
+  const src = planOnly ? inPlanOnlyMode(() => resolveSource(flags)) : resolveSource(flags);
+  if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
+  const desired = desiredFromManifest(src.manifest, process.env, { unsetSecretsUnchanged: planOnly });
+  const unsetSecrets = keepStoredFingerprints(desired, src.record);
   const client = openClient(flags, src.manifest.server);
   try {
-    if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
     const made = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
-    const plan = withRecord(made.plan, src.origin, src.retained);
+    const plan = { ...withRecord(made.plan, src.origin, src.retained), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
     write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;

@@ -134,9 +134,9 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       const p = prior ? canonical(prior) : undefined;
       for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(KIND[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
     }
-    for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
-    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
-    return { planned, requiresReplace: replace };
+    for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned, prior));
+    if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+    return { planned, requiresReplace: replace, diagnostics };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);

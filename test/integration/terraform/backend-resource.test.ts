@@ -240,6 +240,23 @@ test('secrets: fingerprint only in state, rotation plans an update, unset env is
   expect(unset.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'GCP_AUTH_CREDENTIALS is not set', attribute: ['config', 'credentials_env'] })]);
   expect(writes()).toEqual([]);
 
+  // Plan-only mode (cdktf diff without production secrets): the unset secret is taken as unchanged,
+  // the stored fingerprint kept, with a warning naming it; an edit still plans; apply is refused.
+  d.ctx.env.KEYWARD_PLAN_ONLY = '1';
+  const refreshed = (await d.read(rotated.state!))!;
+  const planOnly = await d.plan(refreshed, config);
+  outputs.push(planOnly);
+  expect(planOnly.changes).toEqual([]);
+  expect(planOnly.diagnostics).toEqual([
+    expect.objectContaining({ severity: 'warning', summary: 'GCP_AUTH_CREDENTIALS is not set: taken as unchanged (plan only)', attribute: ['config', 'credentials_env'] }),
+  ]);
+  const edited = d.config({ path: 'tf-secret', config: { credentials_env: 'GCP_AUTH_CREDENTIALS' }, roles: { web: { ...web, token_ttl: '2h' } } });
+  const editPlan = await d.plan(refreshed, edited);
+  expect(editPlan.changes).toEqual(['roles["web"].token_ttl']);
+  await expect(d.apply(refreshed, editPlan.planned, edited)).rejects.toThrow(/KEYWARD_PLAN_ONLY is set: nothing is applied/);
+  expect(writes()).toEqual([]);
+  delete d.ctx.env.KEYWARD_PLAN_ONLY;
+
   // Write-only: sent on create and when the version changes, null in planned and applied state.
   const wo = (version: number, key: string) => d.config({ path: 'tf-wo', config: { credentials_wo: key, credentials_wo_version: version } });
   const w1 = await d.deploy(null, wo(1, key1));
