@@ -235,6 +235,16 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     this.accessor = this.resource.getStringAttribute('accessor');
   }
 
+  /**
+   * Brings the mount already on the server at `id` (its path, e.g. `"cloud"`) under this construct
+   * on the next deploy, with its config and roles, instead of creating it (a create over an
+   * existing mount is refused). Terraform then plans what differs from the declaration; remove the
+   * call once deployed. `keyward import --mount PATH` writes it for you.
+   */
+  importFrom(id: string): void {
+    this.resource.importFrom(id);
+  }
+
   /** @internal the role_id of a role of this backend, as a token (roles are nested in the backend's resource). */
   _roleIdAttribute(roleName: string): string {
     return this.resource.getStringAttribute(`roles[${JSON.stringify(roleName.toLowerCase())}].role_id`);

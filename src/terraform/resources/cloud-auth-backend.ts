@@ -82,9 +82,9 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
 }
 
 /**
- * A create on a path the server already uses. A cloud mount is adopted, as the docs promise (a
- * mount made by `keyward apply` or by hand carries on under Terraform), with a warning that says
- * so and how to import it instead; any other mount type is an error at plan, not at apply.
+ * A create on a path the server already uses: refused at plan, not at apply. Writing onto an
+ * existing cloud mount would overwrite its description, config and roles silently, so the error
+ * says how to import it (as keyward_cloud_auth_role and keyward_snapshot_auto_config do).
  */
 async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
   let existing: { type: string } | undefined;
@@ -98,12 +98,11 @@ async function existingMount(ctx: KeywardProviderContext, path: string): Promise
     return [errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.')];
   }
   return [
-    {
-      severity: 'warning',
-      summary: `auth/${path} already exists on the server: this resource adopts it`,
-      detail: `Apply writes the declared description, config and roles onto the existing mount; roles it holds that the configuration does not declare are left alone (deleted with exclusive_roles). To manage it with what it holds instead, import it: \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }.`,
-      attribute: ['path'],
-    },
+    errorAt(
+      ['path'],
+      `auth/${path} already exists on the server`,
+      `It is not in this configuration's state, and creating it would overwrite its description, config and roles. Import it to manage it: in a cdktf stack \`backend.importFrom(${JSON.stringify(path)})\` on the CloudAuthBackend (\`keyward import --mount ${path}\` writes it); in HCL \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }. Or choose another path.`,
+    ),
   ];
 }
 

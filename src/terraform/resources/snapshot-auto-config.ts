@@ -91,7 +91,7 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
     errorAt(
       ['name'],
       `Snapshot config ${JSON.stringify(name)} already exists on the server`,
-      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
     ),
   ]);
 }

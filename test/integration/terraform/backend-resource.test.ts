@@ -299,14 +299,24 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
   await close();
 }, 180_000);
 
-test('creating on an existing cloud mount adopts it with a warning saying how to import; another mount type is a plan error', async () => {
-  const { d, close } = await driver();
+test('creating on an existing cloud mount is refused with the import command; imported, it plans only its differences; another mount type is a plan error', async () => {
+  const { d, writes, reset, close } = await driver();
   await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });
+  await api(engine, 'POST', 'auth/tf-adopt/role/web', { body: { type: 'iam', bound_service_accounts: web.bound_service_accounts, token_policies: web.token_policies, token_ttl: 3600 } });
+  reset();
   const p = await d.plan(null, d.config({ path: 'tf-adopt', roles: { web } }));
   expect(p.diagnostics).toEqual([
-    expect.objectContaining({ severity: 'warning', summary: 'auth/tf-adopt already exists on the server: this resource adopts it', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
+    expect.objectContaining({ severity: 'error', summary: 'auth/tf-adopt already exists on the server', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
   ]);
-  const { state } = await d.deploy(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(p.diagnostics[0].detail).toContain('backend.importFrom("tf-adopt")');
+  expect(writes()).toEqual([]);
+  // Imported (what importFrom makes Terraform do), the mount plans only what differs: its description.
+  const imported = (await d.read(await d.handler.import(d.ctx, 'tf-adopt')))!;
+  const { allow_vm_inference: _, ...plainWeb } = web; // eslint-disable-line @typescript-eslint/no-unused-vars
+  const after = await d.plan(imported, d.config({ path: 'tf-adopt', description: 'by hand', config: {}, roles: { web: plainWeb } }));
+  expect(after.diagnostics).toEqual([]);
+  expect(after.changes).toEqual([]);
+  const { state } = await d.deploy(imported, d.config({ path: 'tf-adopt', roles: { web } }));
   expect(state!.accessor).toMatch(/^auth_cloud_/);
 
   // The engine's only other method is the token store, at auth/token.
