@@ -264,4 +264,37 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
       expect({ what, inLogs: logs.some((o) => o.includes(value)) }).toEqual({ what, inLogs: false });
     }
   }, 600_000);
+
+  it('importFrom brings a mount and a snapshot config made by hand under the stack: a create over them is refused, the import plans nothing afterwards', async () => {
+    const imp = mkdtempSync(join(tmpdir(), 'keyward-cdktf-import-'));
+    try {
+      writeFileSync(
+        join(imp, 'cdktf.json'),
+        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${join(__dirname, 'fixtures', 'import-app.ts')}`, projectId: 'keyward-import-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+      );
+      mkdirSync(join(imp, 'node_modules'));
+      symlinkSync(REPO, join(imp, 'node_modules', 'keyward'), 'dir');
+      const snapDir = join(imp, 'snaps');
+      expect((await api(engine, 'POST', 'sys/auth/legacy', { body: { type: 'cloud', description: 'by hand' } })).status).toBeLessThan(300);
+      expect((await api(engine, 'POST', 'auth/legacy/role/web', { body: { type: 'iam', bound_service_accounts: ['web@e2e.iam.gserviceaccount.com'], token_ttl: 3600, token_policies: ['web'] } })).status).toBeLessThan(300);
+      const snapBody = { storage_type: 'local', interval: 86400, retain: 2, path_prefix: snapDir, local_max_space: 1_000_000 };
+      expect((await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/legacy-snap', { body: snapBody })).status).toBeLessThan(300);
+      const run = (args: string[], importing: boolean) =>
+        runAsync(CDKTF, args, { cwd: imp, env: cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, { KW_ADDRESS: engine.url, KW_SNAP_DIR: snapDir, KW_IMPORT: importing ? '1' : '0' }) });
+      const created = await run(['diff'], false);
+      const refusal = strip(created.stdout + created.stderr).replace(/\s+/g, ' ');
+      expect(created.status).not.toBe(0);
+      expect(refusal).toContain('auth/legacy already exists on the server');
+      expect(refusal).toContain('backend.importFrom("legacy")');
+      expect(refusal).toContain('Snapshot config "legacy-snap" already exists on the server');
+      const imported = await run(['deploy', '--auto-approve'], true);
+      expect({ status: imported.status, out: imported.status === 0 ? '' : strip(imported.stdout + imported.stderr).slice(-3000) }).toEqual({ status: 0, out: '' });
+      expect(strip(imported.stdout)).toMatch(/2 imported/);
+      const after = await run(['diff'], false);
+      expect({ status: after.status, out: strip(after.stdout) }).toEqual({ status: 0, out: expect.stringMatching(/No changes/) });
+      expect((await api(engine, 'GET', 'auth/legacy/role/web')).body.data.token_ttl).toBe(3600);
+    } finally {
+      rmSync(imp, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
