@@ -7,6 +7,7 @@ import { desiredFromManifest, type DesiredState } from '../../reconcile/desired'
 import { readLive } from '../../reconcile/live';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan, planFrom } from '../../reconcile/plan';
+import { refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { loadPlanFile } from '../../reconcile/plan-file';
 import { lineProgress, ttyProgress } from '../../reconcile/progress';
 import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastApplied } from '../../reconcile/record';
@@ -103,6 +104,7 @@ export async function planAndApply(
   const client = openClient(flags, server);
   try {
     const { plan } = await makePlan(client, desired, record, { parallelism: par });
+    await refuseServerRuleProblems(client, desired, plan);
     process.stdout.write(renderText(plan));
     if (!hasChanges(plan)) return 0;
     if (!flags.autoApprove && !(await askApproval(op))) {

@@ -1,6 +1,7 @@
 // The work of `keyward plan`, loaded only when the command runs (not for --help or --version).
 
 import { desiredFromManifest } from '../../reconcile/desired';
+import { refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan } from '../../reconcile/plan';
 import { keepStoredFingerprints } from '../../reconcile/plan-only';
@@ -63,6 +64,7 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
   const client = openClient(flags, src.manifest.server);
   try {
     const made = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
+    await refuseServerRuleProblems(client, desired, made.plan);
     const plan = { ...withRecord(made.plan, src.origin, src.retained), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
     write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);

@@ -13,6 +13,7 @@ import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
+import { snapshotServerProblems } from '../../reconcile/server-rules';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -96,6 +97,20 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
   ]);
 }
 
+/** The server's own rules (the embedded engine's stricter ones) on a config about to be written, at plan. */
+async function serverRuleDiagnostics(ctx: KeywardProviderContext, config: ObjectValue, prior: ObjectValue | null): Promise<Diagnostic[]> {
+  if (!ctx.client || PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return [];
+  const after = canonical(config);
+  if (prior && sameValue(after, canonical(prior))) return [];
+  let dialect;
+  try {
+    dialect = await ctx.client.dialect();
+  } catch {
+    return []; // apply reports a server that cannot answer
+  }
+  return snapshotServerProblems(dialect, after).map(([field, m]) => errorAt([field in schema.attributes ? field : 'storage_type'], `Invalid ${field}: ${m}`, `Given: ${field} = ${JSON.stringify(config[field])}.`));
+}
+
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -135,6 +150,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(KIND[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
     }
     for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned, prior));
+    diagnostics.push(...(await serverRuleDiagnostics(ctx, config, prior)));
     if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
     return { planned, requiresReplace: replace, diagnostics };
   },
