@@ -46,6 +46,8 @@ export interface RequestOptions {
 interface RawResponse {
   status: number;
   body: unknown;
+  /** The body was not JSON: not a Vault-compatible answer (body.errors says so, without the body). */
+  notJson?: boolean;
 }
 
 export class HttpClient {
@@ -58,12 +60,15 @@ export class HttpClient {
   private readonly timeoutMs: number;
   private readonly hooks: ClientHooks;
   private readonly signal?: AbortSignal;
+  /** Where the token came from (VAULT_TOKEN, a token file), for a refused token's message. */
+  private readonly tokenSource?: string;
   /** The server's error texts in keyward's words (set once the dialect is known). */
   protected errorTexts: (errors: string[]) => string[] = (e) => e;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     this.address = settings.address.replace(/\/+$/, '');
     this.token = settings.token;
+    this.tokenSource = settings.tokenSource;
     this.namespace = settings.namespace || undefined;
     this.retry = { ...defaultRetryPolicy, ...settings.retry };
     this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -85,6 +90,7 @@ export class HttpClient {
         maxAttempts: this.retry.attempts,
         cancelled: this.signal?.aborted,
         noToken: !this.token,
+        tokenSource: this.tokenSource,
       });
     let attempt = 0;
     for (;;) {
@@ -98,7 +104,9 @@ export class HttpClient {
         cause = e;
       }
       const status = res?.status ?? 0;
-      if (res && (status < 300 || allow.includes(status))) return res;
+      if (res && !res.notJson && (status < 300 || allow.includes(status))) return res;
+      // A success we cannot read is not worth retrying: the address is not a Vault-like server.
+      if (res?.notJson && status < 300) throw fail(status, res.body, attempt);
       if (this.signal?.aborted || !isRetryableStatus(status) || attempt >= this.retry.attempts || isTlsFailure(cause)) {
         throw fail(status, res?.body, attempt, cause);
       }
@@ -167,9 +175,10 @@ export class HttpClient {
       try {
         return { status: res.statusCode, body: JSON.parse(text) };
       } catch {
-        // A truncated or non-JSON body from a proxy: a 2xx we cannot read is a failed exchange.
-        if (res.statusCode < 300) throw new Error(`unreadable response body (${text.length} bytes)`);
-        return { status: res.statusCode, body: { errors: [text.slice(0, 200)] } };
+        // Not JSON (a web server's XML or HTML page, a proxy's error): said as such, never echoed.
+        const type = String(res.headers['content-type'] ?? 'no content-type').split(';')[0];
+        const msg = `the server did not answer like Vault: its response is ${type} (${text.length} bytes), not JSON. Is ${this.displayAddress()} a Vault-compatible server? Check VAULT_ADDR or the stack's address`;
+        return { status: res.statusCode, body: { errors: [msg] }, notJson: true };
       }
     }
   }

@@ -13,6 +13,8 @@ import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
+import { DialectDetectionError } from '../../client/dialect/detect';
+import { VaultClientError } from '../../client/errors';
 
 export { backendSchema };
 
@@ -90,8 +92,12 @@ async function existingMount(ctx: KeywardProviderContext, path: string): Promise
   let existing: { type: string } | undefined;
   try {
     existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
-  } catch {
-    return []; // apply reports an unreachable server
+  } catch (e) {
+    // An unreachable or failing server is apply's to report (it retries); an answer that says the
+    // token, the address or the dialect is wrong is reported now, once, in plain words.
+    if (e instanceof DialectDetectionError) return [errorAt(['path'], 'Cannot tell which dialect the server speaks', e.message)];
+    if (VaultClientError.is(e) && e.status !== 0 && !e.retryable) return [errorAt(['path'], `Could not read the auth mounts of ${e.address ?? 'the server'}`, e.message)];
+    return [];
   }
   if (!existing) return [];
   if (existing.type !== 'cloud') {

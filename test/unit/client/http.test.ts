@@ -151,3 +151,26 @@ test('an address with a path prefix (behind a proxy) keeps it before /v1/', asyn
   expect(seen[0].url).toBe('/vault/v1/sys/auth');
   await c.close();
 });
+
+test('a 403 to a token names where the token came from and the address', async () => {
+  const c = client({ tokenSource: 'VAULT_TOKEN', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  script = [json(403, { errors: ['permission denied'] })];
+  await expect(c.read('sys/auth')).rejects.toThrow(
+    `GET ${url}/v1/sys/auth: HTTP 403: permission denied (the token from VAULT_TOKEN was refused by ${url}: it is not a valid token there, has expired, or its policies do not allow this request; check VAULT_TOKEN)`,
+  );
+  await c.close();
+});
+
+test('a server that does not answer JSON (a web server at the address) is named as such, its body never echoed, a 2xx not retried', async () => {
+  const xml = (status: number): Step => (_q, r) => r.writeHead(status, { 'content-type': 'application/xml; charset=utf-8' }).end('<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>');
+  const c = client();
+  script = [xml(403)];
+  const e = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
+  expect(e.message).toBe(`GET ${url}/v1/sys/auth: HTTP 403: the server did not answer like Vault: its response is application/xml (61 bytes), not JSON. Is ${url} a Vault-compatible server? Check VAULT_ADDR or the stack's address`);
+  script = [xml(200), xml(200)];
+  const ok = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
+  expect(ok.message).toContain('HTTP 200: the server did not answer like Vault');
+  expect(ok.message).not.toContain('AccessDenied');
+  expect(script).toHaveLength(1); // one attempt
+  await c.close();
+});

@@ -130,3 +130,31 @@ test('cancel (StopProvider) ends a request in flight at once with an error namin
   hung.closeAllConnections();
   await new Promise((r) => hung.close(r));
 });
+
+test('a create planned against a server that is not Vault-like, or whose dialect cannot be told, fails at plan in plain words', async () => {
+  let health = '<html>not vault</html>';
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/v1/sys/health') && health.startsWith('{')) res.writeHead(200, { 'content-type': 'application/json' }).end(health);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(health);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const provider = keywardProvider({ env: { VAULT_TOKEN: 't', VAULT_MAX_RETRIES: '0' } });
+    const d = await TerraformDriver.configure(provider, 'keyward_cloud_auth_backend', { address });
+    const html = await d.plan(null, d.config({ path: 'cloud' }));
+    expect(html.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', summary: `Could not read the auth mounts of ${address}`, detail: expect.stringContaining('the server did not answer like Vault: its response is text/html') }),
+    ]);
+    health = '{"initialized":true}';
+    const q = keywardProvider({ env: { VAULT_TOKEN: 't', VAULT_MAX_RETRIES: '0' } });
+    const d2 = await TerraformDriver.configure(q, 'keyward_cloud_auth_backend', { address });
+    const unknown = await d2.plan(null, d2.config({ path: 'cloud' }));
+    expect(unknown.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'Cannot tell which dialect the server speaks', detail: expect.stringContaining('sys/health returned no version') })]);
+    await provider.stop!();
+    await q.stop!();
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
