@@ -18,8 +18,10 @@ import { resolveSource, terraformManaged } from '../project';
 import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
 import { openClient, parallelismOf } from '../session';
 
-export function applySummary(r: ApplyResult): string {
+export function applySummary(r: ApplyResult, op: Operation = 'apply'): string {
   const n = (a: string) => r.applied.filter((x) => x.action === a).length;
+  // A destroy says so, as `terraform destroy` ends with "Destroy complete!"; it only deletes (a kept config is reset).
+  if (op === 'destroy') return `Destroy complete: ${n('delete')} deleted${n('update') ? `, ${n('update')} reset` : ''}.\n`;
   return `Apply complete: ${n('create')} created, ${n('update')} updated, ${n('replace')} replaced, ${n('delete')} deleted.\n`;
 }
 
@@ -31,6 +33,7 @@ export async function executePlan(
   plan: Plan,
   recordPath: string | undefined,
   parallelism: number,
+  op: Operation = 'apply',
 ): Promise<ApplyResult> {
   const progress = process.stderr.isTTY ? ttyProgress(process.stderr) : lineProgress((l) => process.stdout.write(l + '\n'));
   let result: ApplyResult;
@@ -44,7 +47,7 @@ export async function executePlan(
     if (e instanceof ApplyError) process.stdout.write(serverWarnings(e.result));
     throw e;
   }
-  process.stdout.write(serverWarnings(result) + applySummary(result));
+  process.stdout.write(serverWarnings(result) + applySummary(result, op));
   return result;
 }
 
@@ -111,7 +114,7 @@ export async function planAndApply(
       process.stderr.write(`${cancelledMessage(op)} Nothing was changed.\n`);
       return 1;
     }
-    await executePlan(client, desired, record, plan, recordPath, par);
+    await executePlan(client, desired, record, plan, recordPath, par, op);
     return 0;
   } finally {
     await client.close();
