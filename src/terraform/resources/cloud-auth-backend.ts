@@ -13,6 +13,7 @@ import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
+import { retainedWarnings } from './retained';
 import { DialectDetectionError } from '../../client/dialect/detect';
 import { VaultClientError } from '../../client/errors';
 
@@ -37,7 +38,7 @@ export function validateBackend(config: ObjectValue): Diagnostic[] {
 
 export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest): Promise<PlanResult> {
   const config = req.config;
-  if (!config) return { planned: null };
+  if (!config) return { planned: null, diagnostics: retainedWarnings(`auth/${String(req.prior?.path)}`, 'mount, its config and its roles stay', req.prior) };
   const diagnostics = validateBackend(config);
   if (diagnostics.some((d) => d.severity === 'error')) {
     // Everything wrong in one plan: the secret's environment problems beside the invalid values.

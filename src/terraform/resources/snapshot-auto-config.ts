@@ -14,6 +14,7 @@ import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
 import { snapshotServerProblems } from '../../reconcile/server-rules';
+import { retainedWarnings } from './retained';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -132,7 +133,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   },
   async plan(ctx, req) {
     const config = req.config;
-    if (!config) return { planned: null };
+    if (!config) return { planned: null, diagnostics: retainedWarnings(`Snapshot config ${JSON.stringify(req.prior?.name)}`, 'configuration stays', req.prior) };
     const diagnostics = validate(config);
     if (diagnostics.length) {
       // Everything wrong in one plan: unset secret variables beside the invalid values.

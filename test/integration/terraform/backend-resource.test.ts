@@ -128,6 +128,9 @@ test('destroy keeps a mount holding an undeclared role (its config reset); witho
   expect((await api(engine, 'GET', 'sys/auth')).body.data['tf-gone/']).toBeUndefined();
 
   const kept = await d.deploy(null, d.config({ path: 'tf-retain', retain_on_destroy: true, roles: { web } }));
+  // The destroy plan says what Terraform's "will be destroyed" does not: the mount stays.
+  const destroyPlan = await d.plan(kept.state, null);
+  expect(destroyPlan.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'auth/tf-retain stays on the server (retain_on_destroy)' })]);
   await d.apply(kept.state, null, null);
   expect((await api(engine, 'GET', 'auth/tf-retain/role/web')).status).toBe(200);
   await close();
