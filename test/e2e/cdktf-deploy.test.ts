@@ -93,13 +93,14 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   }
 
   /** Runs cdktf in the app directory; resolves with its output (secrets must never be in it). */
-  function cdktf(args: string[], unset: string[] = []): Promise<{ code: number | null; text: string }> {
+  function cdktf(args: string[], unset: string[] = [], extra: Record<string, string> = {}): Promise<{ code: number | null; text: string }> {
     const env = cdktfEnv({ url: proxy.url, token: ROOT_TOKEN }, {
       KW_SCENARIO: join(dir, 'scenario.json'),
       KW_CREDS: CREDS,
       KW_S3_SECRET: S3_SECRET,
       TF_VAR_azure_key: AZURE_KEY,
       TF_VAR_gcs_key: GCS_KEY,
+      ...extra,
     });
     for (const k of unset) delete env[k];
     return new Promise((ok, fail) => {
@@ -124,11 +125,12 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
   const role = (name: string) => api(engine, 'GET', `auth/cloud/role/${name}`);
 
   /** The pull-request plan: `keyward plan --dir cdktf.out` (Terraform's state is its record). */
-  const keywardPlan = async (...args: string[]) => {
-    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--stack', 'e2e', ...args], {
-      cwd: dir,
-      env: { ...process.env, VAULT_ADDR: proxy.url, VAULT_TOKEN: ROOT_TOKEN, KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY },
-    });
+  const SECRET_ENV = { KW_CREDS: CREDS, KW_S3_SECRET: S3_SECRET, TF_VAR_azure_key: AZURE_KEY, TF_VAR_gcs_key: GCS_KEY };
+  const keywardPlan = async (...args: string[]) => keywardPlanWith(SECRET_ENV, ...args);
+  const keywardPlanWith = async (secrets: Record<string, string>, ...args: string[]) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, VAULT_ADDR: proxy.url, VAULT_TOKEN: ROOT_TOKEN, ...secrets };
+    for (const k of Object.keys(SECRET_ENV)) if (!(k in secrets)) delete env[k];
+    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(dir, 'cdktf.out'), '--stack', 'e2e', ...args], { cwd: dir, env });
     outputs.push(r.stdout + r.stderr);
     return r;
   };
@@ -170,6 +172,25 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
     const kp = await keywardPlan('--detailed-exitcode');
     expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
     expect(kp.stdout).toContain(`Compared with Terraform's state (what cdktf deploy / terraform apply applied): ${join(dir, 'terraform.e2e.tfstate')}`);
+
+    // A PR plan without production secrets (plan-only mode): synth, keyward plan and cdktf diff with
+    // every secret unset take them as unchanged and say so; Terraform still needs some value for
+    // its declared variables (write-only: never used by a plan), so they get placeholders.
+    proxy.writes.length = 0;
+    const planOnly = { KEYWARD_PLAN_ONLY: '1' };
+    const unsetAll = ['KW_CREDS', 'KW_S3_SECRET', 'TF_VAR_azure_key', 'TF_VAR_gcs_key'];
+    expect((await cdktf(['synth'], unsetAll, planOnly)).code).toBe(0);
+    const noSecrets = await keywardPlanWith(planOnly, '--detailed-exitcode');
+    expect({ status: noSecrets.status, err: noSecrets.stderr }).toEqual({ status: 0, err: '' });
+    expect(noSecrets.stdout).toContain('Plan only: 4 secrets not set, taken as unchanged');
+    expect(noSecrets.stdout).toContain('KW_CREDS (auth/cloud/config credentials)');
+    expect(noSecrets.stdout).toContain('KW_S3_SECRET (snapshot/nightly-s3 cloudone_secret_access_key)');
+    const diffNoSecrets = await cdktf(['diff'], ['KW_CREDS', 'KW_S3_SECRET'], { ...planOnly, TF_VAR_azure_key: 'unused', TF_VAR_gcs_key: 'unused' });
+    expect({ code: diffNoSecrets.code, tail: diffNoSecrets.code === 0 ? '' : diffNoSecrets.text.slice(-3000) }).toEqual({ code: 0, tail: '' });
+    expect(diffNoSecrets.text).toMatch(/No changes/);
+    expect(diffNoSecrets.text).toContain('KW_CREDS is not set: taken as unchanged (plan only)');
+    expect(diffNoSecrets.text).toContain('KW_S3_SECRET is not set: taken as unchanged (plan only)');
+    expect(proxy.writes).toEqual([]);
 
     // Redeploy without a change: no changes, nothing written.
     proxy.writes.length = 0;
