@@ -315,7 +315,7 @@ test('creating on an existing cloud mount is refused with the import command; im
   expect(writes()).toEqual([]);
   // Imported (what importFrom makes Terraform do), the mount plans only what differs: its description.
   const imported = (await d.read(await d.handler.import(d.ctx, 'tf-adopt')))!;
-  const { allow_vm_inference: _, ...plainWeb } = web; // eslint-disable-line @typescript-eslint/no-unused-vars
+  const { allow_vm_inference: _, ...plainWeb } = web;
   const after = await d.plan(imported, d.config({ path: 'tf-adopt', description: 'by hand', config: {}, roles: { web: plainWeb } }));
   expect(after.diagnostics).toEqual([]);
   expect(after.changes).toEqual([]);
