@@ -92,6 +92,7 @@ export function loadSource(o: SourceOptions, readState?: TerraformStateReader): 
   const given = [o.manifest, o.dir, o.app].filter((x) => x !== undefined).length;
   if (given === 0) throw new Error('no desired state: give --manifest FILE, --dir CDKTF_OUT or --app "<command>"');
   if (o.manifest && (o.dir || o.app)) throw new Error('--manifest cannot be combined with --dir or --app');
+  if (o.record === 'terraform' && o.manifest) throw new Error('--record terraform needs a synthesized stack (--dir or --app): a manifest file has no Terraform state');
   if (o.record && (o.lastApplied || o.lastAppliedEnv)) throw new Error('--record cannot be combined with --last-applied or --last-applied-env (they name a keyward record)');
   let manifestPath: string;
   let defaultRecord: string;

@@ -107,4 +107,5 @@ test("Terraform's state and keyward's record together are refused until --record
   // A state with no keyward resource (never deployed): keyward's record, no question asked.
   expect(loadSource({ dir: out }, stateOf([], 0)).origin.kind).toBe('keyward-record');
   expect(() => loadSource({ dir: out, record: 'keyward', lastApplied: recordPath }, read)).toThrow(/--record cannot be combined/);
+  expect(() => loadSource({ manifest: join(out, 'stacks', 's', 'keyward.manifest.json'), record: 'terraform' }, read)).toThrow(/--record terraform needs a synthesized stack/);
 });
