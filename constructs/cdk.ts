@@ -38,4 +38,4 @@ const loaded = load();
 export const cdkLibrary: CdkLibrary = loaded.lib;
 export const addCustomSynthesis = loaded.addCustomSynthesis;
 export const { DefaultTokenResolver, Lazy, StringConcat, TerraformProvider, TerraformResource, TerraformStack, TerraformVariable, Token, Tokenization } = loaded.cdk;
-export type { ISynthesisSession, TerraformStack as TerraformStackType, TerraformVariable as TerraformVariableType } from 'cdktf';
+export type { ISynthesisSession, TerraformProvider as TerraformProviderType, TerraformStack as TerraformStackType, TerraformVariable as TerraformVariableType } from 'cdktf';

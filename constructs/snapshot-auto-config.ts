@@ -8,7 +8,7 @@ import { type ManifestContext, type SnapshotEntry, type SnapshotPart, RemovalPol
 import { type SecretBinding, bindSecret, isSecretProblem, secretAttributes } from './secret';
 import { snapshotAutoConfigRules } from './snapshot-auto-config-rules';
 import type { SnapshotStorage } from './snapshot-storage';
-import { KeywardResource } from './terraform-elements';
+import { KeywardResource, useServer } from './terraform-elements';
 import { validateAll } from './validation';
 
 export interface SnapshotAutoConfigProps {
@@ -85,6 +85,7 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     props.server._addSnapshotConfig(this);
     this.resource = new KeywardResource(this, 'resource', 'keyward_snapshot_auto_config', () => this.resourceAttributes());
+    useServer(this.resource, this.server);
   }
 
   /**

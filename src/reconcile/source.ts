@@ -5,10 +5,10 @@
 // a reader the caller passes: reading state is the Terraform layer's). The two are never mixed.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MANIFEST_FILE_NAME, parseManifest, type Manifest } from '../schema/manifest';
+import { ALIASED_MANIFEST, MANIFEST_FILE_NAME, parseManifest, type Manifest } from '../schema/manifest';
 import { emptyRecord, loadRecordFile, parseRecord, type LastApplied, type RecordOrigin } from './record';
 
 export interface SourceOptions {
@@ -39,8 +39,8 @@ export interface TerraformStateRecord {
   location: string;
 }
 
-/** Reads the Terraform state of a synthesized stack directory (holding cdk.tf.json). */
-export type TerraformStateReader = (stackDir: string) => TerraformStateRecord;
+/** Reads the Terraform state of a synthesized stack directory (holding cdk.tf.json): the objects of one server (provider alias). */
+export type TerraformStateReader = (stackDir: string, alias?: string) => TerraformStateRecord;
 
 export interface LoadedSource {
   manifest: Manifest;
@@ -55,7 +55,10 @@ export interface LoadedSource {
   retained: string[];
 }
 
-/** Manifests under a cdktf output directory, keyed by stack name. */
+/**
+ * Manifests under a cdktf output directory, keyed by stack name, or `<stack>/<alias>` for a stack's
+ * aliased server (keyward.<alias>.manifest.json).
+ */
 export function findManifests(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (existsSync(join(dir, MANIFEST_FILE_NAME))) out.set(basename(resolve(dir)), join(dir, MANIFEST_FILE_NAME));
@@ -64,6 +67,11 @@ export function findManifests(dir: string): Map<string, string> {
     for (const s of readdirSync(stacks).sort()) {
       const p = join(stacks, s, MANIFEST_FILE_NAME);
       if (existsSync(p)) out.set(s, p);
+      if (!existsSync(join(stacks, s)) || !statSync(join(stacks, s)).isDirectory()) continue;
+      for (const f of readdirSync(join(stacks, s)).sort()) {
+        const alias = ALIASED_MANIFEST.exec(f)?.[1];
+        if (alias) out.set(`${s}/${alias}`, join(stacks, s, f));
+      }
     }
   }
   return out;
@@ -113,10 +121,10 @@ export function loadSource(o: SourceOptions, readState?: TerraformStateReader): 
       stack = picked.stack;
       // Beside the synthesized output, not inside it: synth rewrites cdktf.out.
       const base = temp ? process.cwd() : dirname(resolve(dir));
-      defaultRecord = join(base, `keyward.${picked.stack}.last-applied.json`);
+      defaultRecord = join(base, `keyward.${picked.stack.replace('/', '.')}.last-applied.json`);
       // Read while the synthesized stack (its backend block) is still there.
       const explicit = o.lastApplied !== undefined || o.lastAppliedEnv !== undefined || o.record === 'keyward';
-      if (!explicit && readState) state = readState(dirname(manifestPath));
+      if (!explicit && readState) state = readState(dirname(manifestPath), picked.stack.split('/')[1]);
     }
     try {
       json = JSON.parse(readFileSync(manifestPath, 'utf8'));

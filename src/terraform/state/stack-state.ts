@@ -42,7 +42,7 @@ function pullState(stackDir: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** The stack's state as a record; a state that does not exist yet is an empty one (never deployed). */
-export function readStackState(stackDir: string, env: NodeJS.ProcessEnv = process.env): TerraformStateRecord {
+export function readStackState(stackDir: string, alias?: string, env: NodeJS.ProcessEnv = process.env): TerraformStateRecord {
   const backend = backendOf(stackDir);
   let text: string;
   let location: string;
@@ -57,7 +57,7 @@ export function readStackState(stackDir: string, env: NodeJS.ProcessEnv = proces
     if (text.trim() === '') return { record: { version: 1, objects: {} }, retained: [], resources: 0, location };
   }
   try {
-    return { ...recordFromState(text), location };
+    return { ...recordFromState(text, alias), location };
   } catch (e) {
     throw new Error(`cannot read the stack's Terraform state (${location}): ${(e as Error).message}`);
   }

@@ -24,6 +24,8 @@ export interface StateRecord {
 interface StateResource {
   mode?: string;
   type?: string;
+  /** `provider["registry.terraform.io/keyward/keyward"]`, with `.<alias>` for an aliased provider. */
+  provider?: string;
   instances?: { attributes?: unknown }[];
 }
 
@@ -91,8 +93,14 @@ export function addInstance(type: string, attributes: ObjectValue, out: StateRec
 
 export const emptyStateRecord = (): StateRecord => ({ record: emptyRecord(), retained: [], resources: 0 });
 
-/** The record of a Terraform state (JSON text or parsed); resources of other providers are ignored. */
-export function recordFromState(state: unknown): StateRecord {
+/** The provider alias a state resource uses (undefined: the default provider block). */
+const aliasOf = (provider: string | undefined): string | undefined => /\]\.([\w-]+)$/.exec(provider ?? '')?.[1];
+
+/**
+ * The record of a Terraform state (JSON text or parsed): the keyward resources of one server, the
+ * default provider block's or `alias`'s (a stack may target several servers); others are ignored.
+ */
+export function recordFromState(state: unknown, alias?: string): StateRecord {
   const parsed: unknown = typeof state === 'string' ? JSON.parse(state) : state;
   if (!parsed || typeof parsed !== 'object' || !Array.isArray((parsed as { resources?: unknown }).resources)) {
     throw new Error('not a Terraform state (expected a JSON object with "resources")');
@@ -101,7 +109,7 @@ export function recordFromState(state: unknown): StateRecord {
   if (version !== 4) throw new Error(`Terraform state format version ${JSON.stringify(version)} is not supported (expected 4, Terraform >= 0.12)`);
   const out = emptyStateRecord();
   for (const r of (parsed as { resources: StateResource[] }).resources) {
-    if (r.mode !== 'managed' || !r.type || !isKeywardResource(r.type)) continue;
+    if (r.mode !== 'managed' || !r.type || !isKeywardResource(r.type) || aliasOf(r.provider) !== alias) continue;
     for (const i of r.instances ?? []) if (isObject(i.attributes as ObjectValue)) addInstance(r.type, i.attributes as ObjectValue, out);
   }
   return out;

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSource } from '../../../src/reconcile/source';
+import { findManifests, loadSource } from '../../../src/reconcile/source';
 import { parseRecord, saveRecordFile, loadRecordFile } from '../../../src/reconcile/record';
 import { fingerprintSecret } from '../../../src/schema/manifest';
 
@@ -108,4 +108,18 @@ test("Terraform's state and keyward's record together are refused until --record
   expect(loadSource({ dir: out }, stateOf([], 0)).origin.kind).toBe('keyward-record');
   expect(() => loadSource({ dir: out, record: 'keyward', lastApplied: recordPath }, read)).toThrow(/--record cannot be combined/);
   expect(() => loadSource({ manifest: join(out, 'stacks', 's', 'keyward.manifest.json'), record: 'terraform' }, read)).toThrow(/--record terraform needs a synthesized stack/);
+});
+
+test("a stack's aliased server has its own manifest, stack key and record; its state is read for that alias", () => {
+  const out = stackDir(manifest('s'));
+  writeFileSync(join(out, 'stacks', 's', 'keyward.dr.manifest.json'), JSON.stringify(manifest('s')));
+  expect([...findManifests(out).keys()]).toEqual(['s', 's/dr']);
+  expect(() => loadSource({ dir: out })).toThrow(/several keyward stacks \(s, s\/dr\)/);
+  const aliases: (string | undefined)[] = [];
+  const read = (stackDir: string, alias?: string) => (aliases.push(alias), stateOf([])(stackDir));
+  const dr = loadSource({ dir: out, stack: 's/dr' }, read);
+  expect(dr.manifestPath).toBe(join(out, 'stacks', 's', 'keyward.dr.manifest.json'));
+  expect(dr.recordPath).toBe(join(out, '..', 'keyward.s.dr.last-applied.json'));
+  loadSource({ dir: out, stack: 's' }, read);
+  expect(aliases).toEqual(['dr', undefined]);
 });

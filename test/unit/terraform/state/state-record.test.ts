@@ -82,3 +82,10 @@ test('an empty state holds nothing; other formats are refused', () => {
   expect(() => recordFromState({ version: 3, resources: [] })).toThrow(/format version 3 is not supported/);
   expect(() => recordFromState({ hello: 1 })).toThrow(/not a Terraform state/);
 });
+
+test("a stack with several servers: each aliased provider's resources are that server's record", () => {
+  const res = (provider: string, path: string) => ({ mode: 'managed', type: 'keyward_cloud_auth_backend', provider, instances: [{ attributes: { path, roles: {} } }] });
+  const state = { version: 4, resources: [res('provider["registry.terraform.io/keyward/keyward"]', 'main'), res('provider["registry.terraform.io/keyward/keyward"].dr', 'dr')] };
+  expect(Object.keys(recordFromState(state).record.objects)).toEqual(['auth/main']);
+  expect(Object.keys(recordFromState(state, 'dr').record.objects)).toEqual(['auth/dr']);
+});
