@@ -318,4 +318,32 @@ function writeRecorder(target: string): Promise<{ url: string; writes: string[];
       rmSync(imp, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it('one stack, two servers (a provider alias): cdktf deploy writes each server its objects; keyward plan --stack two/dr agrees', async () => {
+    const two = mkdtempSync(join(tmpdir(), 'keyward-cdktf-two-'));
+    const other = await startTestEngine({ edition: 'enterprise' });
+    try {
+      writeFileSync(
+        join(two, 'cdktf.json'),
+        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${join(__dirname, 'fixtures', 'two-servers-app.ts')}`, projectId: 'keyward-two-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+      );
+      mkdirSync(join(two, 'node_modules'));
+      symlinkSync(REPO, join(two, 'node_modules', 'keyward'), 'dir');
+      // VAULT_ADDR points elsewhere: each server's declared address wins.
+      const env = cdktfEnv({ url: 'http://127.0.0.1:9', token: ROOT_TOKEN }, { KW_MAIN: engine.url, KW_DR: other.url });
+      const deployed = await runAsync(CDKTF, ['deploy', '--auto-approve'], { cwd: two, env });
+      expect({ status: deployed.status, out: deployed.status === 0 ? '' : strip(deployed.stdout + deployed.stderr).slice(-3000) }).toEqual({ status: 0, out: '' });
+      expect((await api(engine, 'GET', 'auth/cloud-main/role/web')).status).toBe(200);
+      expect((await api(engine, 'GET', 'sys/auth')).body.data['cloud-dr/']).toBeUndefined();
+      expect((await api(other, 'GET', 'auth/cloud-dr/role/web')).status).toBe(200);
+      for (const stack of ['two', 'two/dr']) {
+        const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(two, 'cdktf.out'), '--stack', stack, '--detailed-exitcode'], { cwd: two, env });
+        expect({ stack, status: kp.status, out: kp.status === 0 ? '' : kp.stdout + kp.stderr }).toEqual({ stack, status: 0, out: '' });
+        expect(kp.stdout).toContain(`Compared with Terraform's state`);
+      }
+    } finally {
+      await other.close();
+      rmSync(two, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
