@@ -6,30 +6,11 @@
 import type * as Cdk from 'cdktf';
 import type { ICustomSynthesis } from 'cdktf/lib/synthesize/synthesizer';
 import type { IConstruct } from 'constructs';
-import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { preferredLibrary, type CdkLibrary } from './cdk-library';
 import { synthError } from './synth-error';
 
-export type CdkLibrary = 'cdktf' | 'cdktn';
-
-/** The library an app uses: the one its package.json names (cdktn wins a tie only when named alone). */
-export function preferredLibrary(appDir: string, available: (lib: CdkLibrary) => boolean): CdkLibrary {
-  const forced = process.env.KEYWARD_CDK_LIBRARY;
-  if (forced === 'cdktf' || forced === 'cdktn') return forced;
-  let named: CdkLibrary[] = [];
-  const pkg = join(appDir, 'package.json');
-  if (existsSync(pkg)) {
-    try {
-      const j = JSON.parse(readFileSync(pkg, 'utf8')) as Record<string, Record<string, string> | undefined>;
-      const deps = { ...j.devDependencies, ...j.peerDependencies, ...j.dependencies };
-      named = (['cdktf', 'cdktn'] as const).filter((l) => l in deps);
-    } catch {
-      // an unreadable package.json says nothing: fall through to what is installed
-    }
-  }
-  if (named.length === 1 && available(named[0])) return named[0];
-  return available('cdktf') ? 'cdktf' : 'cdktn';
-}
+export { preferredLibrary, type CdkLibrary } from './cdk-library';
 
 function resolveFrom(lib: string): string | undefined {
   try {
@@ -57,4 +38,4 @@ const loaded = load();
 export const cdkLibrary: CdkLibrary = loaded.lib;
 export const addCustomSynthesis = loaded.addCustomSynthesis;
 export const { DefaultTokenResolver, Lazy, StringConcat, TerraformProvider, TerraformResource, TerraformStack, TerraformVariable, Token, Tokenization } = loaded.cdk;
-export type { ISynthesisSession, TerraformStack as TerraformStackType, TerraformVariable as TerraformVariableType } from 'cdktf';
+export type { ISynthesisSession, TerraformProvider as TerraformProviderType, TerraformStack as TerraformStackType, TerraformVariable as TerraformVariableType } from 'cdktf';

@@ -8,6 +8,7 @@ import { ApiError } from '../src/schema/errors';
 import { CUSTOM_ENDPOINT_KEYS, parseMetadataList, parseServiceAccountKey, validateAlias, validateEndpoint } from '../src/schema/cloud-config';
 import type { CloudAuthBackendProps } from './cloud-auth-backend';
 import { KeywardServer } from './keyward-server';
+import { isUnsetSecret } from './secret';
 import { RemovalPolicy } from './manifest-parts';
 import { type ValidationRule, closest, concreteItems, fractionalSeconds, isToken, sameStack, unknownProps, when } from './validation';
 
@@ -107,7 +108,7 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
   {
     id: 'credentials-format',
     check: ({ props }) =>
-      when(props.config?.credentials, (c) => schemaProblems(() => parseServiceAccountKey(c), 'config.credentials: ')[0]),
+      when(props.config?.credentials, (c) => (isUnsetSecret(c) ? undefined : schemaProblems(() => parseServiceAccountKey(c), 'config.credentials: ')[0])),
   },
   {
     id: 'alias-values',

@@ -9,7 +9,7 @@ import { cloudAuthBackendRules } from './cloud-auth-backend-rules';
 import { KeywardServer } from './keyward-server';
 import { type AuthBackendEntry, type AuthBackendPart, type ManifestContext, type RoleEntry, RemovalPolicy, compact } from './manifest-parts';
 import { type SecretBinding, type SecretString, bindSecret, isSecretProblem, secretAttributes } from './secret';
-import { KeywardResource } from './terraform-elements';
+import { KeywardResource, useServer } from './terraform-elements';
 import { validateAll } from './validation';
 
 /** Base URLs that replace Google's endpoints (private access, emulators). */
@@ -232,7 +232,18 @@ export class CloudAuthBackend extends Construct implements AuthBackendPart {
     this.credentials = credentials;
     props.server._addAuthBackend(this);
     this.resource = new KeywardResource(this, 'resource', 'keyward_cloud_auth_backend', () => this.resourceAttributes());
+    useServer(this.resource, this.server);
     this.accessor = this.resource.getStringAttribute('accessor');
+  }
+
+  /**
+   * Brings the mount already on the server at `id` (its path, e.g. `"cloud"`) under this construct
+   * on the next deploy, with its config and roles, instead of creating it (a create over an
+   * existing mount is refused). Terraform then plans what differs from the declaration; remove the
+   * call once deployed. `keyward import --mount PATH` writes it for you.
+   */
+  importFrom(id: string): void {
+    this.resource.importFrom(id);
   }
 
   /** @internal the role_id of a role of this backend, as a token (roles are nested in the backend's resource). */

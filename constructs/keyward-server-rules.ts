@@ -5,12 +5,12 @@ import { type ValidationRule, unknownProps, when } from './validation';
 
 export interface KeywardServerInput {
   readonly props: KeywardServerProps;
-  /** Path of another KeywardServer already in the same stack, if any. */
-  readonly existing?: string;
+  /** The other KeywardServers already in the same stack. */
+  readonly others: readonly { path: string; alias?: string }[];
 }
 
 /** Every prop a KeywardServer knows; anything else is a misspelling. */
-export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'cloudPlugin', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect'] as const;
+export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'cloudPlugin', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect', 'alias'] as const;
 
 function urlProblem(prop: string, a: string): string | undefined {
   try {
@@ -24,9 +24,20 @@ function urlProblem(prop: string, a: string): string | undefined {
 export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] = [
   { id: 'unknown-props', check: ({ props }) => unknownProps(props, KNOWN_SERVER_PROPS) },
   {
-    id: 'one-per-stack',
-    check: ({ existing }) =>
-      existing ? [`a stack holds one KeywardServer (its manifest is per server); ${existing} is already defined: use another TerraformStack per server`] : [],
+    id: 'one-per-alias',
+    check: ({ props, others }) => {
+      const clash = others.find((o) => o.alias === props.alias);
+      if (!clash) return [];
+      return [
+        props.alias === undefined
+          ? `a stack holds one KeywardServer without alias; ${clash.path} is already defined: give this one an alias (a provider alias, e.g. alias: "dr") or use another TerraformStack per server`
+          : `alias ${JSON.stringify(props.alias)} is already used by ${clash.path}: each KeywardServer of a stack needs its own alias`,
+      ];
+    },
+  },
+  {
+    id: 'alias-format',
+    check: ({ props }) => when(props.alias, (a) => (/^[a-z][a-z0-9_-]*$/.test(a) ? undefined : `alias ${JSON.stringify(a)} must be a Terraform name: lower-case letters, digits, "_" or "-", starting with a letter`)),
   },
   { id: 'address-url', check: ({ props }) => when(props.address, (a) => urlProblem('address', a)) },
   { id: 'snapshot-address-url', check: ({ props }) => when(props.snapshotAddress, (a) => urlProblem('snapshotAddress', a)) },

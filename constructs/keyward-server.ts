@@ -5,14 +5,14 @@ import { Construct } from 'constructs';
 import { createHash } from 'node:crypto';
 import type { AuthBackendPart, SnapshotPart } from './manifest-parts';
 import { keywardServerRules } from './keyward-server-rules';
-import { TerraformStack } from './cdk';
+import { TerraformStack, type TerraformProviderType } from './cdk';
 import { attachStackSynthesis } from './stack-synthesis';
 import { validateAll } from './validation';
 
 export interface KeywardServerProps {
   /**
-   * Server address, e.g. `https://vault.example.com:8200`. `VAULT_ADDR` in the deploying
-   * environment overrides it.
+   * Server address, e.g. `https://vault.example.com:8200`. It wins over `VAULT_ADDR` in the
+   * deploying environment (a different `VAULT_ADDR` is a warning), as terraform-provider-vault's does.
    * @default the `VAULT_ADDR` environment variable of the process that runs the deploy
    */
   readonly address?: string;
@@ -67,6 +67,13 @@ export interface KeywardServerProps {
    * @default 1
    */
   readonly secretVersion?: number;
+  /**
+   * Terraform provider alias, for a second (third, …) server in the same stack: its provider block
+   * is `provider "keyward" { alias = "<alias>" }`, its resources use it, and its manifest is
+   * `keyward.<alias>.manifest.json` (`keyward plan --stack <stack>/<alias>`).
+   * @default none - the stack's first server
+   */
+  readonly alias?: string;
 }
 
 const BRAND = Symbol.for('keyward.KeywardServer');
@@ -75,7 +82,7 @@ const BRAND = Symbol.for('keyward.KeywardServer');
  * The server a stack manages, as the `keyward` Terraform provider. The token is never a prop: the
  * provider reads `VAULT_TOKEN` from the environment of `cdktf deploy` (and `keyward apply` does
  * the same), so it is in no file and no state.
- * One per stack.
+ * One per stack, or several with distinct `alias`es (one provider block per server).
  */
 export class KeywardServer extends Construct {
   static isKeywardServer(x: unknown): x is KeywardServer {
@@ -84,7 +91,12 @@ export class KeywardServer extends Construct {
 
   /** The server construct of a stack, if it has one. */
   static of(scope: Construct): KeywardServer | undefined {
-    return TerraformStack.of(scope).node.findAll().find((c): c is KeywardServer => KeywardServer.isKeywardServer(c));
+    return KeywardServer.allOf(scope)[0];
+  }
+
+  /** Every server construct of a stack. */
+  static allOf(scope: Construct): KeywardServer[] {
+    return TerraformStack.of(scope).node.findAll().filter((c): c is KeywardServer => KeywardServer.isKeywardServer(c));
   }
 
   readonly address?: string;
@@ -97,14 +109,18 @@ export class KeywardServer extends Construct {
   readonly caCertFile?: string;
   readonly skipTlsVerify?: boolean;
   readonly secretVersion: number;
+  readonly alias?: string;
+  /** @internal the provider block this server's resources use. */
+  _provider!: TerraformProviderType;
   private readonly authBackends: AuthBackendPart[] = [];
   private readonly snapshotConfigs: SnapshotPart[] = [];
 
   constructor(scope: Construct, id: string, props: KeywardServerProps = {}) {
-    const existing = KeywardServer.of(scope);
+    const others = KeywardServer.allOf(scope).map((s) => ({ path: s.node.path, alias: s.alias }));
     super(scope, id);
     Object.defineProperty(this, BRAND, { value: true });
-    validateAll(this, 'KeywardServer', { props, existing: existing?.node.path }, keywardServerRules);
+    validateAll(this, 'KeywardServer', { props, others }, keywardServerRules);
+    this.alias = props.alias;
     this.address = props.address;
     this.snapshotAddress = props.snapshotAddress;
     this.cloudPlugin = props.cloudPlugin;
@@ -115,7 +131,7 @@ export class KeywardServer extends Construct {
     this.skipTlsVerify = props.skipTlsVerify;
     this.secretVersion = props.secretVersion ?? 1;
     this.fingerprintSalt =
-      props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}`).digest('hex').slice(0, 32);
+      props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}${props.alias ? `:${props.alias}` : ''}`).digest('hex').slice(0, 32);
     attachStackSynthesis(this);
   }
 

@@ -5,6 +5,7 @@
 
 import { Construct } from 'constructs';
 import { createHash } from 'node:crypto';
+import { isPlanOnly } from '../src/schema/plan-only';
 import { synthError } from './synth-error';
 import { DefaultTokenResolver, StringConcat, TerraformStack, TerraformVariable, Token, Tokenization, type TerraformVariableType } from './cdk';
 
@@ -30,15 +31,27 @@ export interface SecretBinding {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Values returned by secretFromEnv, and the variable each came from. */
 const explicitNames = new Map<string, string>();
+/** Stand-ins secretFromEnv returns in plan-only mode for unset variables, and their names. */
+const unsetNames = new Map<string, string>();
+
+/** Whether a secret prop is the stand-in of an unset variable (plan-only mode): nothing to validate. */
+export const isUnsetSecret = (value: unknown): boolean => typeof value === 'string' && unsetNames.has(value);
 
 /**
  * The value of environment variable `name`, for a secret prop: synthesis then names that variable
  * in the provider config. Throws "NAME is not set" when it is unset or empty: an absent secret
- * would otherwise mean "reset to the server default".
+ * would otherwise mean "reset to the server default". In plan-only mode (KEYWARD_PLAN_ONLY=1) an
+ * unset variable gives a stand-in: the variable is named, no fingerprint is written, and the plan
+ * takes the secret as unchanged.
  */
 export function secretFromEnv(name: string): SecretString {
   if (!ENV_NAME.test(name)) throw synthError(new Error(`secretFromEnv: ${JSON.stringify(name)} is not an environment variable name`));
   const value = process.env[name];
+  if ((value === undefined || value === '') && isPlanOnly(process.env)) {
+    const standIn = `keyward-unset-secret:${name}`;
+    unsetNames.set(standIn, name);
+    return standIn;
+  }
   if (value === undefined || value === '') throw synthError(new Error(`${name} is not set: export it in the shell that runs cdktf (it holds a secret keyward passes to the server)`));
   explicitNames.set(value, name);
   return value;
@@ -97,6 +110,8 @@ export function bindSecret(scope: Construct, field: string, value: SecretString 
     return { field, env, tfValue: expr };
   }
   if (typeof value !== 'string' || value === '') return { problem: `${field}: a secret must be a non-empty string or a sensitive TerraformVariable's stringValue` };
+  const unset = unsetNames.get(value);
+  if (unset !== undefined) return { field, env: unset };
   const explicit = explicitNames.get(value);
   if (explicit !== undefined && process.env[explicit] === value) return { field, env: explicit, plainValue: value };
   const names = envNamesHolding(value);

@@ -8,7 +8,7 @@ import { type ManifestContext, type SnapshotEntry, type SnapshotPart, RemovalPol
 import { type SecretBinding, bindSecret, isSecretProblem, secretAttributes } from './secret';
 import { snapshotAutoConfigRules } from './snapshot-auto-config-rules';
 import type { SnapshotStorage } from './snapshot-storage';
-import { KeywardResource } from './terraform-elements';
+import { KeywardResource, useServer } from './terraform-elements';
 import { validateAll } from './validation';
 
 export interface SnapshotAutoConfigProps {
@@ -64,6 +64,7 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
   readonly removalPolicy: RemovalPolicy;
   private readonly props: SnapshotAutoConfigProps;
   private readonly bindings: SecretBinding[] = [];
+  private readonly resource: KeywardResource;
 
   constructor(scope: Construct, id: string, props: SnapshotAutoConfigProps) {
     super(scope, id);
@@ -83,7 +84,17 @@ export class SnapshotAutoConfig extends Construct implements SnapshotPart {
     this.server = props.server;
     this.removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     props.server._addSnapshotConfig(this);
-    new KeywardResource(this, 'resource', 'keyward_snapshot_auto_config', () => this.resourceAttributes());
+    this.resource = new KeywardResource(this, 'resource', 'keyward_snapshot_auto_config', () => this.resourceAttributes());
+    useServer(this.resource, this.server);
+  }
+
+  /**
+   * Brings the snapshot config already on the server named `id` under this construct on the next
+   * deploy instead of creating it (a create over an existing config is refused); remove the call
+   * once deployed. `keyward import --snapshots` writes it for you.
+   */
+  importFrom(id: string): void {
+    this.resource.importFrom(id);
   }
 
   /** The config's declared non-secret fields: the same in the Terraform resource and the manifest. */

@@ -6,12 +6,12 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFEST_FILE_NAME, MANIFEST_VERSION, type ManifestInput } from '../src/schema/manifest';
+import { MANIFEST_VERSION, manifestFileName, type ManifestInput } from '../src/schema/manifest';
 import { DefaultTokenResolver, type ISynthesisSession, StringConcat, TerraformStack, Token, Tokenization, addCustomSynthesis } from './cdk';
 import type { KeywardServer } from './keyward-server';
 import { writeLauncher, writeLockEntry } from './launcher';
 import { ManifestContext, compact } from './manifest-parts';
-import { KeywardProviderBlock, KeywardResource } from './terraform-elements';
+import { KeywardProviderBlock, KeywardResource, useServer } from './terraform-elements';
 
 /** The stack's full manifest (with unresolved tokens where props held them). */
 export function buildManifest(server: KeywardServer): ManifestInput {
@@ -65,17 +65,20 @@ function providerAttributes(server: KeywardServer): Record<string, unknown> {
 
 /** Creates the stack-level Terraform elements and file writers of a server construct. */
 export function attachStackSynthesis(server: KeywardServer): void {
-  new KeywardProviderBlock(server, 'provider', () => providerAttributes(server));
+  const provider = new KeywardProviderBlock(server, 'provider', () => providerAttributes(server));
+  if (server.alias) provider.alias = server.alias;
+  server._provider = provider;
   if (server.exclusiveSnapshotConfigs) {
-    new KeywardResource(server, 'exclusive-snapshot-configs', 'keyward_exclusive_snapshot_configs', () => ({
+    const exclusive = new KeywardResource(server, 'exclusive-snapshot-configs', 'keyward_exclusive_snapshot_configs', () => ({
       names: server._parts().snapshotConfigs.map((s) => s.configName),
     }));
+    useServer(exclusive, server);
   }
   addCustomSynthesis(server, {
     onSynthesize(session: ISynthesisSession) {
       const stackDir = join(session.outdir, session.manifest.forStack(TerraformStack.of(server)).workingDirectory);
       mkdirSync(stackDir, { recursive: true });
-      writeFileSync(join(stackDir, MANIFEST_FILE_NAME), `${JSON.stringify(resolveTokens(server, buildManifest(server)), null, 2)}\n`);
+      writeFileSync(join(stackDir, manifestFileName(server.alias)), `${JSON.stringify(resolveTokens(server, buildManifest(server)), null, 2)}\n`);
       writeLauncher(join(stackDir, 'terraform.d', 'plugins'));
       writeLockEntry(stackDir);
     },

@@ -3,7 +3,7 @@
 // synth time from the constructs (so roles added after their backend still land in it).
 
 import type { Construct } from 'constructs';
-import { TerraformProvider, TerraformResource } from './cdk';
+import { TerraformProvider, TerraformResource, type TerraformProviderType } from './cdk';
 import { PROVIDER_SOURCE, packageVersion } from './launcher';
 
 type Attributes = Record<string, unknown>;
@@ -25,6 +25,16 @@ export class KeywardProviderBlock extends TerraformProvider {
   protected override synthesizeAttributes(): Attributes {
     return this.produce();
   }
+
+  // The base class keeps no alias (generated providers store it): `provider "keyward" { alias = … }`
+  // and the `keyward.<alias>` references of the resources that use this block come from here.
+  private aliasName?: string;
+  override get alias(): string | undefined {
+    return this.aliasName;
+  }
+  override set alias(value: string | undefined) {
+    this.aliasName = value;
+  }
 }
 
 /** A resource of the keyward provider ("keyward_cloud_auth_backend", …). */
@@ -44,4 +54,9 @@ export class KeywardResource extends TerraformResource {
   protected override synthesizeAttributes(): Attributes {
     return this.produce();
   }
+}
+
+/** A resource of an aliased server uses that server's provider block (`provider = keyward.<alias>`). */
+export function useServer(resource: KeywardResource, server: { alias?: string; _provider: TerraformProviderType }): void {
+  if (server.alias) resource.provider = server._provider;
 }

@@ -11,8 +11,9 @@ const emulator = process.env.KEYWARD_CLOUD_EMULATOR ?? 'http://127.0.0.1:8290';
 const app = new App();
 const stack = new TerraformStack(app, 'basic');
 
-// VAULT_ADDR and VAULT_TOKEN of the deploying shell select the server; the token is never a prop.
-const server = new KeywardServer(stack, 'server', { address: 'http://127.0.0.1:8200' });
+// No `address`: VAULT_ADDR of the deploying shell selects the server (default http://127.0.0.1:8200).
+// A declared address would win over VAULT_ADDR (docs/servers.md). The token is never a prop.
+const server = new KeywardServer(stack, 'server');
 
 const cloud = new CloudAuthBackend(stack, 'cloud', {
   server,

@@ -6,8 +6,8 @@ terraform {
   }
 }
 
-# The token comes only from the VAULT_TOKEN environment variable; VAULT_ADDR, when set, overrides
-# address. Install the provider with `npx keyward terraform install` (see the README).
+# The token comes from VAULT_TOKEN, then ~/.vault-token; address wins over VAULT_ADDR (a different
+# VAULT_ADDR is a warning). Install the provider with `npx keyward terraform install` (see the README).
 provider "keyward" {
   address          = "https://vault.example.com:8200"
   fingerprint_salt = var.fingerprint_salt

@@ -6,7 +6,8 @@ import { KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constr
 
 const app = new App();
 const stack = new TerraformStack(app, 'snapshots');
-const server = new KeywardServer(stack, 'server', { address: 'http://127.0.0.1:8200' });
+// No `address`: VAULT_ADDR selects the server (a declared address would win over it).
+const server = new KeywardServer(stack, 'server');
 
 new SnapshotAutoConfig(stack, 'local-hourly', {
   server,

@@ -9,6 +9,7 @@ import { registerDestroy } from './commands/destroy';
 import { registerImport } from './commands/import';
 import { registerCloudEmulator } from './commands/cloud-emulator';
 import { registerStatus } from './commands/status';
+import { registerShow } from './commands/show';
 import { packageVersion } from './version';
 import { registerTerraformInstall } from './commands/terraform-install';
 import { registerSnapshotAgent } from './commands/snapshot-agent';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerServer(program);
   registerPlan(program);
+  registerShow(program);
   registerApply(program);
   registerDestroy(program);
   registerImport(program);

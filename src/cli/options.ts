@@ -29,7 +29,7 @@ export interface ApproveFlags {
 export type Format = 'text' | 'markdown' | 'json';
 
 export type SourceFlags = SourceOptions;
-export type PlanFlags = SourceFlags & ConnectionFlags & ResendFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean };
+export type PlanFlags = SourceFlags & ConnectionFlags & ResendFlags & { format: Format; out?: string; detailedExitcode?: boolean; showServerNames?: boolean; planOnly?: boolean };
 export type ApplyFlags = SourceFlags & ConnectionFlags & ApproveFlags & ResendFlags & { plan?: string };
 
 export interface ResendFlags {
@@ -60,7 +60,7 @@ export function addShowServerNamesOption(c: Command): Command {
 
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
-    .option('--address <url>', 'server address (default: $VAULT_ADDR, then the manifest, then http://127.0.0.1:8200)')
+    .option('--address <url>', "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is a warning)")
     .option('--snapshot-address <url>', "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: $KEYWARD_SNAPSHOT_ADDR, then the manifest's server.snapshotAddress, then --address)")
     .option('--cloud-plugin <name>', "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)")
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
@@ -76,7 +76,13 @@ export function addSourceOptions(c: Command): Command {
     .option('--app <command>', "desired state: run this command with CDKTF_OUTDIR set, then read its output (default in a cdktf project: cdktf.json's app)")
     .option('--stack <name>', 'stack to use when the output holds several')
     .option('--last-applied <file>', 'last-applied record file (default: beside the manifest or the synthesized output)')
-    .option('--last-applied-env <var>', 'read the last-applied record (or previous manifest) as JSON from this environment variable');
+    .option('--last-applied-env <var>', 'read the last-applied record (or previous manifest) as JSON from this environment variable')
+    .addOption(
+      new Option('--record <kind>', "what was applied, for a synthesized stack: terraform (the stack's Terraform state, after cdktf deploy) or keyward (keyward apply's record file) (default: the one that exists; both is an error)").choices([
+        'terraform',
+        'keyward',
+      ]),
+    );
 }
 
 export function addApproveOption(c: Command): Command {
@@ -87,5 +93,6 @@ export function addPlanOutputOptions(c: Command): Command {
   return c
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--out <file>', 'save the plan for `keyward apply --plan FILE`')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error');
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--plan-only', 'plan without secrets: an unset secret variable is taken as unchanged and the plan lists it (default: $KEYWARD_PLAN_ONLY); such a plan cannot be saved or applied');
 }

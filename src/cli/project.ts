@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSource, type LoadedSource, type SourceOptions } from '../reconcile/source';
+import { readStackState } from '../terraform/state/stack-state';
 
 export const CDKTF_CONFIG = 'cdktf.json';
 
@@ -23,10 +24,19 @@ export function projectApp(dir: string): string | undefined {
 }
 
 export function resolveSource(flags: SourceOptions, cwd = process.cwd()): LoadedSource {
-  if (flags.manifest !== undefined || flags.dir !== undefined || flags.app !== undefined) return loadSource(flags);
+  if (flags.manifest !== undefined || flags.dir !== undefined || flags.app !== undefined) return loadSource(flags, readStackState);
   const app = projectApp(cwd);
   if (app === undefined) {
     throw new Error(`no desired state: give --manifest FILE, --dir CDKTF_OUT or --app "<command>", or run keyward in a cdktf project (a directory with ${CDKTF_CONFIG})`);
   }
-  return loadSource({ ...flags, app });
+  return loadSource({ ...flags, app }, readStackState);
+}
+
+/** Why keyward will not write a stack Terraform deploys (its state would no longer say what was applied). */
+export function terraformManaged(src: Pick<LoadedSource, 'origin' | 'stack'>, what: string): string {
+  const stack = src.stack ? ` ${src.stack}` : '';
+  return (
+    `stack${stack} is deployed by Terraform (its state: ${src.origin.location}), and ${what}: apply it with \`cdktf deploy${stack}\` (or \`cdktf destroy${stack}\`), ` +
+    `which keeps Terraform's state true. To hand the stack to keyward instead, pass --record keyward.`
+  );
 }

@@ -4,7 +4,7 @@ import { settingsFromEnv, type ServerDialect } from '../client/options';
 import { VaultClient } from '../client/vault-client';
 import type { ConnectionFlags } from './options';
 
-/** A client for the session; the token only ever comes from $VAULT_TOKEN. Retries are reported on stderr. */
+/** A client for the session; the token comes from $VAULT_TOKEN, then ~/.vault-token. Retries are reported on stderr. */
 export function openClient(flags: ConnectionFlags, manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {}): VaultClient {
   const settings = settingsFromEnv(
     { address: flags.address, snapshotAddress: flags.snapshotAddress, cloudPlugin: flags.cloudPlugin, namespace: flags.namespace, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect },
@@ -12,6 +12,7 @@ export function openClient(flags: ConnectionFlags, manifestServer: { address?: s
     manifestServer,
   );
   settings.connections = Math.max(8, parallelismOf(flags) * 2);
+  if (settings.addressWarning) process.stderr.write(`Warning: ${settings.addressWarning}\n`);
   return new VaultClient(settings, {
     onRetry: (e) =>
       process.stderr.write(`retry ${e.method} /v1/${e.path}: attempt ${e.attempt} got ${e.status === 0 ? 'no response' : `HTTP ${e.status}`}, waiting ${e.delayMs} ms\n`),

@@ -47,6 +47,8 @@ export interface VaultClientErrorOptions {
   cancelled?: boolean;
   /** The request carried no token (a 403 then says to set VAULT_TOKEN). */
   noToken?: boolean;
+  /** Where the token came from (a 403 then names it). */
+  tokenSource?: string;
 }
 
 export function isRetryableStatus(status: number): boolean {
@@ -69,6 +71,13 @@ function describe(status: number, method: string, path: string, errors: string[]
     return `${what}: no response from the server (${reason})${tries}${hint}`;
   }
   const msgs = errors.map((m) => m.trim()).filter((m) => m !== '');
-  const hint = status === 403 && o.noToken ? ' (no token was sent: set VAULT_TOKEN)' : '';
+  const hint =
+    status !== 403
+      ? ''
+      : o.noToken
+        ? ' (no token was sent: set VAULT_TOKEN)'
+        : o.tokenSource
+          ? ` (the token from ${o.tokenSource} was refused by ${o.address ?? 'the server'}: it is not a valid token there, has expired, or its policies do not allow this request; check ${o.tokenSource}${o.tokenSource === 'VAULT_TOKEN' ? '' : ' or set VAULT_TOKEN'})`
+          : '';
   return `${what}: HTTP ${status}${msgs.length ? `: ${msgs.join('; ')}` : ''}${isRetryableStatus(status) ? tries : ''}${hint}`;
 }

@@ -54,6 +54,8 @@ interface RawResponse {
   body: unknown;
   /** The server's Retry-After, in milliseconds (429/503). */
   retryAfterMs?: number;
+  /** The body was not JSON: not a Vault-compatible answer (body.errors says so, without the body). */
+  notJson?: boolean;
 }
 
 /** Longest Retry-After honoured; a longer one fails the request with the server's message. */
@@ -83,12 +85,15 @@ export class HttpClient {
   private readonly signal?: AbortSignal;
   /** X-Vault-Index of the latest response that carried one (a write's state), sent on later requests. */
   private lastIndex?: string;
+  /** Where the token came from (VAULT_TOKEN, a token file), for a refused token's message. */
+  private readonly tokenSource?: string;
   /** The server's error texts in keyward's words (set once the dialect is known). */
   protected errorTexts: (errors: string[]) => string[] = (e) => e;
 
   constructor(settings: ClientSettings, hooks: ClientHooks = {}, dispatcher?: Dispatcher) {
     this.address = settings.address.replace(/\/+$/, '');
     this.token = settings.token;
+    this.tokenSource = settings.tokenSource;
     this.namespace = settings.namespace || undefined;
     this.retry = { ...defaultRetryPolicy, ...settings.retry };
     this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -110,6 +115,7 @@ export class HttpClient {
         maxAttempts: this.retry.attempts,
         cancelled: this.signal?.aborted,
         noToken: !this.token,
+        tokenSource: this.tokenSource,
       });
     let attempt = 0;
     for (;;) {
@@ -123,7 +129,9 @@ export class HttpClient {
         cause = e;
       }
       const status = res?.status ?? 0;
-      if (res && (status < 300 || allow.includes(status))) return res;
+      if (res && !res.notJson && (status < 300 || allow.includes(status))) return res;
+      // A success we cannot read is not worth retrying: the address is not a Vault-like server.
+      if (res?.notJson && status < 300) throw fail(status, res.body, attempt);
       // 412: a performance standby lacking the state of our last write (X-Vault-Index): try again.
       const retryable = isRetryableStatus(status) || status === 412;
       const safe = !opts.notIdempotent || status === 429 || status === 412 || (status === 0 && NOT_SENT.has(String((cause as { code?: unknown } | undefined)?.code)));
@@ -205,9 +213,10 @@ export class HttpClient {
       try {
         return { status: res.statusCode, body: JSON.parse(text), ...extra };
       } catch {
-        // A truncated or non-JSON body from a proxy: a 2xx we cannot read is a failed exchange.
-        if (res.statusCode < 300) throw new Error(`unreadable response body (${text.length} bytes)`);
-        return { status: res.statusCode, body: { errors: [text.slice(0, 200)] }, ...extra };
+        // Not JSON (a web server's XML or HTML page, a proxy's error): said as such, never echoed.
+        const type = String(res.headers['content-type'] ?? 'no content-type').split(';')[0];
+        const msg = `the server did not answer like Vault: its response is ${type} (${text.length} bytes), not JSON. Is ${this.displayAddress()} a Vault-compatible server? Check VAULT_ADDR or the stack's address`;
+        return { status: res.statusCode, body: { errors: [msg] }, notJson: true, ...extra };
       }
     }
   }

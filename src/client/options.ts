@@ -1,11 +1,13 @@
-// Client settings from Vault's environment conventions (VAULT_ADDR, VAULT_TOKEN, VAULT_NAMESPACE,
-// VAULT_CACERT, VAULT_SKIP_VERIFY, VAULT_CLIENT_TIMEOUT, VAULT_MAX_RETRIES) with explicit values
-// taking precedence, and the retry policy.
+// Client settings from Vault's environment conventions (VAULT_ADDR, VAULT_TOKEN then ~/.vault-token,
+// VAULT_NAMESPACE, VAULT_CACERT, VAULT_SKIP_VERIFY, VAULT_CLIENT_TIMEOUT, VAULT_MAX_RETRIES) with
+// explicit values taking precedence, and the retry policy. The CLI and the provider both resolve
+// through settingsFromEnv, so a stack reaches the same server and token either way.
 
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
+import { resolveAddress, resolveToken } from './server-address';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
 export interface RetryPolicy {
@@ -44,6 +46,10 @@ export interface ClientSettings {
   snapshotAddress?: string;
   /** The auth method type `cloud` mounts are created with and recognised by (see TranslatorOptions). */
   cloudPlugin?: string;
+  /** Where the token came from (`VAULT_TOKEN`, a token file), for messages about a refused token. */
+  tokenSource?: string;
+  /** The declared address won over a different VAULT_ADDR: said once by the front end. */
+  addressWarning?: string;
 }
 
 export { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
@@ -66,19 +72,23 @@ export interface SettingsOverrides {
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
 
 /**
- * Flags first, then the environment, then the manifest's server block (address, namespace, dialect).
- * The dialect: --dialect / the provider block, then KEYWARD_DIALECT, then the manifest, else detected.
+ * Flags first, then the stack's declared address (the manifest's server block, the provider block),
+ * then the environment (see resolveAddress); namespace: flags, environment, manifest. The dialect:
+ * --dialect / the provider block, then KEYWARD_DIALECT, then the manifest, else detected.
  */
 export function settingsFromEnv(
   overrides: SettingsOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
   manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {},
 ): ClientSettings {
-  const address = overrides.address ?? env.VAULT_ADDR ?? manifestServer.address ?? 'http://127.0.0.1:8200';
+  const { address, warning } = resolveAddress(overrides.address, manifestServer.address, env);
   const fromEnv = timeBoundsFromEnv(env);
+  const token = overrides.token !== undefined ? { token: overrides.token, source: 'the given token' } : resolveToken(env);
   return {
     address,
-    token: overrides.token ?? env.VAULT_TOKEN,
+    ...(warning ? { addressWarning: warning } : {}),
+    ...(token.source ? { tokenSource: token.source } : {}),
+    token: token.token,
     namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),

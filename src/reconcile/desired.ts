@@ -34,6 +34,8 @@ export class SecretEnvError extends Error {}
 export interface DesiredOptions {
   /** A secret without fingerprint and env value gets fingerprint "" instead of failing (old manifests as records). */
   lenientSecrets?: boolean;
+  /** Plan-only mode: such a secret is marked unset, to be taken as unchanged (plan-only.ts). */
+  unsetSecretsUnchanged?: boolean;
 }
 
 function secretOf(where: string, field: string, ref: unknown, salt: string, env: NodeJS.ProcessEnv, opts: DesiredOptions): DesiredSecret {
@@ -45,6 +47,7 @@ function secretOf(where: string, field: string, ref: unknown, salt: string, env:
   const withKey = (s: DesiredSecret): DesiredSecret => (keyId ? { ...s, keyId } : s);
   if (fingerprint) return withKey({ env: name, fingerprint });
   if (value === undefined) {
+    if (opts.unsetSecretsUnchanged) return { env: name, fingerprint: '', unset: true };
     if (opts.lenientSecrets) return { env: name, fingerprint: '' };
     throw new SecretEnvError(`${where}: field "${field}" reads environment variable ${name}, which is not set (and the manifest has no fingerprint for it)`);
   }

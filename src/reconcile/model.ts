@@ -45,6 +45,8 @@ export interface DesiredSecret {
   fingerprint: string;
   /** A key's non-secret identifier (credentials' private_key_id), when the value was readable at plan. */
   keyId?: string;
+  /** Plan-only mode: the variable is unset and the secret is taken as unchanged (see plan-only.ts). */
+  unset?: boolean;
 }
 
 /** What the manifest declares for one object, canonicalized (server defaults filled in). */
@@ -108,6 +110,14 @@ export interface DriftEntry {
   kind: 'changed' | 'deleted';
 }
 
+/** Where the record of what was applied came from; plans say it. */
+export interface RecordOrigin {
+  /** terraform-plan: the plan is Terraform's own decision, read from its saved plan. */
+  kind: 'terraform-state' | 'terraform-plan' | 'keyward-record' | 'environment' | 'none';
+  /** A file, `terraform state pull` in a directory, or an environment variable. */
+  location?: string;
+}
+
 export interface PlanSummary {
   create: number;
   update: number;
@@ -125,6 +135,10 @@ export interface Plan {
   summary: PlanSummary;
   /** Digest of the live state the plan was computed from; apply --plan refuses when it moved. */
   liveDigest: string;
+  /** The record of what was applied the plan was compared with (deletes and drift come from it). */
+  lastApplied?: { kind: RecordOrigin['kind']; location?: string };
+  /** Plan-only mode: secrets whose variable is unset, taken as unchanged; applying needs them. */
+  unsetSecrets?: { id: string; field: string; env: string }[];
 }
 
 export function hasChanges(p: Plan): boolean {

@@ -7,7 +7,9 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseManifest } from '../schema/manifest';
 import { desiredFromManifest } from './desired';
-import type { DesiredObject, Json } from './model';
+import type { DesiredObject, Json, RecordOrigin } from './model';
+
+export type { RecordOrigin };
 
 export const RECORD_FILE_NAME = 'keyward.last-applied.json';
 

@@ -53,6 +53,8 @@ export const planJsonSchema = z
     ),
     summary: z.object({ create: z.number().int(), update: z.number().int(), replace: z.number().int(), delete: z.number().int(), noop: z.number().int() }).strict(),
     liveDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    unsetSecrets: z.array(z.object({ id: z.string(), field: z.string(), env: z.string() }).strict()).optional(),
+    lastApplied: z.object({ kind: z.enum(['terraform-state', 'terraform-plan', 'keyward-record', 'environment', 'none']), location: z.string().optional() }).strict().optional(),
   })
   .strict();
 

@@ -5,6 +5,8 @@
 // (sensitive).
 
 import type { Json, ObjectPlan, Plan } from './model';
+import { unsetSecretLines } from './plan-only';
+import { applier, recordText } from './plan-record';
 import { SYMBOL, driftText, summaryLine } from './render-text';
 
 export interface MarkdownOptions {
@@ -80,7 +82,7 @@ function driftSection(p: Plan, out: string[]): void {
   if (p.drift.length === 0) return;
   out.push('#### Drift');
   out.push('');
-  out.push(`${plural(p.drift.length, 'change')} made outside keyward since the last apply (the changes above restore the declared state):`);
+  out.push(`${plural(p.drift.length, 'change')} made outside ${applier(p)} since the last apply (the changes above restore the declared state):`);
   out.push('');
   for (const d of p.drift) out.push(`- ${code(driftText(d))}`);
   out.push('');
@@ -92,7 +94,16 @@ export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
   out.push('');
   out.push(`keyward plan for ${code(p.server.address + (p.server.namespace ? ` (namespace ${p.server.namespace})` : ''))}`);
   out.push('');
+  const record = recordText(p);
+  if (record) {
+    out.push(`_${record}_`);
+    out.push('');
+  }
   destructiveWarning(p, out);
+  const [head, ...unset] = unsetSecretLines(p);
+  if (head) {
+    out.push('> [!NOTE]', `> ${head}`, ...unset.map((l) => `> - ${code(l)}`), '');
+  }
   planWarnings(p, out);
   const changed = p.objects.filter((o) => o.action !== 'no-op');
   if (changed.length === 0) {

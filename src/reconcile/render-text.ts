@@ -3,6 +3,8 @@
 // and the summary line. Pure: plan in, text out.
 
 import type { Action, DriftEntry, FieldChange, Json, ObjectPlan, Plan } from './model';
+import { unsetSecretLines } from './plan-only';
+import { applier, recordText } from './plan-record';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+', 'no-op': ' ' };
 const VERB: Record<Action, string> = {
@@ -48,9 +50,13 @@ function objectText(o: ObjectPlan, out: string[]): void {
 export function renderText(p: Plan): string {
   const out: string[] = [];
   out.push(`keyward plan for ${p.server.address}${p.server.namespace ? ` (namespace ${p.server.namespace})` : ''}`);
+  const record = recordText(p);
+  if (record) out.push(record);
   out.push('');
+  const [head, ...unset] = unsetSecretLines(p);
+  if (head) out.push(head, ...unset.map((l) => `  ${l}`), '');
   if (p.drift.length > 0) {
-    out.push('Drift: objects changed outside keyward since the last apply:');
+    out.push(`Drift: objects changed outside ${applier(p)} since the last apply:`);
     for (const d of p.drift) out.push(`  ${driftText(d)}`);
     out.push('');
   }

@@ -1,13 +1,15 @@
 // Where the desired state comes from: a manifest file (--manifest), a synthesized cdktf output
 // directory (--dir, manifests at stacks/<stack>/keyward.manifest.json), or an app command run
-// with CDKTF_OUTDIR set (--app); and where the last-applied record lives.
+// with CDKTF_OUTDIR set (--app); and which record of what was applied it is compared with: keyward's
+// own record file, or, for a stack deployed by Terraform, that stack's Terraform state (read through
+// a reader the caller passes: reading state is the Terraform layer's). The two are never mixed.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MANIFEST_FILE_NAME, parseManifest, type Manifest } from '../schema/manifest';
-import { emptyRecord, loadRecordFile, parseRecord, type LastApplied } from './record';
+import { ALIASED_MANIFEST, MANIFEST_FILE_NAME, parseManifest, type Manifest } from '../schema/manifest';
+import { emptyRecord, loadRecordFile, parseRecord, type LastApplied, type RecordOrigin } from './record';
 
 export interface SourceOptions {
   manifest?: string;
@@ -18,7 +20,27 @@ export interface SourceOptions {
   lastApplied?: string;
   /** Name of an environment variable holding a record or previous manifest as JSON (read only). */
   lastAppliedEnv?: string;
+  /** Which record a synthesized stack is compared with; default: the one that exists (never both). */
+  record?: RecordKind;
 }
+
+export const RECORD_KINDS = ['terraform', 'keyward'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+export type { RecordOrigin };
+
+/** A stack's Terraform state, as a record (see src/terraform/state). */
+export interface TerraformStateRecord {
+  record: LastApplied;
+  /** Ids Terraform's destroy leaves on the server (retain_on_destroy). */
+  retained: string[];
+  /** keyward resources in the state: 0 means never deployed by Terraform. */
+  resources: number;
+  location: string;
+}
+
+/** Reads the Terraform state of a synthesized stack directory (holding cdk.tf.json): the objects of one server (provider alias). */
+export type TerraformStateReader = (stackDir: string, alias?: string) => TerraformStateRecord;
 
 export interface LoadedSource {
   manifest: Manifest;
@@ -26,9 +48,17 @@ export interface LoadedSource {
   /** Where the CLI keeps the record; undefined when the record came from the environment. */
   recordPath?: string;
   record: LastApplied;
+  origin: RecordOrigin;
+  /** The synthesized stack's name (--dir, --app). */
+  stack?: string;
+  /** Ids whose removal leaves the object on the server (Terraform's retain_on_destroy). */
+  retained: string[];
 }
 
-/** Manifests under a cdktf output directory, keyed by stack name. */
+/**
+ * Manifests under a cdktf output directory, keyed by stack name, or `<stack>/<alias>` for a stack's
+ * aliased server (keyward.<alias>.manifest.json).
+ */
 export function findManifests(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (existsSync(join(dir, MANIFEST_FILE_NAME))) out.set(basename(resolve(dir)), join(dir, MANIFEST_FILE_NAME));
@@ -37,6 +67,11 @@ export function findManifests(dir: string): Map<string, string> {
     for (const s of readdirSync(stacks).sort()) {
       const p = join(stacks, s, MANIFEST_FILE_NAME);
       if (existsSync(p)) out.set(s, p);
+      if (!existsSync(join(stacks, s)) || !statSync(join(stacks, s)).isDirectory()) continue;
+      for (const f of readdirSync(join(stacks, s)).sort()) {
+        const alias = ALIASED_MANIFEST.exec(f)?.[1];
+        if (alias) out.set(`${s}/${alias}`, join(stacks, s, f));
+      }
     }
   }
   return out;
@@ -61,13 +96,17 @@ function runApp(app: string, outdir: string): void {
   if (r.status !== 0) throw new Error(`--app ${JSON.stringify(app)} exited with status ${r.status ?? r.signal}`);
 }
 
-export function loadSource(o: SourceOptions): LoadedSource {
+export function loadSource(o: SourceOptions, readState?: TerraformStateReader): LoadedSource {
   const given = [o.manifest, o.dir, o.app].filter((x) => x !== undefined).length;
   if (given === 0) throw new Error('no desired state: give --manifest FILE, --dir CDKTF_OUT or --app "<command>"');
   if (o.manifest && (o.dir || o.app)) throw new Error('--manifest cannot be combined with --dir or --app');
+  if (o.record === 'terraform' && o.manifest) throw new Error('--record terraform needs a synthesized stack (--dir or --app): a manifest file has no Terraform state');
+  if (o.record && (o.lastApplied || o.lastAppliedEnv)) throw new Error('--record cannot be combined with --last-applied or --last-applied-env (they name a keyward record)');
   let manifestPath: string;
   let defaultRecord: string;
   let json: unknown;
+  let stack: string | undefined;
+  let state: TerraformStateRecord | undefined;
   // An --app run synthesizes into a temporary directory, removed once the manifest is read.
   const temp = o.app && !o.dir ? mkdtempSync(join(tmpdir(), 'keyward-synth-')) : undefined;
   try {
@@ -79,9 +118,13 @@ export function loadSource(o: SourceOptions): LoadedSource {
       if (o.app) runApp(o.app, dir);
       const picked = pickManifest(dir, o.stack);
       manifestPath = picked.path;
+      stack = picked.stack;
       // Beside the synthesized output, not inside it: synth rewrites cdktf.out.
       const base = temp ? process.cwd() : dirname(resolve(dir));
-      defaultRecord = join(base, `keyward.${picked.stack}.last-applied.json`);
+      defaultRecord = join(base, `keyward.${picked.stack.replace('/', '.')}.last-applied.json`);
+      // Read while the synthesized stack (its backend block) is still there.
+      const explicit = o.lastApplied !== undefined || o.lastAppliedEnv !== undefined || o.record === 'keyward';
+      if (!explicit && readState) state = readState(dirname(manifestPath), picked.stack.split('/')[1]);
     }
     try {
       json = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -92,15 +135,29 @@ export function loadSource(o: SourceOptions): LoadedSource {
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
   const manifest = parseManifest(json);
+  const base = { manifest, manifestPath, stack, retained: [] as string[] };
   if (o.lastAppliedEnv) {
     const raw = process.env[o.lastAppliedEnv];
     const record = raw && raw.trim() !== '' && raw.trim() !== 'null' ? parseRecord(JSON.parse(raw)) : emptyRecord();
-    return { manifest, manifestPath, record };
+    return { ...base, record, origin: { kind: 'environment', location: `$${o.lastAppliedEnv}` } };
   }
   const recordPath = o.lastApplied ?? defaultRecord;
-  // A synthesized stack with no record of keyward's own is deployed by Terraform, whose provider
-  // tracks what it manages: the manifest then stands for what was applied (no deletes, secrets as
-  // fingerprinted), so a plan right after `cdktf deploy` is empty.
-  if (!o.manifest && !o.lastApplied && !existsSync(recordPath)) return { manifest, manifestPath, recordPath, record: parseRecord(json) };
-  return { manifest, manifestPath, recordPath, record: loadRecordFile(recordPath) };
+  const keyward = (): LoadedSource => ({
+    ...base,
+    recordPath,
+    record: loadRecordFile(recordPath),
+    origin: existsSync(recordPath) ? { kind: 'keyward-record', location: recordPath } : { kind: 'none' },
+  });
+  if (o.manifest || o.lastApplied || o.record === 'keyward') return keyward();
+  if (o.record === 'terraform' && !state) throw new Error('--record terraform: no Terraform state reader for this source');
+  const fromState = (s: TerraformStateRecord): LoadedSource => ({ ...base, record: s.record, retained: s.retained, origin: { kind: 'terraform-state', location: s.location } });
+  if (o.record === 'terraform') return fromState(state!);
+  const deployed = state !== undefined && state.resources > 0;
+  if (deployed && existsSync(recordPath)) {
+    throw new Error(
+      `stack ${JSON.stringify(stack)} has two records of what was applied: Terraform's state (${state!.location}) and keyward's own (${recordPath}). ` +
+        `Choose one: --record terraform for a stack deployed with cdktf deploy (then delete ${recordPath}, left by an earlier keyward apply), or --record keyward for a stack keyward apply manages.`,
+    );
+  }
+  return deployed ? fromState(state!) : keyward();
 }

@@ -13,6 +13,10 @@ import { fieldsForStorageType, type StorageType } from './snapshot-fields';
 
 /** File name the constructs write next to cdk.tf.json, and the CLI looks for. */
 export const MANIFEST_FILE_NAME = 'keyward.manifest.json';
+
+/** The manifest of a stack's server: keyward.manifest.json, or keyward.<alias>.manifest.json for an aliased one. */
+export const manifestFileName = (alias?: string): string => (alias ? `keyward.${alias}.manifest.json` : MANIFEST_FILE_NAME);
+export const ALIASED_MANIFEST = /^keyward\.([a-z][a-z0-9_-]*)\.manifest\.json$/;
 export const MANIFEST_VERSION = 1;
 
 /** Environment variable names: POSIX style. */

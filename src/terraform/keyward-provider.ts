@@ -1,6 +1,7 @@
 // The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
-// environment conventions; VAULT_ADDR, VAULT_NAMESPACE and KEYWARD_DIALECT override the block, the
-// token comes only from VAULT_TOKEN; request_timeout and max_retries default to
+// environment conventions, resolved as the CLI does: the block's address wins over VAULT_ADDR, which
+// is the fallback (a difference is a warning); VAULT_NAMESPACE and KEYWARD_DIALECT override the
+// block; the token comes from VAULT_TOKEN, then ~/.vault-token, never the configuration; request_timeout and max_retries default to
 // VAULT_CLIENT_TIMEOUT and VAULT_MAX_RETRIES), its resources, and cancellation: StopProvider
 // (Terraform's Ctrl-C) aborts every request in flight. The protocol layer (src/terraform/plugin) serves it.
 
@@ -16,14 +17,15 @@ import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schem
 import { errorAt, hasUnknown, str } from './resources/values';
 import { DiagnosticsError } from './plugin/contract';
 import { parseMaxRetries, parseTimeoutMs } from '../client/time-bounds';
+import { resolveAddress } from '../client/server-address';
 
 export type { KeywardProviderContext } from './resources/context';
 
 const providerSchema: BlockSchema = {
   version: 0,
-  description: 'Manages a keyward or Vault-compatible server\'s `cloud` auth method (mount, config, roles) and its automated snapshot configurations. The token is read only from the `VAULT_TOKEN` environment variable, never from the configuration or the state.',
+  description: 'Manages a keyward or Vault-compatible server\'s `cloud` auth method (mount, config, roles) and its automated snapshot configurations. The token is read from the `VAULT_TOKEN` environment variable, then from `~/.vault-token` (as Vault\'s own clients do), never from the configuration or the state. Several servers in one configuration: one provider block per server, with `alias`.',
   attributes: {
-    address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`; `VAULT_ADDR` overrides it.' },
+    address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`. It wins over `VAULT_ADDR` (a different `VAULT_ADDR` is a warning); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.' },
     namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
     cloud_plugin: {
       type: { kind: 'string' },
@@ -92,7 +94,7 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
   const stop = new AbortController();
   return {
     schema: providerSchema,
-    validate: validateProvider,
+    validate: (config) => [...validateProvider(config), ...addressWarnings(config, env)],
     async configure(config) {
       // 64 requests in flight: a server that makes each write durable before answering (keyward's
       // group fsync) took 4,000 role writes ~10% faster than with 32 here.
@@ -107,7 +109,6 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
       const settings = settingsFromEnv(
         {
-          address: env.VAULT_ADDR || str(config.address),
           namespace: env.VAULT_NAMESPACE || str(config.namespace),
           snapshotAddress: env.KEYWARD_SNAPSHOT_ADDR || str(config.snapshot_address),
           cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
@@ -118,8 +119,9 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         },
         env,
         // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
-        // KEYWARD_DIALECT overrides it here as it does for `keyward plan`, like VAULT_ADDR.
-        { dialect: str(config.dialect) as ServerDialect | undefined },
+        // KEYWARD_DIALECT overrides it here as it does for `keyward plan`.
+        // The block's address is the stack's declared one: it wins over VAULT_ADDR (resolveAddress).
+        { dialect: str(config.dialect) as ServerDialect | undefined, address: str(config.address) },
       );
       if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
       // Made on first use: Terraform configures the provider in every walk, and an apply walk with
@@ -147,11 +149,19 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
   };
 }
 
-/** VAULT_TOKEN unset: said plainly at configure, before a request gets a bare 403. */
+/** VAULT_TOKEN unset and no ~/.vault-token: said plainly at configure, before a request gets a bare 403. */
 function missingToken(address: string): Diagnostic {
   return {
     severity: 'error',
     summary: 'VAULT_TOKEN is not set',
-    detail: `The keyward provider reads its token only from the VAULT_TOKEN environment variable (never from the configuration or the state). Set VAULT_TOKEN to a token for ${address} in the environment of terraform (or cdktf) and run again.`,
+    detail: `The keyward provider reads its token from the VAULT_TOKEN environment variable, then from ~/.vault-token (never from the configuration or the state); neither has one. Set VAULT_TOKEN to a token for ${address} in the environment of terraform (or cdktf), or \`vault login\`, and run again.`,
   };
+}
+
+/** A VAULT_ADDR other than the block's address: the block wins (as in terraform-provider-vault), said at validate. */
+function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
+  const declared = str(config.address);
+  if (declared === undefined || hasUnknown(config.address)) return [];
+  const { warning } = resolveAddress(undefined, declared, env);
+  return warning ? [{ severity: 'warning', summary: 'VAULT_ADDR is not the provider\'s address', detail: warning, attribute: ['address'] }] : [];
 }

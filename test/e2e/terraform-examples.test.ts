@@ -52,8 +52,11 @@ describe('the HCL examples, applied with terraform against the embedded engine',
   beforeAll(async () => {
     engine = await startTestEngine();
     w = terraformWorkdir('keyward-tf-examples-', env);
-    // As a user copies them: the provider file, then each resource example as its own file.
-    w.write('provider.tf', readFileSync(join(EXAMPLES, 'provider', 'provider.tf'), 'utf8'));
+    // As a user copies them: the provider file (with their server's address, which wins over
+    // VAULT_ADDR), then each resource example as its own file.
+    const provider = readFileSync(join(EXAMPLES, 'provider', 'provider.tf'), 'utf8');
+    expect(provider).toContain('"https://vault.example.com:8200"');
+    w.write('provider.tf', provider.replace('https://vault.example.com:8200', engine.url));
     for (const t of RESOURCE_TYPES) w.write(`${t}.tf`, readFileSync(join(EXAMPLES, 'resources', t, 'resource.tf'), 'utf8'));
   }, 60_000);
   afterAll(async () => {

@@ -178,13 +178,15 @@ describe('terraform against a server that does not answer', () => {
   }, 120_000);
 
   it('VAULT_TOKEN unset and a wrong address: one diagnostic each that says what to do', async () => {
-    const noToken = await tf(['plan', '-input=false'], { VAULT_TOKEN: undefined });
+    const noToken = await tf(['plan', '-input=false'], { VAULT_TOKEN: undefined, HOME: dir });
     expect(noToken.code).toBe(1);
     const a = noToken.out.replace(/\s+/g, ' ');
     expect(a).toContain('Error: VAULT_TOKEN is not set');
     expect(a).toContain(`Set VAULT_TOKEN to a token for ${engine.url}`);
     expect(a).not.toContain('403');
-    const wrong = await tf(['plan', '-input=false'], { VAULT_ADDR: 'http://127.0.0.1:9' });
+    config({ address: 'http://127.0.0.1:9' });
+    const wrong = await tf(['plan', '-input=false']);
+    config({});
     expect(wrong.code).toBe(1);
     const b = wrong.out.replace(/\s+/g, ' ');
     expect(b).toMatch(/GET http:\/\/127\.0\.0\.1:9\/v1\/\S+: no response from the server \(ECONNREFUSED\) \(attempt 3 of 3\): check that the server is running at http:\/\/127\.0\.0\.1:9/);

@@ -194,11 +194,15 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     expect(vault.snapshots.get('azure')).toMatchObject({ azure_client_id: 'client-1' });
     await planEmpty();
 
-    // Through a standby that does not forward (307 to the active node): plan and apply work.
+    // Through a standby that does not forward (307 to the active node): plan and apply work. The
+    // provider block's address is the standby's (it wins over VAULT_ADDR).
     const standby = await vault.standby('standby');
-    await planEmpty({ VAULT_ADDR: standby.url });
+    address = standby.url;
+    write({ ...BASE, retain: 5, tokenTtl: '2h' });
+    await planEmpty();
     write({ ...BASE, retain: 6, tokenTtl: '2h' });
-    expect(await w.ok(['apply', '-input=false', '-auto-approve'], { VAULT_ADDR: standby.url })).toContain('0 added, 2 changed, 0 destroyed');
+    expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('0 added, 2 changed, 0 destroyed');
+    address = vault.url;
     expect(standby.requests.length).toBeGreaterThan(0);
     expect(vault.snapshots.get('s3')).toMatchObject({ retain: 6, aws_secret_access_key: S3_SECRET });
 

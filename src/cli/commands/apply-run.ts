@@ -7,18 +7,22 @@ import { desiredFromManifest, type DesiredState } from '../../reconcile/desired'
 import { readLive } from '../../reconcile/live';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan, planFrom } from '../../reconcile/plan';
+import { refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { loadPlanFile } from '../../reconcile/plan-file';
 import { lineProgress, ttyProgress } from '../../reconcile/progress';
 import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastApplied } from '../../reconcile/record';
 import { renderText } from '../../reconcile/render-text';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
-import { resolveSource } from '../project';
+import { resolveSource, terraformManaged } from '../project';
 import { withResend } from '../resend';
+import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
 import { openClient, parallelismOf } from '../session';
 
-export function applySummary(r: ApplyResult): string {
+export function applySummary(r: ApplyResult, op: Operation = 'apply'): string {
   const n = (a: string) => r.applied.filter((x) => x.action === a).length;
+  // A destroy says so, as `terraform destroy` ends with "Destroy complete!"; it only deletes (a kept config is reset).
+  if (op === 'destroy') return `Destroy complete: ${n('delete')} deleted${n('update') ? `, ${n('update')} reset` : ''}.\n`;
   return `Apply complete: ${n('create')} created, ${n('update')} updated, ${n('replace')} replaced, ${n('delete')} deleted.\n`;
 }
 
@@ -30,6 +34,7 @@ export async function executePlan(
   plan: Plan,
   recordPath: string | undefined,
   parallelism: number,
+  op: Operation = 'apply',
 ): Promise<ApplyResult> {
   const progress = process.stderr.isTTY ? ttyProgress(process.stderr) : lineProgress((l) => process.stdout.write(l + '\n'));
   let result: ApplyResult;
@@ -43,7 +48,7 @@ export async function executePlan(
     if (e instanceof ApplyError) process.stdout.write(serverWarnings(e.result));
     throw e;
   }
-  process.stdout.write(serverWarnings(result) + applySummary(result));
+  process.stdout.write(serverWarnings(result) + applySummary(result, op));
   return result;
 }
 
@@ -82,9 +87,11 @@ async function applySaved(flags: ApplyFlags, planPath: string): Promise<number> 
 }
 
 export async function runApply(flags: ApplyFlags): Promise<number> {
+  if (isPlanOnly(process.env)) throw new Error(PLAN_ONLY_APPLY_REFUSED);
   if (flags.plan) return applySaved(flags, flags.plan);
   requireApprovalPossible('apply', flags.autoApprove);
   const src = resolveSource(flags);
+  if (src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, 'keyward apply would change the server behind its back'));
   return planAndApply('apply', flags, src.manifest.server, withResend(desiredFromManifest(src.manifest), flags.resend), src.record, src.recordPath);
 }
 
@@ -101,13 +108,14 @@ export async function planAndApply(
   const client = openClient(flags, server);
   try {
     const { plan } = await makePlan(client, desired, record, { parallelism: par });
+    await refuseServerRuleProblems(client, desired, plan);
     process.stdout.write(renderText(plan));
     if (!hasChanges(plan)) return 0;
     if (!flags.autoApprove && !(await askApproval(op))) {
       process.stderr.write(`${cancelledMessage(op)} Nothing was changed.\n`);
       return 1;
     }
-    await executePlan(client, desired, record, plan, recordPath, par);
+    await executePlan(client, desired, record, plan, recordPath, par, op);
     return 0;
   } finally {
     await client.close();

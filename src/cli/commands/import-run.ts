@@ -4,6 +4,16 @@ import { writeFileSync } from 'node:fs';
 import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../reconcile/import-code';
 import type { ConnectionFlags } from '../options';
 import { openClient, parallelismOf } from '../session';
+import { preferredLibrary } from '../../../constructs/cdk-library';
+
+function canResolve(lib: string): boolean {
+  try {
+    require.resolve(lib, { paths: [process.cwd(), __dirname] });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type ImportFlags = ConnectionFlags & { mount?: string; snapshots?: boolean; module: string; stack: string; out?: string };
 
@@ -11,7 +21,9 @@ export async function runImport(flags: ImportFlags): Promise<string> {
   if (!flags.mount === !flags.snapshots) throw new Error('give exactly one of --mount <path> or --snapshots');
   const client = openClient(flags);
   try {
-    const o = { module: flags.module, stackName: flags.stack, source: client.address, dialect: await client.dialect() };
+    // The generated app imports App and TerraformStack from the library this app uses (cdktn or cdktf).
+    const cdkLibrary = preferredLibrary(process.cwd(), (lib) => canResolve(lib));
+    const o = { module: flags.module, stackName: flags.stack, source: client.address, dialect: await client.dialect(), cdkLibrary };
     const code = flags.mount
       ? mountCode(await readMountForImport(client, flags.mount.replace(/^\/+|\/+$/g, ''), parallelismOf(flags)), o)
       : snapshotsCode(await readSnapshotsForImport(client, parallelismOf(flags)), o);

@@ -1,23 +1,29 @@
 // The work of `keyward plan`, loaded only when the command runs (not for --help or --version).
 
 import { desiredFromManifest } from '../../reconcile/desired';
+import { refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan } from '../../reconcile/plan';
+import { keepStoredFingerprints } from '../../reconcile/plan-only';
+import { withRecord } from '../../reconcile/plan-record';
+import { isPlanOnly, PLAN_ONLY_ENV } from '../../schema/plan-only';
+import type { LoadedSource } from '../../reconcile/source';
 import { savePlanFile } from '../../reconcile/plan-file';
 import { renderJson } from '../../reconcile/render-json';
 import { renderMarkdown } from '../../reconcile/render-markdown';
 import { renderText } from '../../reconcile/render-text';
 import { inServerNames } from '../../reconcile/server-names';
 import type { Format, PlanFlags } from '../options';
-import { resolveSource } from '../project';
+import { resolveSource, terraformManaged } from '../project';
 import { withResend } from '../resend';
 import { openClient, parallelismOf } from '../session';
 
 /** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
 const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The command that applies what this plan shows: the saved plan, or the same sources again. */
-export function applyCommandFor(flags: PlanFlags): string {
+/** The command that applies what this plan shows: Terraform's deploy, the saved plan, or the same sources again. */
+export function applyCommandFor(flags: PlanFlags, src?: Pick<LoadedSource, 'origin' | 'stack'>): string {
+  if (src?.origin.kind === 'terraform-state') return `cdktf deploy${src.stack ? ` ${word(src.stack)}` : ''}`;
   if (flags.out) return `keyward apply --plan ${word(flags.out)}`;
   const args = ['keyward', 'apply'];
   const pairs: [string, string | undefined][] = [
@@ -27,6 +33,7 @@ export function applyCommandFor(flags: PlanFlags): string {
     ['--stack', flags.stack],
     ['--last-applied', flags.lastApplied],
     ['--last-applied-env', flags.lastAppliedEnv],
+    ['--record', flags.record],
   ];
   for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
   for (const id of flags.resend ?? []) args.push('--resend', word(id));
@@ -37,13 +44,31 @@ export function render(plan: Plan, format: Format, applyCommand?: string): strin
   return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan, { applyCommand }) : renderText(plan);
 }
 
+/** An --app synth in plan-only mode names unset secret variables instead of failing. */
+function inPlanOnlyMode<T>(f: () => T): T {
+  const before = process.env[PLAN_ONLY_ENV];
+  process.env[PLAN_ONLY_ENV] = '1';
+  try {
+    return f();
+  } finally {
+    if (before === undefined) delete process.env[PLAN_ONLY_ENV];
+    else process.env[PLAN_ONLY_ENV] = before;
+  }
+}
+
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  const src = resolveSource(flags);
-  const desired = withResend(desiredFromManifest(src.manifest), flags.resend);
+  const planOnly = flags.planOnly === true || isPlanOnly(process.env);
+  if (planOnly && flags.out) throw new Error('--out: a plan-only plan (unset secrets taken as unchanged) cannot be applied, so it is not saved; plan again with every secret set');
+  const src = planOnly ? inPlanOnlyMode(() => resolveSource(flags)) : resolveSource(flags);
+  if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
+  const desired = withResend(desiredFromManifest(src.manifest, process.env, { unsetSecretsUnchanged: planOnly }), flags.resend);
+  const unsetSecrets = keepStoredFingerprints(desired, src.record);
   const client = openClient(flags, src.manifest.server);
   try {
-    const { plan } = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
-    write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags)));
+    const made = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
+    await refuseServerRuleProblems(client, desired, made.plan);
+    const plan = { ...withRecord(made.plan, src.origin, src.retained), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
+    write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
   } finally {

@@ -1,6 +1,7 @@
 // `keyward server`: the embedded engine, in dev mode (like `vault server -dev`) or from a config file.
 
 import type { Command } from 'commander';
+import { rmSync } from 'node:fs';
 import type { EngineOptions } from '../../engine/engine';
 import type { Logger } from '../../engine/log';
 
@@ -82,9 +83,11 @@ export function registerServer(program: Command): void {
       const options = optionsFrom(flags);
       installRejectionLogger(createLogger(options.logLevel ?? 'info'));
       const engine = await startEngine(options);
+      // Like `vault server -dev`, a dev server without --data-dir keeps nothing (seal.key included).
+      const temporary = flags.dev === true && flags.dataDir === undefined;
       const lines = [
         `keyward engine listening on ${engine.url} (edition: ${engine.edition}${flags.dev ? ', dev mode' : ''})`,
-        `data directory: ${engine.dataDir}`,
+        `data directory: ${engine.dataDir}${temporary ? ' (removed on exit; --data-dir keeps one)' : ''}`,
         '',
         `    export VAULT_ADDR='${engine.url}'`,
       ];
@@ -108,7 +111,10 @@ export function registerServer(program: Command): void {
           process.exit(1);
         }, SHUTDOWN_LIMIT_MS).unref();
         engine.close().then(
-          () => process.exit(0),
+          () => {
+            if (temporary) rmSync(engine.dataDir, { recursive: true, force: true });
+            process.exit(0);
+          },
           (e) => {
             process.stderr.write(`shutdown failed: ${String(e)}\n`);
             process.exit(1);

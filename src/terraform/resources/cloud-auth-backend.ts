@@ -15,6 +15,9 @@ import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
+import { retainedWarnings } from './retained';
+import { DialectDetectionError } from '../../client/dialect/detect';
+import { VaultClientError } from '../../client/errors';
 
 export { backendSchema };
 
@@ -37,7 +40,7 @@ export function validateBackend(config: ObjectValue): Diagnostic[] {
 
 export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest): Promise<PlanResult> {
   const config = req.config;
-  if (!config) return { planned: null };
+  if (!config) return { planned: null, diagnostics: retainedWarnings(`auth/${String(req.prior?.path)}`, 'mount, its config and its roles stay', req.prior) };
   const diagnostics = validateBackend(config);
   if (diagnostics.some((d) => d.severity === 'error')) {
     // Everything wrong in one plan: the secret's environment problems beside the invalid values.
@@ -91,28 +94,31 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
 }
 
 /**
- * A create on a path the server already uses. A cloud mount is adopted, as the docs promise (a
- * mount made by `keyward apply` or by hand carries on under Terraform), with a warning that says
- * so and how to import it instead; any other mount type is an error at plan, not at apply.
+ * A create on a path the server already uses: refused at plan, not at apply. Writing onto an
+ * existing cloud mount would overwrite its description, config and roles silently, so the error
+ * says how to import it (as keyward_cloud_auth_role and keyward_snapshot_auto_config do).
  */
 async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
   let existing: { type: string } | undefined;
   try {
     existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
-  } catch {
-    return []; // apply reports an unreachable server
+  } catch (e) {
+    // An unreachable or failing server is apply's to report (it retries); an answer that says the
+    // token, the address or the dialect is wrong is reported now, once, in plain words.
+    if (e instanceof DialectDetectionError) return [errorAt(['path'], 'Cannot tell which dialect the server speaks', e.message)];
+    if (VaultClientError.is(e) && e.status !== 0 && !e.retryable) return [errorAt(['path'], `Could not read the auth mounts of ${e.address ?? 'the server'}`, e.message)];
+    return [];
   }
   if (!existing) return [];
   if (existing.type !== 'cloud') {
     return [errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.')];
   }
   return [
-    {
-      severity: 'warning',
-      summary: `auth/${path} already exists on the server: this resource adopts it`,
-      detail: `Apply writes the declared description, config and roles onto the existing mount; roles it holds that the configuration does not declare are left alone (deleted with exclusive_roles). To manage it with what it holds instead, import it: \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }.`,
-      attribute: ['path'],
-    },
+    errorAt(
+      ['path'],
+      `auth/${path} already exists on the server`,
+      `It is not in this configuration's state, and creating it would overwrite its description, config and roles. Import it to manage it: in a cdktf stack \`backend.importFrom(${JSON.stringify(path)})\` on the CloudAuthBackend (\`keyward import --mount ${path}\` writes it); in HCL \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }. Or choose another path.`,
+    ),
   ];
 }
 

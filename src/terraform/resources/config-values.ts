@@ -77,7 +77,7 @@ export function configSecretDiagnostics(ctx: KeywardProviderContext, base: Attri
 
 export function planConfig(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null): { planned: ObjectValue; diagnostics: Diagnostic[] } {
   const planned: ObjectValue = { ...emptyConfig(), ...config };
-  const diagnostics = planSecret(ctx, base, SECRET, config, planned);
+  const diagnostics = planSecret(ctx, base, SECRET, config, planned, prior);
   if (!NAMES.some((n) => hasUnknown(config[n]))) {
     const c = canonical(config);
     const p = prior ? canonical(prior) : undefined;

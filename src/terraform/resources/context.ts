@@ -3,6 +3,7 @@
 // environment secrets are read from.
 
 import type { VaultClient } from '../../client/vault-client';
+import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED, PLAN_ONLY_ENV } from '../../schema/plan-only';
 import { DiagnosticsError } from '../plugin/contract';
 
 export interface KeywardProviderContext {
@@ -16,8 +17,12 @@ export interface KeywardProviderContext {
   parallelism: number;
 }
 
-/** The client, or a diagnostic saying why there is none (only reachable with unknown provider config). */
+/**
+ * The client apply writes with, or a diagnostic saying why there is none: unknown provider config,
+ * or plan-only mode (KEYWARD_PLAN_ONLY), whose plans took unset secrets as unchanged.
+ */
 export function clientOf(ctx: KeywardProviderContext): VaultClient {
+  if (isPlanOnly(ctx.env)) throw new DiagnosticsError([{ severity: 'error', summary: `${PLAN_ONLY_ENV} is set: nothing is applied`, detail: PLAN_ONLY_APPLY_REFUSED }]);
   if (ctx.client) return ctx.client;
   throw new DiagnosticsError([
     { severity: 'error', summary: 'The keyward provider is not configured', detail: 'The provider block has values that are only known after apply; keyward needs them to reach the server.' },

@@ -4,14 +4,19 @@
 // and `<field>_fingerprint` (computed keyed HMAC). Values never enter state, plans or diagnostics.
 
 import { fingerprintSecret } from '../../schema/manifest';
+import { isPlanOnly, unsetSecretNote } from '../../schema/plan-only';
 import { DiagnosticsError, UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { errorAt, str } from './values';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The planned secret attributes of `field` in `planned` (mutated), with diagnostics. */
-export function planSecret(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, planned: ObjectValue): Diagnostic[] {
+/**
+ * The planned secret attributes of `field` in `planned` (mutated), with diagnostics. In plan-only
+ * mode (KEYWARD_PLAN_ONLY) an unset variable keeps the prior fingerprint (unknown for a new
+ * object), with a warning naming it; apply then refuses (see the provider's apply guard).
+ */
+export function planSecret(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, planned: ObjectValue, prior?: ObjectValue | null): Diagnostic[] {
   const envAttr = `${field}_env`;
   const envName = config[envAttr];
   const wo = config[`${field}_wo`];
@@ -25,6 +30,11 @@ export function planSecret(ctx: KeywardProviderContext, base: AttributePath, fie
   if (wo !== null && wo !== undefined) return [errorAt([...base, envAttr], `Set only one of ${field}_env and ${field}_wo`)];
   if (!ENV_NAME.test(envName)) return [errorAt([...base, envAttr], `${envAttr} must be an environment variable name like CLOUD_CREDENTIALS`)];
   const value = ctx.env[envName];
+  if (value === undefined && isPlanOnly(ctx.env)) {
+    const kept = prior?.[`${field}_env`] === envName ? prior[`${field}_fingerprint`] : undefined;
+    planned[`${field}_fingerprint`] = typeof kept === 'string' ? kept : UNKNOWN;
+    return [{ severity: 'warning', summary: `${envName} is not set: taken as unchanged (plan only)`, detail: `${unsetSecretNote(envName)}.`, attribute: [...base, envAttr] }];
+  }
   if (value === undefined) {
     return [errorAt([...base, envAttr], `${envName} is not set`, `${envAttr} names the environment variable ${envName}, which is not set in the environment of terraform/cdktf; set it (an unset secret is never sent as a reset).`)];
   }

@@ -17,6 +17,8 @@ import { problemDiagnostics } from './field-diagnostics';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
+import { snapshotServerProblems } from '../../reconcile/server-rules';
+import { retainedWarnings } from './retained';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -96,7 +98,7 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
     errorAt(
       ['name'],
       `Snapshot config ${JSON.stringify(name)} already exists on the server`,
-      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
     ),
   ]);
 }
@@ -130,6 +132,20 @@ async function undeclaredHeld(ctx: KeywardProviderContext, name: string, config:
     .map((s) => ({ severity: 'warning' as const, summary: `${s} is stored on the server but not declared`, detail: undeclaredSecretWarning(s), attribute: [`${s}_env`] }));
 }
 
+/** The server's own rules (the embedded engine's stricter ones) on a config about to be written, at plan. */
+async function serverRuleDiagnostics(ctx: KeywardProviderContext, config: ObjectValue, prior: ObjectValue | null): Promise<Diagnostic[]> {
+  if (!ctx.client || PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return [];
+  const after = canonical(config);
+  if (prior && sameValue(after, canonical(prior))) return [];
+  let dialect;
+  try {
+    dialect = await ctx.client.dialect();
+  } catch {
+    return []; // apply reports a server that cannot answer
+  }
+  return snapshotServerProblems(dialect, after).map(([field, m]) => errorAt([field in schema.attributes ? field : 'storage_type'], `Invalid ${field}: ${m}`, `Given: ${field} = ${JSON.stringify(config[field])}.`));
+}
+
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   typeName: 'keyward_snapshot_auto_config',
   schema,
@@ -151,7 +167,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
   },
   async plan(ctx, req) {
     const config = req.config;
-    if (!config) return { planned: null };
+    if (!config) return { planned: null, diagnostics: retainedWarnings(`Snapshot config ${JSON.stringify(req.prior?.name)}`, 'configuration stays', req.prior) };
     const diagnostics = validate(config);
     if (diagnostics.length) {
       // Everything wrong in one plan: unset secret variables beside the invalid values.
@@ -168,10 +184,11 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       const p = prior ? canonical(prior) : undefined;
       for (const n of PLAIN_NAMES) planned[n] = plannedSpelling(KIND[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
     }
-    for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned));
-    if (diagnostics.length) throw new DiagnosticsError(diagnostics);
-    const warnings = prior && stableJson(prior) !== stableJson(planned) ? await undeclaredHeld(ctx, String(config.name), config) : [];
-    return { planned, requiresReplace: replace, diagnostics: warnings };
+    for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, planned, prior));
+    diagnostics.push(...(await serverRuleDiagnostics(ctx, config, prior)));
+    if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
+    if (prior && stableJson(prior) !== stableJson(planned)) diagnostics.push(...(await undeclaredHeld(ctx, String(config.name), config)));
+    return { planned, requiresReplace: replace, diagnostics };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);

@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -66,10 +66,20 @@ it('a bad config file is refused naming the field', async () => {
   expect(err).toMatch(/edition/);
 });
 
+it('dev mode without --data-dir removes its temporary data directory (seal.key included) on exit', async () => {
+  const s = await start(['server', '--dev', '--listen', '127.0.0.1:0', '--log-level', 'off']);
+  const dir = /data directory: (\S+) \(removed on exit/.exec(s.output.join('\n'))?.[1];
+  expect(dir).toBeDefined();
+  expect(existsSync(join(dir!, 'seal.key'))).toBe(true);
+  expect(await stop(s.child)).toBe(0);
+  expect(existsSync(dir!)).toBe(false);
+});
+
 it('dev mode honours --root-token and --data-dir', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-dev-'));
   const s = await start(['server', '--dev', '--listen', '127.0.0.1:0', '--root-token', 'dev-root', '--data-dir', dir, '--log-level', 'off']);
   expect(s.output.join('\n')).toMatch(/edition: enterprise, dev mode/);
   expect((await api(s.url, 'GET', 'sys/auth', { token: 'dev-root' })).status).toBe(200);
   expect(await stop(s.child)).toBe(0);
+  expect(existsSync(join(dir, 'seal.key'))).toBe(true); // --data-dir is kept
 });

@@ -115,7 +115,11 @@ test('a saved plan applies without asking, without a terminal', async () => {
   const applied = await plain(['apply', '--plan', saved]);
   expect(applied.out).toContain('Apply complete: 2 created');
   expect(applied.code).toBe(0);
-  expect((await plain(['destroy', '--manifest', file, '--auto-approve'])).code).toBe(0);
+  const destroyed = await plain(['destroy', '--manifest', file, '--auto-approve']);
+  expect(destroyed.code).toBe(0);
+  // A destroy ends as Terraform's does, not with "Apply complete".
+  expect(destroyed.out).toContain('Destroy complete: 2 deleted.');
+  expect(destroyed.out).not.toContain('Apply complete');
   expect(await mounted()).toBe(false);
 }, 60_000);
 

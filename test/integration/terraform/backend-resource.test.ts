@@ -127,6 +127,9 @@ test('destroy keeps a mount holding an undeclared role (its config as it is); wi
   expect((await api(engine, 'GET', 'sys/auth')).body.data['tf-gone/']).toBeUndefined();
 
   const kept = await d.deploy(null, d.config({ path: 'tf-retain', retain_on_destroy: true, roles: { web } }));
+  // The destroy plan says what Terraform's "will be destroyed" does not: the mount stays.
+  const destroyPlan = await d.plan(kept.state, null);
+  expect(destroyPlan.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'auth/tf-retain stays on the server (retain_on_destroy)' })]);
   await d.apply(kept.state, null, null);
   expect((await api(engine, 'GET', 'auth/tf-retain/role/web')).status).toBe(200);
   await close();
@@ -239,6 +242,23 @@ test('secrets: fingerprint only in state, rotation plans an update, unset env is
   expect(unset.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'GCP_AUTH_CREDENTIALS is not set', attribute: ['config', 'credentials_env'] })]);
   expect(writes()).toEqual([]);
 
+  // Plan-only mode (cdktf diff without production secrets): the unset secret is taken as unchanged,
+  // the stored fingerprint kept, with a warning naming it; an edit still plans; apply is refused.
+  d.ctx.env.KEYWARD_PLAN_ONLY = '1';
+  const refreshed = (await d.read(rotated.state!))!;
+  const planOnly = await d.plan(refreshed, config);
+  outputs.push(planOnly);
+  expect(planOnly.changes).toEqual([]);
+  expect(planOnly.diagnostics).toEqual([
+    expect.objectContaining({ severity: 'warning', summary: 'GCP_AUTH_CREDENTIALS is not set: taken as unchanged (plan only)', attribute: ['config', 'credentials_env'] }),
+  ]);
+  const edited = d.config({ path: 'tf-secret', config: { credentials_env: 'GCP_AUTH_CREDENTIALS' }, roles: { web: { ...web, token_ttl: '2h' } } });
+  const editPlan = await d.plan(refreshed, edited);
+  expect(editPlan.changes).toEqual(['roles["web"].token_ttl']);
+  await expect(d.apply(refreshed, editPlan.planned, edited)).rejects.toThrow(/KEYWARD_PLAN_ONLY is set: nothing is applied/);
+  expect(writes()).toEqual([]);
+  delete d.ctx.env.KEYWARD_PLAN_ONLY;
+
   // Write-only: sent on create and when the version changes, null in planned and applied state.
   const wo = (version: number, key: string) => d.config({ path: 'tf-wo', config: { credentials_wo: key, credentials_wo_version: version } });
   const w1 = await d.deploy(null, wo(1, key1));
@@ -281,14 +301,24 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
   await close();
 }, 180_000);
 
-test('creating on an existing cloud mount adopts it with a warning saying how to import; another mount type is a plan error', async () => {
-  const { d, close } = await driver();
+test('creating on an existing cloud mount is refused with the import command; imported, it plans only its differences; another mount type is a plan error', async () => {
+  const { d, writes, reset, close } = await driver();
   await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });
+  await api(engine, 'POST', 'auth/tf-adopt/role/web', { body: { type: 'iam', bound_service_accounts: web.bound_service_accounts, token_policies: web.token_policies, token_ttl: 3600 } });
+  reset();
   const p = await d.plan(null, d.config({ path: 'tf-adopt', roles: { web } }));
   expect(p.diagnostics).toEqual([
-    expect.objectContaining({ severity: 'warning', summary: 'auth/tf-adopt already exists on the server: this resource adopts it', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
+    expect.objectContaining({ severity: 'error', summary: 'auth/tf-adopt already exists on the server', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
   ]);
-  const { state } = await d.deploy(null, d.config({ path: 'tf-adopt', roles: { web } }));
+  expect(p.diagnostics[0].detail).toContain('backend.importFrom("tf-adopt")');
+  expect(writes()).toEqual([]);
+  // Imported (what importFrom makes Terraform do), the mount plans only what differs: its description.
+  const imported = (await d.read(await d.handler.import(d.ctx, 'tf-adopt')))!;
+  const { allow_vm_inference: _, ...plainWeb } = web;
+  const after = await d.plan(imported, d.config({ path: 'tf-adopt', description: 'by hand', config: {}, roles: { web: plainWeb } }));
+  expect(after.diagnostics).toEqual([]);
+  expect(after.changes).toEqual([]);
+  const { state } = await d.deploy(imported, d.config({ path: 'tf-adopt', roles: { web } }));
   expect(state!.accessor).toMatch(/^auth_cloud_/);
 
   // The engine's only other method is the token store, at auth/token.

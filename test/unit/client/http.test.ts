@@ -122,9 +122,18 @@ test('auth mounts are read from data, keyed without the trailing slash', async (
   await c.close();
 });
 
-test('settings follow VAULT_* with flags first and the manifest last', () => {
+test('settings follow VAULT_* with flags first; the declared address wins over VAULT_ADDR, with a warning', () => {
   const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
-  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({ address: 'https://env:8200', token: 't', namespace: 'ns', tlsSkipVerify: true });
+  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({
+    address: 'https://manifest',
+    addressWarning: 'VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); using https://manifest. Unset VAULT_ADDR or change the stack\'s address.',
+    token: 't',
+    tokenSource: 'VAULT_TOKEN',
+    namespace: 'ns',
+    tlsSkipVerify: true,
+  });
+  expect(settingsFromEnv({}, env, { address: 'https://ENV:8200/' }).addressWarning).toBeUndefined();
+  expect(settingsFromEnv({}, env).address).toBe('https://env:8200');
   expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');
   expect(settingsFromEnv({}, {}, { address: 'https://manifest', namespace: 'm' })).toMatchObject({ address: 'https://manifest', namespace: 'm', tlsSkipVerify: false });
   expect(settingsFromEnv({}, {}).address).toBe('http://127.0.0.1:8200');
@@ -189,4 +198,27 @@ describe('non-idempotent writes, Retry-After and read-after-write (issue 29, def
     expect(seen.map((r) => r.headers['x-vault-index'])).toEqual([undefined, 'state-1', 'state-1']);
     await c.close();
   });
+});
+
+test('a 403 to a token names where the token came from and the address', async () => {
+  const c = client({ tokenSource: 'VAULT_TOKEN', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  script = [json(403, { errors: ['permission denied'] })];
+  await expect(c.read('sys/auth')).rejects.toThrow(
+    `GET ${url}/v1/sys/auth: HTTP 403: permission denied (the token from VAULT_TOKEN was refused by ${url}: it is not a valid token there, has expired, or its policies do not allow this request; check VAULT_TOKEN)`,
+  );
+  await c.close();
+});
+
+test('a server that does not answer JSON (a web server at the address) is named as such, its body never echoed, a 2xx not retried', async () => {
+  const xml = (status: number): Step => (_q, r) => r.writeHead(status, { 'content-type': 'application/xml; charset=utf-8' }).end('<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>');
+  const c = client();
+  script = [xml(403)];
+  const e = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
+  expect(e.message).toBe(`GET ${url}/v1/sys/auth: HTTP 403: the server did not answer like Vault: its response is application/xml (61 bytes), not JSON. Is ${url} a Vault-compatible server? Check VAULT_ADDR or the stack's address`);
+  script = [xml(200), xml(200)];
+  const ok = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
+  expect(ok.message).toContain('HTTP 200: the server did not answer like Vault');
+  expect(ok.message).not.toContain('AccessDenied');
+  expect(script).toHaveLength(1); // one attempt
+  await c.close();
 });

@@ -1,7 +1,8 @@
 // How secret props are bound: plain values by the environment variable that holds them, tokens by
 // their sensitive TerraformVariable; problems never quote the value.
 
-import { TerraformVariable, TerraformLocal } from 'cdktf';
+import { Testing, TerraformVariable, TerraformLocal } from 'cdktf';
+import { CloudAuthBackend } from '../../../constructs';
 import { bindSecret, isSecretProblem, secretFromEnv } from '../../../constructs/secret';
 import { newStack, withEnv } from './fixtures';
 
@@ -50,6 +51,22 @@ describe('secrets from unset environment variables', () => {
       expect(bindSecret(stack, 'f', secretFromEnv('KW_SECRET_Z'))).toEqual({ field: 'f', env: 'KW_SECRET_Z', plainValue: 'shared-value' });
     } finally {
       delete process.env.KW_SECRET_Z;
+    }
+  });
+
+  it('in plan-only mode (KEYWARD_PLAN_ONLY=1) an unset variable is named, with no value and no format check', () => {
+    delete process.env.GCP_AUTH_CREDENTIALS;
+    process.env.KEYWARD_PLAN_ONLY = '1';
+    try {
+      const { stack, server } = newStack();
+      const creds = secretFromEnv('GCP_AUTH_CREDENTIALS');
+      expect(bindSecret(stack, 'config.credentials', creds)).toEqual({ field: 'config.credentials', env: 'GCP_AUTH_CREDENTIALS' });
+      // The backend synthesizes (its credentials format check skips the stand-in), naming the variable only.
+      new CloudAuthBackend(stack, 'cloud', { server, config: { credentials: creds } });
+      const tf = JSON.parse(Testing.synth(stack)) as { resource: { keyward_cloud_auth_backend: Record<string, { config: Record<string, unknown> }> } };
+      expect(Object.values(tf.resource.keyward_cloud_auth_backend)[0].config).toEqual({ credentials_env: 'GCP_AUTH_CREDENTIALS' });
+    } finally {
+      delete process.env.KEYWARD_PLAN_ONLY;
     }
   });
 

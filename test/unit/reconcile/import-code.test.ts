@@ -26,6 +26,8 @@ test('a mount with config and roles', () => {
   expect(code).toContain(
     `const backend_team_cloud = new CloudAuthBackend(stack, "team-cloud", { server, path: "team/cloud", description: "adopted", local: true, defaultLeaseTtl: 3600, config: { credentials: team_cloud_credentials.stringValue, iamAlias: "unique_id", customEndpoints: {iam: "https://iam.internal"}, rotationPeriod: 86400 } });`,
   );
+  // The first deploy imports the mount (a create over it is refused).
+  expect(code).toContain(`backend_team_cloud.importFrom("team/cloud");`);
   expect(code).toContain(`CloudAuthRole.iam(stack, "team-cloud-web", { backend: backend_team_cloud, roleName: "web", boundServiceAccounts: ["a@p"], tokenTtl: 3600 });`);
   expect(code).toContain(`CloudAuthRole.vm(stack, "team-cloud-batch", { backend: backend_team_cloud, roleName: "batch", boundZones: ["z1"], boundLabels: {env: "prod"} });`);
   expect(code).not.toMatch(/maxJwtExp|tokenType|allowVmInference/);
@@ -39,14 +41,20 @@ test('snapshot configs: storage factories, required secrets as variables, defaul
       fields: liveSnapshotFields({ storage_type: 'cloudthree-store', interval: 60, retain: 2, path_prefix: 'p/', file_prefix: 'x', cloudthree_container_name: 'c', cloudthree_account_name: 'acct' }),
     },
   ]);
-  expect(code).toContain(`new SnapshotAutoConfig(stack, "snapshot-hourly", { server, configName: "hourly", interval: 3600, pathPrefix: "/s", storage: SnapshotStorage.local({ maxSpaceBytes: 100 }) });`);
+  expect(code).toContain(`new SnapshotAutoConfig(stack, "snapshot-hourly", { server, configName: "hourly", interval: 3600, pathPrefix: "/s", storage: SnapshotStorage.local({ maxSpaceBytes: 100 }) }).importFrom("hourly");`);
   expect(code).toContain(`const az_cloudthree_account_key = new TerraformVariable(stack, "az_cloudthree_account_key"`);
   expect(code).toContain(
-    `new SnapshotAutoConfig(stack, "snapshot-az", { server, configName: "az", interval: 60, retain: 2, pathPrefix: "p/", filePrefix: "x", storage: SnapshotStorage.cloudThree({ containerName: "c", accountName: "acct", accountKey: az_cloudthree_account_key.stringValue }) });`,
+    `new SnapshotAutoConfig(stack, "snapshot-az", { server, configName: "az", interval: 60, retain: 2, pathPrefix: "p/", filePrefix: "x", storage: SnapshotStorage.cloudThree({ containerName: "c", accountName: "acct", accountKey: az_cloudthree_account_key.stringValue }) }).importFrom("az");`,
   );
 });
 
 test('the constructs entry is the default module (the package root does not export them)', () => {
   const code = snapshotsCode([{ name: 'hourly', fields: liveSnapshotFields({ storage_type: 'local', interval: 3600, path_prefix: '/s', local_max_space: 100 }) }]);
   expect(code).toContain(`from "keyward/constructs";`);
+});
+
+test('in a cdktn app the generated code imports App and TerraformStack from cdktn', () => {
+  const code = snapshotsCode([], { cdkLibrary: 'cdktn' });
+  expect(code).toContain(`import { App, TerraformStack } from 'cdktn';`);
+  expect(code).not.toContain(`from 'cdktf'`);
 });

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSource } from '../../../src/reconcile/source';
+import { findManifests, loadSource } from '../../../src/reconcile/source';
 import { parseRecord, saveRecordFile, loadRecordFile } from '../../../src/reconcile/record';
 import { fingerprintSecret } from '../../../src/schema/manifest';
 
@@ -64,15 +64,62 @@ test('records round-trip through an atomic write; other JSON is refused', () => 
   expect(() => parseRecord({ hello: 1 })).toThrow(/expected a keyward record/);
 });
 
-test('--dir with no record file: the manifest stands for what Terraform applied (fingerprints kept, no deletes)', () => {
+function stackDir(m: unknown): string {
   const out = join(mkdtempSync(join(tmpdir(), 'kw-src-')), 'cdktf.out');
   mkdirSync(join(out, 'stacks', 's'), { recursive: true });
-  const m = { ...manifest('s'), authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret('salt-0123456789abcdef', 'v') } } }, roles: [] }] };
   writeFileSync(join(out, 'stacks', 's', 'keyward.manifest.json'), JSON.stringify(m));
-  const s = loadSource({ dir: out });
-  expect(s.record.objects['auth/cloud/config'].secrets.credentials).toBe(fingerprintSecret('salt-0123456789abcdef', 'v'));
-  expect(Object.keys(s.record.objects).sort()).toEqual(['auth/cloud', 'auth/cloud/config']);
-  // Once keyward keeps its own record (after `keyward apply --dir`), that record is used.
-  saveRecordFile(s.recordPath!, { version: 1, objects: {} });
-  expect(loadSource({ dir: out }).record.objects).toEqual({});
+  return out;
+}
+
+const stateOf = (objects: string[], resources = objects.length) => (stackDir: string) => ({
+  record: { version: 1 as const, objects: Object.fromEntries(objects.map((id) => [id, { fields: {}, secrets: {}, observed: {} }])) },
+  retained: [],
+  resources,
+  location: join(stackDir, 'terraform.s.tfstate'),
+});
+
+test('--dir with no record of either kind: nothing was applied (the new manifest is not taken as applied)', () => {
+  const out = stackDir(manifest('s'));
+  const s = loadSource({ dir: out }, stateOf([], 0));
+  expect(s.record.objects).toEqual({});
+  expect(s.origin).toEqual({ kind: 'none' });
+  expect(loadSource({ dir: out }).origin).toEqual({ kind: 'none' });
+});
+
+test("--dir of a stack Terraform deployed: its state is the record, and the plan says so", () => {
+  const out = stackDir(manifest('s'));
+  const s = loadSource({ dir: out }, stateOf(['auth/cloud', 'auth/cloud/role/gone']));
+  expect(Object.keys(s.record.objects)).toEqual(['auth/cloud', 'auth/cloud/role/gone']);
+  expect(s.origin).toEqual({ kind: 'terraform-state', location: join(out, 'stacks', 's', 'terraform.s.tfstate') });
+  expect(s.stack).toBe('s');
+});
+
+test("Terraform's state and keyward's record together are refused until --record chooses", () => {
+  const out = stackDir(manifest('s'));
+  const recordPath = join(out, '..', 'keyward.s.last-applied.json');
+  saveRecordFile(recordPath, { version: 1, objects: { 'auth/old': { fields: {}, secrets: {}, observed: {} } } });
+  const read = stateOf(['auth/cloud']);
+  expect(() => loadSource({ dir: out }, read)).toThrow(/two records of what was applied: Terraform's state \(.*terraform\.s\.tfstate\) and keyward's own \(.*keyward\.s\.last-applied\.json\)\. Choose one: --record terraform/);
+  expect(loadSource({ dir: out, record: 'terraform' }, read).origin.kind).toBe('terraform-state');
+  const k = loadSource({ dir: out, record: 'keyward' }, read);
+  expect(k.origin).toEqual({ kind: 'keyward-record', location: recordPath });
+  expect(Object.keys(k.record.objects)).toEqual(['auth/old']);
+  // A state with no keyward resource (never deployed): keyward's record, no question asked.
+  expect(loadSource({ dir: out }, stateOf([], 0)).origin.kind).toBe('keyward-record');
+  expect(() => loadSource({ dir: out, record: 'keyward', lastApplied: recordPath }, read)).toThrow(/--record cannot be combined/);
+  expect(() => loadSource({ manifest: join(out, 'stacks', 's', 'keyward.manifest.json'), record: 'terraform' }, read)).toThrow(/--record terraform needs a synthesized stack/);
+});
+
+test("a stack's aliased server has its own manifest, stack key and record; its state is read for that alias", () => {
+  const out = stackDir(manifest('s'));
+  writeFileSync(join(out, 'stacks', 's', 'keyward.dr.manifest.json'), JSON.stringify(manifest('s')));
+  expect([...findManifests(out).keys()]).toEqual(['s', 's/dr']);
+  expect(() => loadSource({ dir: out })).toThrow(/several keyward stacks \(s, s\/dr\)/);
+  const aliases: (string | undefined)[] = [];
+  const read = (stackDir: string, alias?: string) => (aliases.push(alias), stateOf([])(stackDir));
+  const dr = loadSource({ dir: out, stack: 's/dr' }, read);
+  expect(dr.manifestPath).toBe(join(out, 'stacks', 's', 'keyward.dr.manifest.json'));
+  expect(dr.recordPath).toBe(join(out, '..', 'keyward.s.dr.last-applied.json'));
+  loadSource({ dir: out, stack: 's' }, read);
+  expect(aliases).toEqual(['dr', undefined]);
 });

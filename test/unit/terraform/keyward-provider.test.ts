@@ -1,7 +1,11 @@
-// The provider block: VAULT_ADDR / VAULT_NAMESPACE / KEYWARD_DIALECT override it, the token only from VAULT_TOKEN,
+// The provider block: its address wins over VAULT_ADDR (a different one is a warning), VAULT_NAMESPACE /
+// KEYWARD_DIALECT override it, the token from VAULT_TOKEN then ~/.vault-token,
 // and a configuration with unknown values (Terraform plans before they are known) still plans.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { keywardProvider } from '../../../src/terraform/keyward-provider';
 import { DiagnosticsError, UNKNOWN } from '../../../src/terraform/plugin/contract';
@@ -9,18 +13,43 @@ import { padConfig, schemaMembers, TerraformDriver } from '../../support/terrafo
 
 const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
 
-test('the environment overrides address and namespace; the block is used when it is unset', async () => {
-  const p = keywardProvider({ env: { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' } });
-  const ctx = await p.configure(cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns', dialect: 'keyward', fingerprint_salt: 's' }));
-  expect(ctx.client!.address).toBe('http://127.0.0.1:18200');
+test('the block\'s address wins over VAULT_ADDR, with a warning; VAULT_ADDR is the fallback; the environment overrides the namespace', async () => {
+  const env = { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' };
+  const p = keywardProvider({ env });
+  const block = cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns', dialect: 'keyward', fingerprint_salt: 's' });
+  const ctx = await p.configure(block);
+  expect(ctx.client!.address).toBe('http://10.0.0.1:8200');
   expect(ctx.client!.namespace).toBe('env-ns');
   expect(ctx.fingerprintSalt).toBe('s');
+  expect(p.validate!(block)).toEqual([
+    expect.objectContaining({ severity: 'warning', attribute: ['address'], detail: 'VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); using http://10.0.0.1:8200. Unset VAULT_ADDR or change the stack\'s address.' }),
+  ]);
+  expect(p.validate!(cfg({ address: 'http://127.0.0.1:18200/' }))).toEqual([]);
   const q = keywardProvider({ env: { VAULT_TOKEN: 't' } });
   const ctx2 = await q.configure(cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns' }));
   expect(ctx2.client!.address).toBe('http://10.0.0.1:8200');
   expect(ctx2.client!.namespace).toBe('block-ns');
+  const r = keywardProvider({ env });
+  expect((await r.configure(cfg({}))).client!.address).toBe('http://127.0.0.1:18200');
   await p.stop!();
   await q.stop!();
+  await r.stop!();
+});
+
+test('without VAULT_TOKEN the token comes from ~/.vault-token, as Vault\'s own clients read it', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'kw-home-'));
+  try {
+    writeFileSync(join(home, '.vault-token'), 'file-token\n', { mode: 0o600 });
+    const p = keywardProvider({ env: { HOME: home } });
+    const ctx = await p.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'keyward' }));
+    expect((ctx.client as unknown as { token: string }).token).toBe('file-token');
+    await p.stop!();
+    const q = keywardProvider({ env: { HOME: home, VAULT_TOKEN: 'env-token' } });
+    expect(((await q.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'keyward' }))).client as unknown as { token: string }).token).toBe('env-token');
+    await q.stop!();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 test('KEYWARD_DIALECT overrides the block\'s dialect (as it overrides KeywardServer\'s for keyward plan); the block is used when it is unset', async () => {
@@ -55,7 +84,8 @@ test('unknown provider values: no client, plan still works (unknown fingerprint)
 });
 
 test('VAULT_TOKEN unset (or empty) is its own diagnostic at configure, naming the address', async () => {
-  for (const env of [{}, { VAULT_TOKEN: '' }]) {
+  const home = mkdtempSync(join(tmpdir(), 'kw-home-'));
+  for (const env of [{ HOME: home }, { HOME: home, VAULT_TOKEN: '' }]) {
     const p = keywardProvider({ env });
     const e = (await p.configure(cfg({ address: 'http://10.1.2.3:8200' })).catch((x: unknown) => x)) as DiagnosticsError;
     expect(e).toBeInstanceOf(DiagnosticsError);
@@ -99,4 +129,32 @@ test('cancel (StopProvider) ends a request in flight at once with an error namin
   await p.stop!();
   hung.closeAllConnections();
   await new Promise((r) => hung.close(r));
+});
+
+test('a create planned against a server that is not Vault-like, or whose dialect cannot be told, fails at plan in plain words', async () => {
+  let health = '<html>not vault</html>';
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/v1/sys/health') && health.startsWith('{')) res.writeHead(200, { 'content-type': 'application/json' }).end(health);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(health);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const provider = keywardProvider({ env: { VAULT_TOKEN: 't', VAULT_MAX_RETRIES: '0' } });
+    const d = await TerraformDriver.configure(provider, 'keyward_cloud_auth_backend', { address });
+    const html = await d.plan(null, d.config({ path: 'cloud' }));
+    expect(html.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', summary: `Could not read the auth mounts of ${address}`, detail: expect.stringContaining('the server did not answer like Vault: its response is text/html') }),
+    ]);
+    health = '{"initialized":true}';
+    const q = keywardProvider({ env: { VAULT_TOKEN: 't', VAULT_MAX_RETRIES: '0' } });
+    const d2 = await TerraformDriver.configure(q, 'keyward_cloud_auth_backend', { address });
+    const unknown = await d2.plan(null, d2.config({ path: 'cloud' }));
+    expect(unknown.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'Cannot tell which dialect the server speaks', detail: expect.stringContaining('sys/health returned no version') })]);
+    await provider.stop!();
+    await q.stop!();
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });

@@ -1,0 +1,45 @@
+// Which server and token `keyward plan` uses: the stack's declared address wins over a stray
+// VAULT_ADDR (warned about), and without VAULT_TOKEN the token comes from ~/.vault-token, as
+// Vault's own clients find it. Real engine on a loopback port, in-process CLI.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Engine } from '../../../src/engine/engine';
+import { ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { runKeyward } from '../../support/keyward-in-process';
+import { iamRole, manifest } from './helpers';
+
+let engine: Engine;
+let home: string;
+const saved = { ...process.env };
+beforeAll(async () => {
+  engine = await startTestEngine({ edition: 'enterprise' });
+  home = mkdtempSync(join(tmpdir(), 'keyward-home-'));
+});
+afterAll(async () => {
+  process.env = saved;
+  await engine.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('declared address over VAULT_ADDR (with a warning); the token from ~/.vault-token when VAULT_TOKEN is unset', async () => {
+  const file = join(home, 'm.json');
+  writeFileSync(file, JSON.stringify(manifest({ server: { address: engine.url }, authBackends: [{ path: 'addr', type: 'cloud', roles: [iamRole('web')] }] })));
+  writeFileSync(join(home, '.vault-token'), `${ROOT_TOKEN}\n`, { mode: 0o600 });
+  // Nothing listens on port 9: used, it would fail to connect.
+  process.env.VAULT_ADDR = 'http://127.0.0.1:9';
+  delete process.env.VAULT_TOKEN;
+  process.env.HOME = home;
+  process.env.VAULT_MAX_RETRIES = '0';
+  const r = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
+  expect({ code: r.code, err: r.err }).toEqual({
+    code: 2,
+    err: `Warning: VAULT_ADDR (http://127.0.0.1:9) differs from the address the stack declares (${engine.url}); using ${engine.url}. Unset VAULT_ADDR or change the stack's address.\n`,
+  });
+  expect(r.out).toContain(`keyward plan for ${engine.url}`);
+  // --address still overrides both.
+  const flagged = await runKeyward('plan', '--manifest', file, '--address', 'http://127.0.0.1:9');
+  expect(flagged.code).toBe(1);
+  expect(flagged.err).toContain('127.0.0.1:9');
+});
