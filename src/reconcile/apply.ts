@@ -11,7 +11,8 @@ import { makePlan } from './plan';
 import { settleLimit } from './pool';
 import { silentProgress, type Progress } from './progress';
 import { recordedFrom, type LastApplied } from './record';
-import { configBody, configResetBody, roleBody, snapshotBody, type SecretSource } from './write-bodies';
+import { configBody, configResetBody, snapshotBody, type SecretSource } from './write-bodies';
+import { applyRoleDecision, roleWriteFor } from './objects/role';
 import { autoloadFirst } from './objects/snapshot-config';
 
 export interface ApplyOptions {
@@ -181,10 +182,9 @@ async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan
       return warnings;
     }
     case 'role': {
-      const api = client.cloud(a.mount!);
-      if (o.action === 'delete' || o.action === 'replace') await api.deleteRole(a.name!);
-      if (o.action === 'create' || o.action === 'replace') w(await api.writeRole(a.name!, roleBody(d!, 'all')));
-      else if (o.action === 'update') w(await api.writeRole(a.name!, roleBody(d!, o.changes)));
+      // The planned action's write, as the provider's role resources send it (objects/role.ts).
+      const decision = roleWriteFor(o.action, d?.fields ?? {}, o.changes.map((c) => c.field));
+      w(await applyRoleDecision(client.cloud(a.mount!), a.name!, decision));
       return warnings;
     }
     case 'snapshot-config': {

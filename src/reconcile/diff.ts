@@ -19,6 +19,7 @@ import { rotationConfigured } from '../schema/cloud-config-fields';
 import { CONFIG_SECRET } from './canonical';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy, moveWarning } from './objects/auth-mount';
+import { roleDecision } from './objects/role';
 import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
@@ -123,7 +124,8 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
     const moving = d.address.kind === 'auth-mount' && l && movedFrom;
     if (moving) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
-    const action = !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
+    // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
+    const action = d.address.kind === 'role' ? roleDecision(l?.fields, d.fields).action : !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     const plan: ObjectPlan = { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged };
     const warnings = [...(moving ? [moveWarning(movedFrom, d.address.mount!)] : []), ...s.warnings];
     if (warnings.length > 0) plan.warnings = warnings;

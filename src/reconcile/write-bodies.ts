@@ -4,7 +4,7 @@
 // Snapshot configs always send the complete declared object, secrets included: Vault's docs do not
 // say that update merges, so an omitted field may be reset.
 
-import { isDefaultMetadata, finishConfig, roleWriteBody, CONFIG_SECRET } from './canonical';
+import { isDefaultMetadata, finishConfig, CONFIG_SECRET } from './canonical';
 import { secretValue } from './desired';
 import { sameValue, type DesiredObject, type FieldChange, type Json } from './model';
 import { snapshotFieldSpec } from '../schema/snapshot-fields';
@@ -67,13 +67,6 @@ export function configResetBody(changes: readonly FieldChange[]): Record<string,
     .filter((c) => c.field in defaults && !sameValue(c.before, defaults[c.field]))
     .map((c) => ({ field: c.field, before: c.before, after: defaults[c.field] }));
   return { ...configBody(undefined, asDefaults, { salt: '', env: {} }), credentials: '' };
-}
-
-export function roleBody(d: DesiredObject, changes: readonly FieldChange[] | 'all'): Record<string, unknown> {
-  if (changes === 'all') return roleWriteBody(d.fields);
-  const picked: Record<string, Json> = {};
-  for (const c of changes) if (c.after !== undefined) picked[c.field] = c.after;
-  return roleWriteBody(picked);
 }
 
 /**

@@ -10,7 +10,8 @@ import { configWrite } from './config-values';
 import { mountDestroy } from '../../reconcile/objects/auth-mount';
 import { decideCredentials } from './config-credentials';
 import { clientOf, type KeywardProviderContext } from './context';
-import { appliedRole, roleWrite } from './role-values';
+import { appliedRole, roleDecisionOf } from './role-values';
+import { applyRoleDecision, createsRole, roleDeletion } from '../../reconcile/objects/role';
 import { tuneChanges } from './mount-values';
 import { bool, errorAt, isObject, showPath } from './values';
 
@@ -76,20 +77,12 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   // key_info carries the roles), else one GET per created role (Vault).
   type Op = { key: string; created: boolean; run: () => Promise<void> };
   const ops: Op[] = [];
-  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, created: false, run: () => api.deleteRole(key.toLowerCase()) });
+  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, created: false, run: async () => void (await applyRoleDecision(api, key.toLowerCase(), roleDeletion())) });
   for (const [key, role] of Object.entries(plannedRoles)) {
     const before = priorRoles[key];
-    const w = roleWrite(key, isObject(before) ? before : undefined, role as ObjectValue);
-    if (w.action === 'none') continue;
-    const name = key.toLowerCase();
-    ops.push({
-      key,
-      created: w.action !== 'update',
-      run: async () => {
-        if (w.action === 'replace') await api.deleteRole(name);
-        warnings.push(...(await api.writeRole(name, w.body)));
-      },
-    });
+    const decision = roleDecisionOf(key, isObject(before) ? before : undefined, role as ObjectValue);
+    if (decision.action === 'no-op') continue;
+    ops.push({ key, created: createsRole(decision), run: async () => void warnings.push(...(await applyRoleDecision(api, key.toLowerCase(), decision))) });
   }
   const written = await settleLimit(ops, ctx.parallelism, (op) => op.run());
   const errors = new Map<string, unknown>();
@@ -141,7 +134,7 @@ export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectV
   // Roles in state that the configuration never declared (pulled in by an exclusive refresh) stay.
   const inState = Object.keys(isObject(prior.roles) ? prior.roles : {});
   const declared = declaredAtApply ? inState.filter((k) => declaredAtApply.includes(k)) : inState;
-  const results = await settleLimit(declared, ctx.parallelism, (key) => api.deleteRole(key.toLowerCase()));
+  const results = await settleLimit(declared, ctx.parallelism, (key) => applyRoleDecision(api, key.toLowerCase(), roleDeletion()));
   const failures = results.flatMap((r, i) => (r.ok ? [] : [errorAt(['roles', { key: declared[i] }], `Could not delete role ${declared[i]}`, message(r.error))]));
   if (failures.length) return { state: prior, diagnostics: failures };
   const left = await api.listRoles();

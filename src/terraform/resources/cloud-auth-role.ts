@@ -8,8 +8,8 @@ import { roleResourceSchema as schema } from './cloud-auth-role-schema';
 import { clientOf, type KeywardProviderContext } from './context';
 import { MOUNT_PATH } from './mount-values';
 import { mountRoles } from './role-listing';
-import { TOKENS } from './role-removals';
-import { appliedRole, emptyRole, planRole, refreshRole, roleNameProblem, roleWrite, validateRole } from './role-values';
+import { applyRoleDecision, createsRole, roleDeletion, ROLE_DELETE_COST as TOKENS } from '../../reconcile/objects/role';
+import { appliedRole, emptyRole, planRole, refreshRole, roleDecisionOf, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown } from './values';
 
 const ROLE_KEYS = Object.keys(emptyRole());
@@ -113,7 +113,7 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
       if (!prior) return { state: null };
       try {
         mountRoles(client, String(prior.backend)).wrote(String(prior.name)); // before: a failed delete may still land
-        await client.cloud(String(prior.backend)).deleteRole(String(prior.name));
+        await applyRoleDecision(client.cloud(String(prior.backend)), String(prior.name), roleDeletion());
       } catch (e) {
         return { state: prior, diagnostics: [errorAt(['name'], `Could not delete ${where(prior)}`, message(e))] };
       }
@@ -123,13 +123,12 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
     const backend = String(planned.backend);
     const name = String(planned.name);
     const api = client.cloud(backend);
-    const w = roleWrite(name, prior ? roleOf(prior) : undefined, roleOf(planned));
+    const decision = roleDecisionOf(name, prior ? roleOf(prior) : undefined, roleOf(planned));
     try {
       if (!prior) await refuseExisting(ctx, backend, name, false);
-      if (w.action !== 'none') mountRoles(client, backend).wrote(name);
-      if (w.action === 'replace') await api.deleteRole(name);
-      const warnings = w.action === 'none' ? [] : await api.writeRole(name, w.body);
-      const roleId = w.action === 'create' || w.action === 'replace' ? ((await api.readRole(name))?.role_id ?? null) : null;
+      if (decision.action !== 'no-op') mountRoles(client, backend).wrote(name);
+      const warnings = await applyRoleDecision(api, name, decision);
+      const roleId = createsRole(decision) ? ((await api.readRole(name))?.role_id ?? null) : null;
       const state: ObjectValue = { ...planned, ...appliedRole(roleOf(planned), typeof roleId === 'string' ? roleId : null) };
       return { state, diagnostics: warnings.map((d) => ({ severity: 'warning' as const, summary: `${where(planned)}: the server warned`, detail: d })) };
     } catch (e) {

@@ -2,6 +2,7 @@
 // Terraform shows deleting, renaming or retyping one as an in-place update ("0 to destroy"):
 // these diagnostics say, per role, that it goes and what that costs (its tokens stop renewing).
 
+import { ROLE_DELETE_COST as TOKENS } from '../../reconcile/objects/role';
 import type { Diagnostic, ObjectValue } from '../plugin/contract';
 import { roleCanonical } from './role-values';
 import { hasUnknown, isObject } from './values';
@@ -9,8 +10,7 @@ import { hasUnknown, isObject } from './values';
 /** How many role names a warning spells out before "and N more". */
 const NAMED = 100;
 
-/** What deleting a role costs, said the same way by every warning about it. */
-export const TOKENS = 'Every token issued through it stops renewing (renewal re-checks the role) and logins to it fail.';
+
 
 function names(list: readonly string[]): string {
   const shown = list.slice(0, NAMED).map((n) => JSON.stringify(n));

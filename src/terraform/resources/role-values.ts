@@ -1,9 +1,11 @@
 // A role of keyward_cloud_auth_backend (one element of the `roles` map): its attribute schema,
-// validation with the manifest's zod schema, and the plan / refresh / apply-diff rules over the
-// reconciler's canonical role fields (desiredRoleFields, liveRoleFields, finishRole).
+// validation with the manifest's zod schema, and the plan / refresh rules over the reconciler's
+// canonical role fields (desiredRoleFields, liveRoleFields, finishRole). What apply sends is the
+// shared role decision's (reconcile/objects/role.ts).
 
-import { desiredRoleFields, finishRole, liveRoleFields, roleWriteBody } from '../../reconcile/canonical';
-import { sameValue, type Json } from '../../reconcile/model';
+import { desiredRoleFields, finishRole, liveRoleFields } from '../../reconcile/canonical';
+import type { Json } from '../../reconcile/model';
+import { roleDecision, type RoleDecision } from '../../reconcile/objects/role';
 import type { RoleType } from '../../schema/cloud-role';
 import { fieldProblemsOf } from '../../schema/field-problems';
 import { objectNamePattern, roleSchema } from '../../schema/manifest';
@@ -171,18 +173,9 @@ export function refreshRole(name: string, prior: ObjectValue | undefined, data: 
   return out;
 }
 
-export type RoleWrite = { action: 'create' | 'replace'; body: Record<string, unknown> } | { action: 'update'; body: Record<string, unknown>; fields: string[] } | { action: 'none' };
-
-/** What apply must send to turn the prior role into the planned one (only changed fields on update). */
-export function roleWrite(name: string, prior: ObjectValue | undefined, planned: ObjectValue): RoleWrite {
-  const after = roleCanonical(name, planned);
-  if (!prior) return { action: 'create', body: roleWriteBody(after) };
-  if (prior.type !== planned.type) return { action: 'replace', body: roleWriteBody(after) };
-  const before = roleCanonical(name, prior);
-  const changed: Record<string, Json> = {};
-  for (const [f, v] of Object.entries(after)) if (!sameValue(v, before[f])) changed[f] = v;
-  const fields = Object.keys(changed);
-  return fields.length === 0 ? { action: 'none' } : { action: 'update', body: roleWriteBody(changed), fields };
+/** The shared decision (objects/role.ts) from the prior role's state to the planned one. */
+export function roleDecisionOf(name: string, prior: ObjectValue | undefined, planned: ObjectValue): RoleDecision {
+  return roleDecision(prior ? roleCanonical(name, prior) : undefined, roleCanonical(name, planned));
 }
 
 /** The planned role as it will be in state after apply (role_id filled in). */

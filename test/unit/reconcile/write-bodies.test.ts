@@ -1,7 +1,7 @@
 // Request bodies: only changed fields on updates, endpoint keys cleared with "", metadata back to
 // "default", secrets only from the environment and only when their fingerprint matches.
 
-import { configBody, configResetBody, roleBody, snapshotBody } from '../../../src/reconcile/write-bodies';
+import { configBody, configResetBody, snapshotBody } from '../../../src/reconcile/write-bodies';
 import type { DesiredObject } from '../../../src/reconcile/model';
 import { fingerprintSecret } from '../../../src/schema/manifest';
 import { IAM_METADATA_DEFAULT } from '../../../src/schema/cloud-config';
@@ -39,12 +39,6 @@ test('config: secrets come from the environment, checked against the fingerprint
 
 test('config reset: every compared field back to its default, credentials cleared', () => {
   expect(configResetBody([{ field: 'iam_alias', before: 'unique_id' }, { field: 'custom_endpoint', before: { api: 'x' } }])).toEqual({ iam_alias: 'role_id', custom_endpoint: { api: '' }, credentials: '' });
-});
-
-test('role: changed fields only (labels as key:value), or everything on create', () => {
-  const role: DesiredObject = { id: 'auth/c/role/r', address: { kind: 'role', mount: 'c', name: 'r' }, fields: { type: 'vm', bound_labels: { a: '1' }, token_ttl: 60 }, secrets: {}, immutable: ['type'] };
-  expect(roleBody(role, [{ field: 'token_ttl', before: 0, after: 60 }])).toEqual({ token_ttl: 60 });
-  expect(roleBody(role, 'all')).toEqual({ type: 'vm', bound_labels: ['a:1'], token_ttl: 60 });
 });
 
 test('snapshot: the complete declared object on every write, every secret included (Vault may replace on update)', () => {

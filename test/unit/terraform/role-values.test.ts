@@ -1,7 +1,7 @@
 // Role canonicalization and validation are memoized per (name, values) within the provider process:
 // the same role asked for again gets the very same (frozen) fields; failures are never remembered.
 
-import { appliedRole, emptyRole, planRole, refreshRole, roleCanonical, roleWrite, validateRole } from '../../../src/terraform/resources/role-values';
+import { appliedRole, emptyRole, planRole, refreshRole, roleCanonical, roleDecisionOf, validateRole } from '../../../src/terraform/resources/role-values';
 import { UNKNOWN } from '../../../src/terraform/plugin/contract';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 
@@ -93,7 +93,7 @@ describe('null = server default', () => {
     const planned = planRole('web', config, undefined);
     expect(planned).toEqual({ ...config, role_id: UNKNOWN });
     expect(planned.max_jwt_exp).toBeNull();
-    expect(roleWrite('web', undefined, planned)).toMatchObject({ action: 'create', body: { token_ttl: 3600, max_jwt_exp: 900, allow_vm_inference: true } });
+    expect(roleDecisionOf('web', undefined, planned)).toMatchObject({ action: 'create', body: { token_ttl: 3600, max_jwt_exp: 900, allow_vm_inference: true } });
     const state = appliedRole(planned, 'id-1');
     expect(refreshRole('web', state, live({ token_ttl: 3600 }))).toEqual(state);
   });
@@ -109,7 +109,7 @@ describe('null = server default', () => {
     expect(drifted.token_max_ttl).toBe('86400');
     const planned = planRole('web', iam(), drifted);
     expect(planned.token_max_ttl).toBeNull();
-    expect(roleWrite('web', drifted, planned)).toEqual({ action: 'update', body: { token_max_ttl: 0 }, fields: ['token_max_ttl'] });
+    expect(roleDecisionOf('web', drifted, planned)).toEqual({ action: 'update', body: { token_max_ttl: 0 }, changed: ['token_max_ttl'] });
   });
 
   it('an explicitly declared default is kept in its spelling; removing it from the config writes nothing', () => {
@@ -117,7 +117,7 @@ describe('null = server default', () => {
     expect(refreshRole('web', state, live()).max_jwt_exp).toBe('15m');
     const planned = planRole('web', iam(), state);
     expect(planned.max_jwt_exp).toBeNull();
-    expect(roleWrite('web', state, planned)).toEqual({ action: 'none' });
+    expect(roleDecisionOf('web', state, planned)).toEqual({ action: 'no-op', changed: [] });
   });
 
   it('a declared field changed out of band to the default reads back as the live value, not null', () => {

@@ -2,7 +2,7 @@
 // the prior spelling wins when equal, a null config plans the server default in its own spelling.
 
 import { UNKNOWN } from '../../../src/terraform/plugin/contract';
-import { planRole, refreshRole, roleWrite } from '../../../src/terraform/resources/role-values';
+import { planRole, refreshRole, roleDecisionOf } from '../../../src/terraform/resources/role-values';
 import { plannedSpelling, refreshedSpelling, showPath } from '../../../src/terraform/resources/values';
 
 test('plannedSpelling: prior when equal, config when different, default when null, unknown stays unknown', () => {
@@ -20,12 +20,12 @@ test('roles: equal spellings plan the prior; only changed fields are written; ty
   const config = { ...prior, role_id: null, token_ttl: '1h', token_bound_cidrs: ['10.0.0.1/32'] };
   const planned = planRole('web', config, prior);
   expect(planned).toEqual(prior);
-  expect(roleWrite('web', prior, planned)).toEqual({ action: 'none' });
+  expect(roleDecisionOf('web', prior, planned)).toEqual({ action: 'no-op', changed: [] });
   const changed = planRole('web', { ...config, token_ttl: '2h' }, prior);
-  expect(roleWrite('web', prior, changed)).toEqual({ action: 'update', body: { token_ttl: 7200 }, fields: ['token_ttl'] });
+  expect(roleDecisionOf('web', prior, changed)).toEqual({ action: 'update', body: { token_ttl: 7200 }, changed: ['token_ttl'] });
   const vm = planRole('web', { ...config, type: 'vm', allow_vm_inference: null, max_jwt_exp: null }, prior);
   expect(vm.role_id).toBe(UNKNOWN);
-  expect(roleWrite('web', prior, vm).action).toBe('replace');
+  expect(roleDecisionOf('web', prior, vm).action).toBe('replace');
 });
 
 test('paths render as Terraform prints them', () => {
