@@ -59,7 +59,7 @@ describe.each([['cli'], ['terraform']] as const)('one decision per object, throu
     process.env = saved;
   });
 
-  it.each(SCENARIOS.map((s) => [`defect ${s.defect}: ${s.name}`, s] as const))('%s', async (_name, s) => {
+  it.each(SCENARIOS.map((s) => [`${s.defect === null ? 'roles' : `defect ${s.defect}`}: ${s.name}`, s] as const))('%s', async (_name, s) => {
     const vault = await startVaultContract();
     try {
       await p.reset(s.via === 'perfstandby' ? (await vault.perfStandby()).url : vault.url);

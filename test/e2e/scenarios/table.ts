@@ -17,8 +17,8 @@ export type Step =
 
 export interface Scenario {
   name: string;
-  /** Issue 29's numbered defect. */
-  defect: number;
+  /** Issue 29's numbered defect; null: a shared decision the issue's Build asks for (roles). */
+  defect: number | null;
   /** Talk to the cluster through a performance standby (lagging reads, node-local remount status). */
   via?: 'perfstandby';
   steps: Step[];
@@ -50,6 +50,10 @@ const withConfig = (fields: Record<string, string>): Stack => ({ ...BASE, config
 const gcs = (autoload: boolean) => ({ fields: { storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', autoload_enabled: autoload } });
 const autoload = (on: 'a' | 'b'): Stack => ({ ...BASE, snapshots: { a: gcs(on === 'a'), b: gcs(on === 'b') } });
 const WITH_GCS: Stack = { ...BASE, snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } } };
+const roleOf = (v: VaultContract, name = 'web') => v.gcp.get('cloud')?.roles.get(name);
+const roleRequests = (v: VaultContract) => v.requests.filter((r) => r.path === '/v1/auth/cloud/role/web' && r.method !== 'GET').map((r) => r.method);
+let roleId: unknown;
+const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
 const keptRotated = (v: VaultContract) => {
   expect(keyId(v)).toBe(rotated);
   expect(v.problems).toEqual([]);
@@ -220,6 +224,35 @@ export const SCENARIOS: Scenario[] = [
       { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
       { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
       { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+  {
+    name: "a role's type change deletes the role before it creates it again, with a new role_id; the plan says it is replaced",
+    defect: null,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (roleId = roleOf(v)?.role_id), why: 'the role_id before' },
+      { plan: AS_VM, changes: true, out: [/replace/] },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the apply only' },
+      { apply: AS_VM },
+      { check: (v) => expect(roleRequests(v)).toEqual(['DELETE', 'POST']), why: 'delete, then create' },
+      { check: (v) => expect([roleOf(v)?.type, roleOf(v)?.role_id === roleId]).toEqual(['gce', false]), why: 'a vm role, a new role_id' },
+      { plan: AS_VM, changes: false },
+    ],
+  },
+  {
+    name: 'a role changed by hand is written back in place: one write of the changed fields, the role_id kept',
+    defect: null,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (roleId = roleOf(v)?.role_id), why: 'the role_id before' },
+      { server: (v) => post(v, 'auth/cloud/role/web', { token_max_ttl: 86400, token_ttl: 7200 }).then(() => undefined), why: 'token_max_ttl and token_ttl changed by hand' },
+      { plan: BASE, changes: true },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the apply only' },
+      { apply: BASE },
+      { check: (v) => expect(roleRequests(v)).toEqual(['POST']), why: 'one write, no delete' },
+      { check: (v) => expect([roleOf(v)?.token_max_ttl, roleOf(v)?.token_ttl, roleOf(v)?.role_id === roleId]).toEqual([0, 3600, true]), why: 'back to the declaration, same role' },
+      { plan: BASE, changes: false },
     ],
   },
 ];
