@@ -7,8 +7,10 @@ import { ApiError } from './errors';
 import { FieldProblemsError, problemSink, type FieldProblem } from './field-problems';
 import { parseCidr, CidrError } from './cidr';
 import { formatGoDuration } from './duration';
+import { ROLE_FIELDS, storedRoleFields, type RoleFieldValues } from './cloud-role-fields';
+import type { AliasValues } from './role-field-spec';
+import { TOKEN_ALIASES } from './token-fields';
 import {
-  MAX_JWT_EXP_DEFAULT,
   MAX_JWT_EXP_LIMIT,
   ROLE_TYPES,
   TOKEN_TYPE_VALUES,
@@ -20,30 +22,21 @@ import {
   type RoleType,
 } from './cloud-role';
 
-export interface StoredRole {
+/**
+ * The engine's stored role: the role field table's canonical fields, typed by their kinds
+ * (RoleFieldValues), plus role_id and the deprecated token names' copies. A table field is a record
+ * field; the create defaults and the read shape come from the table too (newRole, roleReadShape).
+ */
+export type StoredRole = Omit<RoleFieldValues, 'type' | 'token_type'> & {
   role_id: string;
   type: RoleType;
-  bound_service_accounts: string[];
-  bound_projects: string[];
-  add_group_aliases: boolean;
-  max_jwt_exp: number;
-  allow_vm_inference: boolean;
-  bound_zones: string[];
-  bound_regions: string[];
-  bound_instance_groups: string[];
-  bound_labels: Record<string, string>;
-  token_policies: string[];
-  token_ttl: number;
-  token_max_ttl: number;
-  token_explicit_max_ttl: number;
-  token_period: number;
-  token_no_default_policy: boolean;
-  token_num_uses: number;
-  token_type: 'default' | 'service' | 'batch';
-  token_bound_cidrs: string[];
+  token_type: (typeof TOKEN_TYPE_VALUES)[number];
   /** Legacy copies, set only when the deprecated field was used (read back under the old names). */
-  legacy: { policies?: string[]; ttl?: number; max_ttl?: number; period?: number };
-}
+  legacy: TokenAliasValues;
+};
+
+/** The deprecated token names' stored copies (tokenutil's Deprecated fields). */
+type TokenAliasValues = AliasValues<typeof TOKEN_ALIASES>;
 
 /** Parsed role request values (output of parseFields with roleWriteShape). */
 export type RoleWriteValues = Record<string, unknown>;
@@ -67,30 +60,11 @@ type Fail = ReturnType<typeof problemSink>;
 
 const bad = (msg: string) => new ApiError('invalid_request', [msg]);
 
+/** A new role: every stored field of the table at its create default (both types' fields, as Vault's role struct). */
 function newRole(type: RoleType, roleId: string): StoredRole {
-  return {
-    role_id: roleId,
-    type,
-    bound_service_accounts: [],
-    bound_projects: [],
-    add_group_aliases: false,
-    max_jwt_exp: MAX_JWT_EXP_DEFAULT,
-    allow_vm_inference: true,
-    bound_zones: [],
-    bound_regions: [],
-    bound_instance_groups: [],
-    bound_labels: {},
-    token_policies: [],
-    token_ttl: 0,
-    token_max_ttl: 0,
-    token_explicit_max_ttl: 0,
-    token_period: 0,
-    token_no_default_policy: false,
-    token_num_uses: 0,
-    token_type: 'default',
-    token_bound_cidrs: [],
-    legacy: {},
-  };
+  const fields = ROLE_FIELDS.filter((f) => !f.aliasOf && f.name !== 'name' && f.name !== 'type');
+  const defaults = Object.fromEntries(fields.map((f) => [f.name, structuredClone(f.default)])) as Omit<StoredRole, 'role_id' | 'type' | 'legacy'>;
+  return { ...defaults, role_id: roleId, type, legacy: {} };
 }
 
 const has = (v: RoleWriteValues, k: string) => Object.prototype.hasOwnProperty.call(v, k) && v[k] !== undefined;
@@ -273,35 +247,28 @@ export function validateRole(
   return warnings;
 }
 
-/** The role read response (5.1): durations in seconds, labels as a map, type-specific keys. */
+/**
+ * The role read response (5.1), from the field table: role_id, type and the type's stored fields,
+ * except those a read leaves out when they hold their `readAbsent` value (max_jwt_exp 0, empty
+ * bound_* lists); the deprecated token names only for roles written with them.
+ */
 export function roleReadShape(r: StoredRole): Record<string, unknown> {
-  const out: Record<string, unknown> = { role_id: r.role_id, type: r.type, add_group_aliases: r.add_group_aliases };
-  if (r.bound_service_accounts.length > 0) out.bound_service_accounts = [...r.bound_service_accounts];
-  if (r.bound_projects.length > 0) out.bound_projects = [...r.bound_projects];
-  if (r.type === 'iam') {
-    if (r.max_jwt_exp !== 0) out.max_jwt_exp = r.max_jwt_exp;
-    out.allow_vm_inference = r.allow_vm_inference;
-  } else {
-    if (r.bound_zones.length > 0) out.bound_zones = [...r.bound_zones];
-    if (r.bound_regions.length > 0) out.bound_regions = [...r.bound_regions];
-    if (r.bound_instance_groups.length > 0) out.bound_instance_groups = [...r.bound_instance_groups];
-    if (Object.keys(r.bound_labels).length > 0) out.bound_labels = sortedLabels(r.bound_labels);
+  const out: Record<string, unknown> = { role_id: r.role_id, type: r.type };
+  const values = r as unknown as Record<string, unknown>;
+  for (const f of storedRoleFields(r.type)) {
+    const v = values[f.name];
+    if (f.readAbsent !== undefined && JSON.stringify(v) === JSON.stringify(f.readAbsent)) continue;
+    out[f.name] = f.kind === 'labels' ? sortedLabels(v as Record<string, string>) : Array.isArray(v) ? [...(v as unknown[])] : v;
   }
-  out.token_policies = [...r.token_policies];
-  out.token_ttl = r.token_ttl;
-  out.token_max_ttl = r.token_max_ttl;
-  out.token_explicit_max_ttl = r.token_explicit_max_ttl;
-  out.token_period = r.token_period;
-  out.token_num_uses = r.token_num_uses;
-  out.token_no_default_policy = r.token_no_default_policy;
-  out.token_bound_cidrs = [...r.token_bound_cidrs];
-  out.token_type = r.token_type;
-  if (r.legacy.policies && r.legacy.policies.length > 0) out.policies = [...r.legacy.policies];
-  if (r.legacy.ttl) out.ttl = r.legacy.ttl;
-  if (r.legacy.max_ttl) out.max_ttl = r.legacy.max_ttl;
-  if (r.legacy.period) out.period = r.legacy.period;
+  for (const { name } of TOKEN_ALIASES) {
+    const v = r.legacy[name];
+    if (!isEmpty(v)) out[name] = Array.isArray(v) ? [...v] : v;
+  }
   return out;
 }
+
+/** A stored zero value: undefined, 0, "", an empty list or map. */
+const isEmpty = (v: unknown): boolean => v === undefined || v === 0 || v === '' || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 function requireType(role: StoredRole, want: RoleType, attr: string): void {
   if (role.type !== want) {
