@@ -163,9 +163,8 @@ export function finishConfig(data: Record<string, unknown>): Record<string, Json
         break;
       }
       case 'duration': {
-        const n = v === undefined || v === null || v === '' ? (f.default as number) : parseDurationSeconds(typeof v === 'number' ? Math.round(v) : v);
-        // A config never written with WIF reads identity_token_ttl as 0: Vault then uses its default.
-        out[f.name] = n === 0 && f.name === 'identity_token_ttl' ? (f.default as number) : n;
+        // A stored 0 reads as 0 (identity_token_ttl never sent): the table's default says what unset is.
+        out[f.name] = v === undefined || v === null || v === '' ? (f.default as number) : parseDurationSeconds(typeof v === 'number' ? Math.round(v) : v);
         break;
       }
       case 'bool':

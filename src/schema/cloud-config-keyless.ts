@@ -69,7 +69,8 @@ export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: Keyl
   }
   if (v.identity_token_ttl !== undefined) {
     const ttl = nonNegative('identity_token_ttl', v.identity_token_ttl);
-    setOrClear(next, 'identity_token_ttl', ttl, ttl === 0 || ttl === DEFAULT_IDENTITY_TOKEN_TTL);
+    // Stored as sent, the default's value included, and read back as stored (0 when unset), as Vault.
+    setOrClear(next, 'identity_token_ttl', ttl, ttl === 0);
   }
   if (v.rotation_schedule !== undefined) {
     const s = v.rotation_schedule.trim();
@@ -108,7 +109,7 @@ export function keylessReadShape(c: KeylessConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (c.service_account_email) out.service_account_email = c.service_account_email;
   out.identity_token_audience = c.identity_token_audience ?? '';
-  out.identity_token_ttl = c.identity_token_ttl ?? DEFAULT_IDENTITY_TOKEN_TTL;
+  out.identity_token_ttl = c.identity_token_ttl ?? 0;
   out.rotation_schedule = c.rotation_schedule ?? '';
   out.rotation_window = c.rotation_window ?? 0;
   out.rotation_period = c.rotation_period ?? 0;

@@ -54,6 +54,10 @@ const roleOf = (v: VaultContract, name = 'web') => v.gcp.get('cloud')?.roles.get
 const roleRequests = (v: VaultContract) => v.requests.filter((r) => r.path === '/v1/auth/cloud/role/web' && r.method !== 'GET').map((r) => r.method);
 let roleId: unknown;
 const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
+const WIF: Stack = {
+  path: 'cloud',
+  config: { fields: { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v' } },
+};
 const keptRotated = (v: VaultContract) => {
   expect(keyId(v)).toBe(rotated);
   expect(v.problems).toEqual([]);
@@ -202,6 +206,19 @@ export const SCENARIOS: Scenario[] = [
         },
       },
       { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not left at the stored 0' },
+    ],
+  },
+  {
+    name: 'identity_token_ttl: a stored 0 reads as 0, so a declared 1h is written on an existing config; a config that never declares it plans no change',
+    defect: 8,
+    steps: [
+      { apply: WIF },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(0), why: 'never sent: Vault stores 0' },
+      { plan: WIF, changes: false },
+      { plan: { ...WIF, config: { fields: { ...WIF.config!.fields, identity_token_ttl: '1h' } } }, changes: true, out: [/identity_token_ttl/] },
+      { apply: { ...WIF, config: { fields: { ...WIF.config!.fields, identity_token_ttl: '1h' } } } },
+      { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not hidden behind a 0 read as 3600' },
+      { plan: { ...WIF, config: { fields: { ...WIF.config!.fields, identity_token_ttl: '1h' } } }, changes: false },
     ],
   },
   {

@@ -34,7 +34,8 @@ describe('cloud auth config: keyless fields', () => {
     const d = await read();
     expect(d).toMatchObject({
       identity_token_audience: '',
-      identity_token_ttl: 3600,
+      // Stored only when sent, as Vault (pluginidentityutil GetOk): unset reads 0, the issuer uses 1h.
+      identity_token_ttl: 0,
       rotation_schedule: '',
       rotation_window: 0,
       rotation_period: 0,

@@ -6,6 +6,7 @@ import {
   desiredRoleFields,
   desiredSnapshotFields,
   isDefaultMetadata,
+  finishConfig,
   labelMap,
   liveConfigFields,
   liveRoleFields,
@@ -125,4 +126,10 @@ describe('snapshot configs', () => {
   test('storage_type is part of the fields (immutable: a replace)', () => {
     expect(snap({ storage_type: 'local', interval: 60, path_prefix: '/x', local_max_space: 10 }).storage_type).toBe('local');
   });
+});
+
+test('identity_token_ttl: a stored 0 reads as 0 (Vault stores it only when sent), a declared 1h as 3600', () => {
+  expect(finishConfig({ identity_token_ttl: 0 }).identity_token_ttl).toBe(0);
+  expect(finishConfig({}).identity_token_ttl).toBe(0);
+  expect(finishConfig({ identity_token_ttl: 3600 }).identity_token_ttl).toBe(3600);
 });

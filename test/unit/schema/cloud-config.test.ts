@@ -99,7 +99,7 @@ describe('merge and read', () => {
       iam_alias: 'unique_id',
       custom_endpoint: { iam: 'i.example' },
       identity_token_audience: '',
-      identity_token_ttl: 3600,
+      identity_token_ttl: 0, // never sent: reads 0, as Vault
       rotation_schedule: '',
       rotation_window: 0,
       rotation_period: 0,
