@@ -67,6 +67,7 @@ function newRole(type: RoleType, roleId: string): StoredRole {
   return { ...defaults, role_id: roleId, type, legacy: {} };
 }
 
+const PLAIN_KINDS = new Set(['bool', 'int', 'duration']);
 const has = (v: RoleWriteValues, k: string) => Object.prototype.hasOwnProperty.call(v, k) && v[k] !== undefined;
 const list = (v: RoleWriteValues, k: string) => (v[k] as string[] | undefined) ?? [];
 
@@ -163,7 +164,6 @@ export function applyRoleWrite(
   if (has(v, 'bound_projects') && has(v, 'project_id')) fail('bound_projects', `only one of 'bound_projects' or 'project_id' can be given`, ['project_id']);
   else if (has(v, 'bound_projects')) role.bound_projects = canonicalSet(list(v, 'bound_projects'));
   else if (has(v, 'project_id') && String(v.project_id).trim() !== '') role.bound_projects = [String(v.project_id).trim()];
-  if (has(v, 'add_group_aliases')) role.add_group_aliases = v.add_group_aliases as boolean;
 
   const other: RoleType = role.type === 'iam' ? 'vm' : 'iam';
   const wrong = TYPE_ONLY_FIELDS[other].filter((k) => has(v, k));
@@ -172,10 +172,12 @@ export function applyRoleWrite(
   }
   for (const k of wrong) fail(k, `invalid args found for role of type ${role.type}: ${k} (this field applies only to ${other} roles)`, ['type']);
 
-  if (role.type === 'iam') {
-    if (has(v, 'max_jwt_exp')) role.max_jwt_exp = v.max_jwt_exp as number;
-    if (has(v, 'allow_vm_inference')) role.allow_vm_inference = v.allow_vm_inference as boolean;
-  } else {
+  // Plain values (bool, int, duration) of the role's own table fields are stored as given; their
+  // rules are checked on the whole role (validateRole). Lists, labels and token fields have rules above and below.
+  const stored = role as unknown as Record<string, unknown>;
+  for (const f of storedRoleFields(role.type)) if (PLAIN_KINDS.has(f.kind) && !f.name.startsWith('token_') && has(v, f.name)) stored[f.name] = v[f.name];
+
+  if (role.type === 'vm') {
     for (const [single, plural] of [
       ['bound_zone', 'bound_zones'],
       ['bound_region', 'bound_regions'],
