@@ -55,5 +55,5 @@ export async function applyRoleDecision(api: RoleWriter, name: string, d: RoleDe
   return d.body ? api.writeRole(name, d.body) : [];
 }
 
-/** A role whose type changes is created anew: a role that the plan replaces. */
+/** The decision creates the role (a create, or a replace's second half): its role_id is new, to be read back. */
 export const createsRole = (d: RoleDecision): boolean => d.action === 'create' || d.action === 'replace';
