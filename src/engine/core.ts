@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import type { Operation, RequestContext, Route } from './backend';
+import type { Operation, RequestContext, Route } from './route-family';
 import type { Clock } from './clock';
 import type { Logger } from './log';
 import type { JsonStore } from './storage/json-store';

@@ -1,7 +1,7 @@
 // A minimal auth method for testing the core through the AuthBackend contract: roles hold token
 // settings, login takes a role name, renewal re-reads the role. Not part of the product.
 
-import type { AuthBackendFactory } from '../../src/engine/backend';
+import type { AuthBackendFactory } from '../../src/engine/route-family';
 import { reply } from '../../src/engine/http/reply';
 import { requestFields } from '../../src/engine/http/request-fields';
 import { field } from '../../src/schema/fields';

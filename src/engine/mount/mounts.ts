@@ -2,7 +2,7 @@
 // under its own storage prefix, removed when the mount is disabled.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AuthBackend, AuthBackendFactory, BackendServices, MountInfo, NamespaceRef } from '../backend';
+import type { AuthBackend, AuthBackendFactory, BackendServices, MountInfo, NamespaceRef } from '../route-family';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { JsonStore } from '../storage/json-store';

@@ -1,6 +1,6 @@
 // sys/auth: list, enable, tune and disable auth methods at free-form paths ("cloud", "team/a").
 
-import type { Route } from '../backend';
+import type { Route } from '../route-family';
 import { tuneOf, type Mounts, type MountEntry } from '../mount/mounts';
 import { SYSTEM_MAX_TTL } from '../token/lifetime';
 import { field } from '../../schema/fields';

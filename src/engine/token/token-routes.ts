@@ -1,10 +1,10 @@
 // auth/token/*: create, lookup, renew and revoke, for the caller's own token and for others.
 // Renewal of a token issued by an auth method asks that method to re-check it first.
 
-import type { RequestContext, Route } from '../backend';
+import type { RequestContext, Route } from '../route-family';
 import type { Clock } from '../clock';
 import type { Mounts } from '../mount/mounts';
-import type { NamespaceRef } from '../backend';
+import type { NamespaceRef } from '../route-family';
 import { ApiError, Errors } from '../../schema/errors';
 import { field } from '../../schema/fields';
 import { canonicalCidr, CidrError } from '../../schema/cidr';
