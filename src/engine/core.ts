@@ -227,7 +227,7 @@ export class Core {
       const found = this.d.mounts.find(namespace, path.slice(5));
       if (!found) return undefined;
       let table = this.mountTables.get(found.mount);
-      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.backend.routes)));
+      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.method.routes)));
       const m = table.match(found.path);
       return m && { route: m.route, params: m.params, path: found.path, storage: found.mount.storage, mount: found.mount };
     }

@@ -127,9 +127,9 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     if (t.mountAccessor) {
       const mount = d.mounts.byAccessorId(t.mountAccessor);
       if (!mount) throw Errors.badRequest('the auth method that issued this token is no longer mounted');
-      if (mount.backend.renew) {
+      if (mount.method.renew) {
         try {
-          settings = await mount.backend.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
+          settings = await mount.method.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
           settings = withMountLimits({ ...settings, explicitMaxTtl: t.explicitMaxTtl }, tuneOf(mount.entry));
         } catch (e) {
           if (ApiError.isApiError(e)) throw new ApiError(e.code, e.errors.map((m) => `renewal refused: ${m}`), e.status);
