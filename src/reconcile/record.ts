@@ -10,8 +10,6 @@ import type { DesiredObject, Json, RecordOrigin } from './model';
 
 export type { RecordOrigin };
 
-export const RECORD_FILE_NAME = 'keyward.last-applied.json';
-
 export interface RecordedObject {
   fields: Record<string, Json>;
   /** Secret field -> fingerprint of the value last written. */
