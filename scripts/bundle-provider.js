@@ -1,0 +1,27 @@
+// Build step (after tsc and copy-protos): bundles the compiled provider entry and everything it loads
+// into one file beside it, and writes V8's code cache of that file (see
+// src/terraform/plugin/bundle-loader.ts). bin/terraform-provider-keyward.js runs the bundle when it is
+// at least as new as the compiled entry, so a plain `tsc` after a build falls back to dist/'s modules.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
+const dir = path.join(__dirname, '..', 'dist', 'src', 'terraform', 'plugin');
+const bundle = path.join(dir, 'provider.bundle.js');
+const { cachePath, writeCodeCache } = require(path.join(dir, 'bundle-loader.js'));
+fs.rmSync(cachePath(bundle), { force: true });
+esbuild.buildSync({
+  entryPoints: [path.join(dir, 'main.js')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+});
+// The bundle must need nothing outside itself but Node's built-ins (the loader serves only those).
+const external = [...fs.readFileSync(bundle, 'utf8').matchAll(/\brequire\("([^"]+)"\)/g)]
+  .map((m) => m[1])
+  .filter((name) => !name.startsWith('node:') && !require('node:module').isBuiltin(name));
+if (external.length) throw new Error(`provider bundle requires non-built-in modules: ${[...new Set(external)].join(', ')}`);
+writeCodeCache(bundle);
