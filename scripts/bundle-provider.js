@@ -34,4 +34,9 @@ const external = [...text.matchAll(/\brequire\("([^"]+)"\)/g)]
   .map((m) => m[1])
   .filter((name) => !name.startsWith('node:') && !require('node:module').isBuiltin(name));
 if (external.length) throw new Error(`provider bundle requires non-built-in modules: ${[...new Set(external)].join(', ')}`);
-writeCodeCache(bundle);
+// The cache holds what the build's warm-up compiled: a walk's validators, configure and client too.
+writeCodeCache(bundle, (exports) => exports.warmUp()).catch((err) => {
+  fs.rmSync(cachePath(bundle), { force: true });
+  process.stderr.write(`bundle-provider: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

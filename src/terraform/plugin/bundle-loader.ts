@@ -49,10 +49,14 @@ export function loadBundle(bundle: string): unknown {
   return evaluate(compile(bundle, readCache(bundle)), bundle);
 }
 
-/** Build step: evaluates the bundle's top level and writes the code cache of what that compiled. */
-export function writeCodeCache(bundle: string): number {
+/**
+ * Build step: evaluates the bundle, runs `warm` on its exports, and writes the code cache of all that
+ * compiled (V8 keeps the functions compiled so far, so warm decides what a start finds compiled).
+ */
+export async function writeCodeCache(bundle: string, warm?: (exports: unknown) => Promise<void> | void): Promise<number> {
   const script = compile(bundle, undefined);
-  evaluate(script, bundle);
+  const loaded = evaluate(script, bundle);
+  await warm?.(loaded);
   const data = script.createCachedData();
   fs.writeFileSync(cachePath(bundle), Buffer.concat([Buffer.from(stamp(bundle), 'latin1'), data]));
   return data.length;

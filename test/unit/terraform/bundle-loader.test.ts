@@ -21,18 +21,18 @@ describe('bundle-loader', () => {
     utimesSync(bundle, mtime, mtime);
   };
 
-  it('runs the bundle as a CommonJS module, with and without its cache', () => {
+  it('runs the bundle as a CommonJS module, with and without its cache', async () => {
     write('one', 1_000);
     const plain = loadBundle(bundle) as { value: string; dir: string; builtin: string };
     expect([plain.value, plain.dir, plain.builtin]).toEqual(['one', dir, 'function']);
-    expect(writeCodeCache(bundle)).toBeGreaterThan(0);
+    expect(await writeCodeCache(bundle)).toBeGreaterThan(0);
     const cached = loadBundle(bundle) as { value: string };
     expect(cached.value).toBe('one');
   });
 
-  it('compiles afresh a bundle rebuilt after its cache, even of the same length', () => {
+  it('compiles afresh a bundle rebuilt after its cache, even of the same length', async () => {
     write('one', 1_000);
-    writeCodeCache(bundle);
+    await writeCodeCache(bundle);
     write('two', 2_000); // same length, new content, the old cache left behind
     // What the stamp guards against: V8 itself takes the old cache for the new source, and runs the old code.
     const stale = new vm.Script(`'one'`, { filename: 'a.js' }).createCachedData();
