@@ -41,7 +41,7 @@ function bundleCurrent() {
 }
 
 if (useCompiled()) {
-  if (bundleCurrent()) require(path.join(path.dirname(compiled), 'bundle-loader.js')).loadBundle(bundle).main();
+  if (bundleCurrent()) require(path.join(path.dirname(compiled), 'bundle-loader.js')).loadBundle(bundle).exports.main();
   else require(compiled).main();
 } else {
   require('tsx/cjs');
