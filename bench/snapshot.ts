@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemContext } from '../src/engine/backend';
+import type { SystemContext } from '../src/engine/route-family';
 import { systemClock } from '../src/engine/clock';
 import { silentLogger } from '../src/engine/log';
 import { AesSeal } from '../src/engine/seal/aes-seal';

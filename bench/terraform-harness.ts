@@ -57,10 +57,13 @@ function newest(dir: string): number {
   return t;
 }
 
-/** The compiled package is what users run: build it when dist/ is missing or older than the sources. */
+/** The compiled package is what users run: build it when dist/ (or the provider bundle) is missing or older than the sources. */
 export function ensureBuild(): void {
   const built = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'main.js');
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newest(join(REPO, 'src')), newest(join(REPO, 'constructs')))) return;
+  // The provider's one-file bundle and its code cache are what an install runs (npm run build's last step).
+  const bundle = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'provider.bundle.js');
+  const bundled = existsSync(bundle) && existsSync(`${bundle}.cache`) && statSync(bundle).mtimeMs >= statSync(built).mtimeMs;
+  if (existsSync(built) && bundled && statSync(built).mtimeMs >= Math.max(newest(join(REPO, 'src')), newest(join(REPO, 'constructs')))) return;
   process.stdout.write('dist/ is missing or older than the sources: npm run build\n');
   const r = spawnSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm run build failed');

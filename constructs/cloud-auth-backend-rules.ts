@@ -1,7 +1,7 @@
 // Validation rules of CloudAuthBackend props; the field rules come from src/schema/cloud-config.ts
 // so the construct refuses exactly what the server would.
 
-import { LISTING_VISIBILITY, MOUNT_TOKEN_TYPES } from '../src/schema/auth-mount-fields';
+import { LISTING_VISIBILITY, MOUNT_PATH, MOUNT_TOKEN_TYPES } from '../src/schema/auth-mount-fields';
 import { cloudConfigProblems } from '../src/schema/cloud-config-fields';
 import { parseDurationSeconds } from '../src/schema/duration';
 import { ApiError } from '../src/schema/errors';
@@ -30,8 +30,6 @@ export function schemaProblems(fn: () => unknown, prefix = ''): string[] {
     throw e;
   }
 }
-
-const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 /** Every prop a CloudAuthBackend (and its config) knows; anything else is a misspelling. */
 export const KNOWN_BACKEND_PROPS = [

@@ -5,6 +5,7 @@
 
 import { Construct } from 'constructs';
 import { createHash } from 'node:crypto';
+import { ENV_NAME } from '../src/schema/manifest';
 import { isPlanOnly } from '../src/schema/plan-only';
 import { synthError } from './synth-error';
 import { DefaultTokenResolver, StringConcat, TerraformStack, TerraformVariable, Token, Tokenization, type TerraformVariableType } from './cdk';
@@ -28,7 +29,6 @@ export interface SecretBinding {
   readonly tfValue?: string;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Values returned by secretFromEnv, and the variable each came from. */
 const explicitNames = new Map<string, string>();
 /** Stand-ins secretFromEnv returns in plan-only mode for unset variables, and their names. */

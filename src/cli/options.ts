@@ -1,4 +1,4 @@
-// Every option the reconciling commands share, declared in one place so help text, the README's
+// Every option the reconciling commands share, declared in one place so help text, docs/cli.md's
 // command table and new options (added by one edit here) stay in step. Commander only: this file is
 // loaded for every run, including `--help`, so it must not import the engine, client or SDKs.
 

@@ -7,7 +7,7 @@ import { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type K
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { selfSignedCertificate } from './x509';
+import { selfSignedCertificate } from '../x509/self-signed';
 import type { Description } from './description';
 
 const generate = promisify(generateKeyPair);
@@ -32,7 +32,8 @@ export interface EmulatorKeys {
 export async function newKey(commonName: string, notBefore: Date): Promise<SigningKey> {
   const { privateKey, publicKey } = await generate('rsa', { modulusLength: 2048 });
   const kid = randomBytes(20).toString('hex');
-  const certPem = selfSignedCertificate(privateKey, publicKey, { commonName, serial: randomBytes(8), notBefore, days: 3650 });
+  const notAfter = new Date(notBefore.getTime() + 3650 * 86_400_000);
+  const certPem = selfSignedCertificate(privateKey, publicKey, { commonName, serial: randomBytes(8), notBefore, notAfter }).pem;
   return { kid, privateKey, publicKey, certPem };
 }
 

@@ -1,6 +1,6 @@
 // The world `keyward cloud-emulator` serves when no --description is given: one organization with a
 // folder, two projects, a few service accounts, two instances and an instance group, plus a workload
-// identity pool trusting an engine at its default address (keyless auth, see the README).
+// identity pool trusting an engine at its default address (keyless auth, see docs/cloud-emulator.md).
 
 /** The plugin identity issuer of `keyward server --dev` at its default address. */
 export const SAMPLE_ENGINE_ISSUER = 'http://127.0.0.1:8200/v1/identity/oidc/plugins';

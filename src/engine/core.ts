@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import type { Operation, RequestContext, Route } from './backend';
+import type { Operation, RequestContext, Route } from './route-family';
 import type { Clock } from './clock';
 import type { Logger } from './log';
 import type { JsonStore } from './storage/json-store';
@@ -227,7 +227,7 @@ export class Core {
       const found = this.d.mounts.find(namespace, path.slice(5));
       if (!found) return undefined;
       let table = this.mountTables.get(found.mount);
-      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.backend.routes)));
+      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.method.routes)));
       const m = table.match(found.path);
       return m && { route: m.route, params: m.params, path: found.path, storage: found.mount.storage, mount: found.mount };
     }

@@ -6,7 +6,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import type { AuthBackendFactory, Edition, Route, SystemContext, SystemFamily, SystemFamilyFactory } from './backend';
+import type { AuthMethodFactory, Edition, Route, SystemContext, SystemFamily, SystemFamilyFactory } from './route-family';
 import { systemClock, type Clock } from './clock';
 import { createLogger, type Logger, type LogLevel } from './log';
 import { Core } from './core';
@@ -55,7 +55,7 @@ export interface EngineOptions {
   maxBodyBytes?: number;
   clusterName?: string;
   /** Extra or replacement auth method types (default: the built-in ones). */
-  authMethods?: AuthBackendFactory[];
+  authMethods?: AuthMethodFactory[];
   /** Extra or replacement system families (default: the built-in ones). */
   systemFamilies?: SystemFamilyFactory[];
   /**

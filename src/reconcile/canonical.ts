@@ -5,9 +5,9 @@
 import { canonicalCidr } from '../schema/cidr';
 import { MOUNT_FIELDS } from '../schema/auth-mount-fields';
 import { configWriteShape, canonicalConfig, IAM_METADATA_DEFAULT, VM_METADATA_DEFAULT } from '../schema/cloud-config';
-import { CLOUD_CONFIG_COMPARED, CLOUD_CONFIG_FIELDS, cloudConfigProblems } from '../schema/cloud-config-fields';
+import { CLOUD_CONFIG_FIELDS, cloudConfigProblems } from '../schema/cloud-config-fields';
 import { ROLE_FIELDS, canonicalSet, sortedLabels, roleWriteShape, type RoleType } from '../schema/cloud-role';
-import { canonicalRole } from '../schema/cloud-role-write';
+import { canonicalRoleRead } from '../schema/cloud-role-write';
 import { DurationError, parseDurationSeconds } from '../schema/duration';
 import { ApiError } from '../schema/errors';
 import { fieldProblemsOf, type FieldProblem } from '../schema/field-problems';
@@ -111,8 +111,8 @@ export function desiredRoleFields(where: string, role: Record<string, unknown>):
     // Every problem at once, each with its field: coercion failures, then the write rules.
     const problems: FieldProblem[] = [];
     const { values } = parseFields(roleWriteShape, body, problems);
-    // canonicalRole gives the role's read shape, where a stored zero value is left out.
-    return finishRole(canonicalRole(values, '', problems), role.type as RoleType, true);
+    // canonicalRoleRead gives the role's read shape, where a stored zero value is left out.
+    return finishRole(canonicalRoleRead(values, '', problems), role.type as RoleType, true);
   } catch (e) {
     return rethrow(where, e);
   }
@@ -135,8 +135,6 @@ export function roleWriteBody(fields: Record<string, Json>): Record<string, unkn
 
 // ---- auth config ---------------------------------------------------------------------------
 
-export const CONFIG_COMPARED = CLOUD_CONFIG_COMPARED;
-export const CONFIG_SECRET = 'credentials';
 /** Fields the engine's config write schema (cloud-config.ts) canonicalizes; the rest by kind here. */
 const ENGINE_SHAPED = new Set(['iam_alias', 'iam_metadata', 'vm_alias', 'vm_metadata', 'custom_endpoint']);
 

@@ -3,8 +3,8 @@
 // carries none). Secret values never leave this module except through secretValue().
 
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
+import { CONFIG_SECRET } from '../schema/cloud-config-fields';
 import {
-  CONFIG_SECRET,
   ManifestValueError,
   desiredConfigFields,
   desiredRoleFields,

@@ -15,8 +15,7 @@ import {
   type LiveObject,
   type ObjectPlan,
 } from './model';
-import { rotationConfigured } from '../schema/cloud-config-fields';
-import { CONFIG_SECRET } from './canonical';
+import { CONFIG_SECRET, rotationConfigured } from '../schema/cloud-config-fields';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy, moveWarning } from './objects/auth-mount';
 import { roleDecision } from './objects/role';

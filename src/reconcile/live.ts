@@ -4,7 +4,8 @@
 
 import { createHash } from 'node:crypto';
 import type { VaultClient } from '../client/vault-client';
-import { CONFIG_SECRET, liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
+import { CONFIG_SECRET } from '../schema/cloud-config-fields';
+import { liveConfigFields, liveRoleFields, liveSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
 import type { DesiredState } from './desired';
 import { objectId, parseObjectId, stableJson, type LiveObject, type LiveSecretState, type ObjectAddress } from './model';
 import { SECRETS_HELD } from '../client/dialect/translator';

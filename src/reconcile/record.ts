@@ -4,14 +4,11 @@
 // (a previous manifest) or kept by the CLI in keyward.last-applied.json next to the manifest.
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { parseManifest } from '../schema/manifest';
 import { desiredFromManifest } from './desired';
 import type { DesiredObject, Json, RecordOrigin } from './model';
 
 export type { RecordOrigin };
-
-export const RECORD_FILE_NAME = 'keyward.last-applied.json';
 
 export interface RecordedObject {
   fields: Record<string, Json>;
@@ -27,10 +24,6 @@ export interface LastApplied {
 }
 
 export const emptyRecord = (): LastApplied => ({ version: 1, objects: {} });
-
-export function recordPathFor(manifestPath: string): string {
-  return join(dirname(manifestPath), RECORD_FILE_NAME);
-}
 
 /**
  * Accepts a record, or a previous manifest (the one `cdktf deploy` applied through the provider, or

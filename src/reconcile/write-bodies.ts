@@ -4,7 +4,8 @@
 // Snapshot configs always send the complete declared object, secrets included: Vault's docs do not
 // say that update merges, so an omitted field may be reset.
 
-import { isDefaultMetadata, finishConfig, CONFIG_SECRET } from './canonical';
+import { CONFIG_SECRET } from '../schema/cloud-config-fields';
+import { isDefaultMetadata, finishConfig } from './canonical';
 import { secretValue } from './desired';
 import { sameValue, type DesiredObject, type FieldChange, type Json } from './model';
 import { snapshotFieldSpec } from '../schema/snapshot-fields';

@@ -17,6 +17,8 @@ export interface MountFieldSpec {
 
 export const MOUNT_TOKEN_TYPES = ['default-service', 'default-batch', 'service', 'batch'] as const;
 export const LISTING_VISIBILITY = ['', 'hidden', 'unauth'] as const;
+/** A mount path like "cloud" or "team/cloud": no leading or trailing "/". */
+export const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 export const MOUNT_FIELDS: readonly MountFieldSpec[] = [
   { name: 'description', kind: 'string', default: '', description: 'Human-readable description of the mount.' },
@@ -27,5 +29,4 @@ export const MOUNT_FIELDS: readonly MountFieldSpec[] = [
   { name: 'listing_visibility', kind: 'string', default: '', tune: true, values: LISTING_VISIBILITY, description: 'Whether the mount is listed to unauthenticated users: `unauth`, or `""`/`hidden` (not listed).' },
 ];
 
-export const MOUNT_FIELD_NAMES: readonly string[] = MOUNT_FIELDS.map((f) => f.name);
 export const MOUNT_TUNE_FIELDS: readonly string[] = MOUNT_FIELDS.filter((f) => f.tune).map((f) => f.name);

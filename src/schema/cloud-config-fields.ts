@@ -52,8 +52,8 @@ export const CLOUD_CONFIG_FIELDS: readonly CloudConfigFieldSpec[] = [
   { name: 'disable_automated_rotation', kind: 'bool', default: false, description: 'Pause automated rotation without removing its settings.' },
 ];
 
-/** The compared (non-secret) config fields. */
-export const CLOUD_CONFIG_COMPARED: readonly string[] = CLOUD_CONFIG_FIELDS.filter((f) => !f.secret).map((f) => f.name);
+/** The one secret field: sent from an environment variable or a write-only attribute, never read back. */
+export const CONFIG_SECRET = 'credentials';
 
 /** keyward name -> Vault name, for the config fields Vault spells differently. */
 export const CLOUD_CONFIG_VAULT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(CLOUD_CONFIG_FIELDS.filter((f) => f.vault).map((f) => [f.name, f.vault!]));

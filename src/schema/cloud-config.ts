@@ -20,8 +20,6 @@ export type VmAlias = (typeof VM_ALIAS_VALUES)[number];
 /** Vault's four keys, then the engine's own two for workload identity federation (Vault's plugin
  * always calls Google's STS and IAM Credentials; the engine lets them point at an emulator). */
 export const CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute', 'sts', 'iamcredentials'] as const;
-/** The keys Vault's plugin knows; `sts` and `iamcredentials` are the embedded engine's alone. */
-export const VAULT_CUSTOM_ENDPOINT_KEYS = ['api', 'iam', 'crm', 'compute'] as const;
 export type EndpointKey = (typeof CUSTOM_ENDPOINT_KEYS)[number];
 
 /** Google's default base URLs; an override without a path gets the service's default path. */

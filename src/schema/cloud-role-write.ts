@@ -1,7 +1,7 @@
 // The role write rules of the `cloud` auth method as pure functions: merge a parsed request into
 // the stored role (create defaults, deprecated aliases, cross-type checks, validation), the read
 // shape, and the two edit endpoints. The engine stores what these return; the reconciler uses
-// canonicalRole() to fill server defaults before diffing.
+// canonicalRoleRead() to fill server defaults before diffing.
 
 import { ApiError } from './errors';
 import { FieldProblemsError, problemSink, type FieldProblem } from './field-problems';
@@ -194,7 +194,7 @@ export function applyRoleWrite(
       } else role.bound_labels = sortedLabels(labels);
     }
   }
-  warnings.push(...validateRole(role, opts, opts.problems));
+  warnings.push(...checkStoredRole(role, opts, opts.problems));
   if (opts.problems && opts.problems.length > 0) throw new FieldProblemsError(opts.problems);
   return { role, warnings };
 }
@@ -203,7 +203,7 @@ export function applyRoleWrite(
  * Whole-role validation (after writes and edits); returns warnings, throws on errors (or, with
  * `problems`, records each with its field and goes on).
  */
-export function validateRole(
+function checkStoredRole(
   role: StoredRole,
   opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {},
   problems?: FieldProblem[],
@@ -290,7 +290,7 @@ export function applyServiceAccountEdit(role: StoredRole, add: string[], remove:
   requireSome(a, [...r]);
   const next = structuredClone(role);
   next.bound_service_accounts = canonicalSet([...role.bound_service_accounts, ...a]).filter((s) => !r.has(s));
-  return { role: next, warnings: validateRole(next) };
+  return { role: next, warnings: checkStoredRole(next) };
 }
 
 /** role/:name/labels: add key:value items (replacing existing keys), remove keys (missing is fine). */
@@ -305,14 +305,14 @@ export function applyLabelEdit(role: StoredRole, add: string[], remove: string[]
   const merged = { ...role.bound_labels, ...labels };
   for (const k of r) delete merged[k];
   next.bound_labels = sortedLabels(merged);
-  return { role: next, warnings: validateRole(next) };
+  return { role: next, warnings: checkStoredRole(next) };
 }
 
 /**
  * Canonical read form of a desired role (server defaults filled), for diffing against a live read.
  * With `problems`, every broken rule is reported (a FieldProblemsError), not only the first.
  */
-export function canonicalRole(values: RoleWriteValues, roleId = '', problems?: FieldProblem[]): Record<string, unknown> {
+export function canonicalRoleRead(values: RoleWriteValues, roleId = '', problems?: FieldProblem[]): Record<string, unknown> {
   const { role } = applyRoleWrite(undefined, values, { newRoleId: roleId, problems });
   const out = roleReadShape(role);
   delete out.role_id;

@@ -21,9 +21,6 @@ export const TOKEN_FIELDS = [
   'token_bound_cidrs',
 ] as const;
 
-/** Deprecated token aliases and their canonical field. */
-export const DEPRECATED_TOKEN_ALIASES = { policies: 'token_policies', ttl: 'token_ttl', max_ttl: 'token_max_ttl', period: 'token_period' } as const;
-
 /** Fields whose presence in a request for the other type is an error (seed 2.2): from the field table. */
 const ownFields = (t: RoleType): readonly string[] => ROLE_FIELDS.filter((f) => f.appliesTo === t && !f.aliasOf).map((f) => f.name);
 export const TYPE_ONLY_FIELDS: Record<RoleType, readonly string[]> = { iam: ownFields('iam'), vm: ownFields('vm') };

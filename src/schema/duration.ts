@@ -45,7 +45,8 @@ export function parseDurationSeconds(input: unknown): number {
  * "7d"); undefined when the text is not one.
  */
 export function goDurationSeconds(text: string): number | undefined {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h|d)/gy;
+  // Micro as U+00B5 and U+03BC (Go takes both), escaped: the provider's bundle stays ASCII (bundle-provider.js).
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h|d)/gy;
   let total = 0;
   let consumed = 0;
   let m: RegExpExecArray | null;

@@ -19,8 +19,9 @@ export const manifestFileName = (alias?: string): string => (alias ? `keyward.${
 export const ALIASED_MANIFEST = /^keyward\.([a-z][a-z0-9_-]*)\.manifest\.json$/;
 export const MANIFEST_VERSION = 1;
 
-/** Environment variable names: POSIX style. */
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name like CLOUD_CREDENTIALS');
+/** Environment variable names: POSIX style (manifest, constructs and provider alike). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const envName = z.string().regex(ENV_NAME, 'must be an environment variable name like CLOUD_CREDENTIALS');
 
 /** "sha256:" + 64 hex chars: HMAC-SHA256 of the secret value keyed with the manifest's fingerprintSalt. */
 export const fingerprintPattern = /^sha256:[0-9a-f]{64}$/;

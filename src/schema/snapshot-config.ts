@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { field } from './fields';
-import { SNAPSHOT_FIELDS, STORAGE_TYPES, type SnapshotFieldKind, type StorageType } from './snapshot-fields';
+import { SNAPSHOT_FIELDS, type SnapshotFieldKind, type StorageType } from './snapshot-fields';
 
 // The field table is plain data in snapshot-fields.ts (the Terraform provider's schema needs it without zod).
 export * from './snapshot-fields';
@@ -32,17 +32,6 @@ export interface SnapshotConfig {
 
 /** The read response: as stored, with the secret keys omitted entirely (never "" or a mask). */
 export type SnapshotConfigRead = Record<string, string | number | boolean>;
-
-/** zod schema of the read response `data`, for clients. Unknown extra keys pass through. */
-export const snapshotConfigReadSchema = z
-  .object({
-    storage_type: z.enum(STORAGE_TYPES),
-    interval: z.number().int(),
-    retain: z.number().int(),
-    path_prefix: z.string(),
-    file_prefix: z.string(),
-  })
-  .catchall(z.union([z.string(), z.number(), z.boolean()]));
 
 /** Name rule for configurations: one path segment of 1-128 characters [A-Za-z0-9._-]. */
 export function snapshotConfigNameProblem(name: string): string | undefined {

@@ -83,8 +83,6 @@ export const SNAPSHOT_FIELDS: readonly SnapshotFieldSpec[] = [
 
 const BY_NAME = new Map(SNAPSHOT_FIELDS.map((s) => [s.name, s]));
 
-export const SNAPSHOT_SECRET_FIELDS: readonly string[] = SNAPSHOT_FIELDS.filter((s) => s.secret).map((s) => s.name);
-
 /** keyward name -> Vault name, for the fields Vault spells differently. */
 export const SNAPSHOT_VAULT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(SNAPSHOT_FIELDS.filter((s) => s.vault).map((s) => [s.name, s.vault!]));
 

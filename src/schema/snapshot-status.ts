@@ -29,5 +29,3 @@ export type SnapshotStatus = z.infer<typeof snapshotStatusSchema>;
 export function rfc3339Seconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
-
-export const snapshotConfigListSchema = z.object({ keys: z.array(z.string()) });

@@ -6,7 +6,6 @@ import { FieldProblemsError, type FieldProblem } from './field-problems';
 import {
   CLOUDTHREE_AUTH_MODES,
   DEFAULT_FILE_PREFIX,
-  SNAPSHOT_FIELDS,
   STORAGE_TYPES,
   fieldsForStorageType,
   isStorageType,
@@ -268,15 +267,6 @@ export function normalizeSnapshotConfigRead(data: Record<string, unknown>): Snap
     if (r.success) out[spec.name] = r.data as string | number | boolean;
   }
   if (out.file_prefix === '') out.file_prefix = DEFAULT_FILE_PREFIX;
-  return out;
-}
-
-/** Secret fields present in a body (for fingerprints); never logged. */
-export function snapshotSecretsOf(body: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const spec of SNAPSHOT_FIELDS) {
-    if (spec.secret && typeof body[spec.name] === 'string' && body[spec.name] !== '') out[spec.name] = body[spec.name] as string;
-  }
   return out;
 }
 

@@ -3,7 +3,7 @@
 // store credentials: with a seal (--seal-key-file, the engine's AES-256-GCM seal) they are kept
 // encrypted, bound to their key; status records hold no secret and stay readable.
 
-import type { Seal } from '../engine/backend';
+import type { Seal } from '../engine/route-family';
 import type { ConfigRecord, SnapshotRecordStore, StatusRecord } from '../engine/snapshot/records';
 import type { StateStore } from './state-store';
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { syncDir } from '../engine/snapshot/targets/local';
 import { checkStateKey, type StateStore } from './state-store';
 
 /** Temp files carry this prefix; state keys never start with a dot (checkStateKey). */
@@ -127,17 +128,4 @@ export class DirectoryState implements StateStore {
   }
 
   async close(): Promise<void> {}
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; rename and link are still atomic.
-  }
 }

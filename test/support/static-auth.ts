@@ -1,7 +1,7 @@
-// A minimal auth method for testing the core through the AuthBackend contract: roles hold token
+// A minimal auth method for testing the core through the AuthMethod contract: roles hold token
 // settings, login takes a role name, renewal re-reads the role. Not part of the product.
 
-import type { AuthBackendFactory } from '../../src/engine/backend';
+import type { AuthMethodFactory } from '../../src/engine/route-family';
 import { reply } from '../../src/engine/http/reply';
 import { requestFields } from '../../src/engine/http/request-fields';
 import { field } from '../../src/schema/fields';
@@ -20,7 +20,7 @@ const roleShape = {
 
 type Role = { [K in keyof typeof roleShape]?: unknown } & Record<string, unknown>;
 
-export const staticAuthMethod: AuthBackendFactory = {
+export const staticAuthMethod: AuthMethodFactory = {
   type: 'static',
   create: ({ storage }) => ({
     routes: [

@@ -2,7 +2,7 @@
 // and schedulers directly: a fresh seal key, the store's JSON view, no reload.
 
 import { randomBytes } from 'node:crypto';
-import type { SystemContext } from '../../src/engine/backend';
+import type { SystemContext } from '../../src/engine/route-family';
 import type { Clock } from '../../src/engine/clock';
 import { silentLogger, type Logger } from '../../src/engine/log';
 import { AesSeal } from '../../src/engine/seal/aes-seal';

@@ -14,10 +14,10 @@ import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastAppl
 import { renderText } from '../../reconcile/render-text';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
-import { resolveSource, terraformManaged } from '../project';
+import { resolveSource, terraformManaged } from '../cdktf-project';
 import { withResend } from '../resend';
 import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
-import { openClient, parallelismOf } from '../session';
+import { openClient, parallelismOf } from '../server-client';
 
 export function applySummary(r: ApplyResult, op: Operation = 'apply'): string {
   const n = (a: string) => r.applied.filter((x) => x.action === a).length;

@@ -4,7 +4,7 @@ import { desiredFromManifest, type DesiredState } from '../../reconcile/desired'
 import { recordedFrom, type LastApplied } from '../../reconcile/record';
 import { requireApprovalPossible } from '../approve';
 import type { DestroyFlags } from '../options';
-import { resolveSource, terraformManaged } from '../project';
+import { resolveSource, terraformManaged } from '../cdktf-project';
 import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED } from '../../schema/plan-only';
 import { planAndApply } from './apply-run';
 

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { mountCode, readMountForImport, readSnapshotsForImport, snapshotsCode } from '../../reconcile/import-code';
 import type { ConnectionFlags } from '../options';
-import { openClient, parallelismOf } from '../session';
+import { openClient, parallelismOf } from '../server-client';
 import { preferredLibrary } from '../../../constructs/cdk-library';
 
 function canResolve(lib: string): boolean {

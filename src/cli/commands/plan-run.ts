@@ -14,9 +14,9 @@ import { renderMarkdown } from '../../reconcile/render-markdown';
 import { renderText } from '../../reconcile/render-text';
 import { inServerNames } from '../../reconcile/server-names';
 import type { Format, PlanFlags } from '../options';
-import { resolveSource, terraformManaged } from '../project';
+import { resolveSource, terraformManaged } from '../cdktf-project';
 import { withResend } from '../resend';
-import { openClient, parallelismOf } from '../session';
+import { openClient, parallelismOf } from '../server-client';
 
 /** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
 const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -1,6 +1,6 @@
 // The auth method types this engine can mount (besides the built-in token store).
 
-import type { AuthBackendFactory } from '../backend';
-import { cloudAuthFactory } from './cloud/backend';
+import type { AuthMethodFactory } from '../route-family';
+import { cloudAuthFactory } from './cloud/method';
 
-export const authMethodFactories: AuthBackendFactory[] = [cloudAuthFactory];
+export const authMethodFactories: AuthMethodFactory[] = [cloudAuthFactory];

@@ -1,7 +1,7 @@
 // Reads a handler's fields from the request: coercion per field kind, and unknown fields either
 // warned about (Vault's framework default) or refused with 422 (methods that are strict).
 
-import type { RequestContext } from '../backend';
+import type { RequestContext } from '../route-family';
 import { Errors } from '../../schema/errors';
 import { parseFields, unknownFieldsWarning, type FieldParseResult, type FieldShape } from '../../schema/fields';
 

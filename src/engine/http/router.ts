@@ -1,7 +1,7 @@
 // Route patterns compiled to anchored regular expressions, matched against the canonical (decoded)
 // path; first match in table order wins, so tables list specific routes before general ones.
 
-import type { Route } from '../backend';
+import type { Route } from '../route-family';
 
 /** Vault's rule for a name segment: word characters, '-' and '.', starting and ending with a word char. */
 const NAME = '(\\w(?:(?:[\\w\\-.]+)?\\w)?)';

@@ -2,7 +2,7 @@
 // plugin identity issuer (unauthenticated, plain JSON, as Vault serves them), and rotation of the
 // namespace's signing key (identity/oidc/key/default/rotate; the engine has only the default key).
 
-import type { Route } from '../backend';
+import type { Route } from '../route-family';
 import { reply } from '../http/reply';
 import { requestFields } from '../http/request-fields';
 import { Errors } from '../../schema/errors';

@@ -11,7 +11,7 @@
 
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { randomBytes } from 'node:crypto';
-import type { MountInfo, NamespaceRef, PluginIdentityTokens } from '../backend';
+import type { MountInfo, NamespaceRef, PluginIdentityTokens } from '../route-family';
 import type { Clock } from '../clock';
 import type { JsonStore } from '../storage/json-store';
 import { KeyedLock } from '../keyed-lock';

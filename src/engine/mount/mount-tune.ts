@@ -2,14 +2,13 @@
 // the tokens it issues, the token type it hands out, and its listing visibility. Parsing follows
 // vault/logical_system.go: "" leaves a TTL unchanged, "system" (or 0) means the system default.
 
+import { LISTING_VISIBILITY, MOUNT_TOKEN_TYPES } from '../../schema/auth-mount-fields';
 import { Errors } from '../../schema/errors';
 import { parseDurationSeconds } from '../../schema/duration';
 import { SYSTEM_MAX_TTL, type LifetimeInput } from '../token/lifetime';
 import type { TokenTypeSetting } from '../token/login-result';
 
-export const MOUNT_TOKEN_TYPES = ['default-service', 'default-batch', 'service', 'batch'] as const;
 export type MountTokenType = (typeof MOUNT_TOKEN_TYPES)[number];
-export const LISTING_VISIBILITY = ['', 'hidden', 'unauth'] as const;
 
 export interface MountTune {
   /** Seconds; 0 = the system default (768h). */

@@ -1,8 +1,8 @@
-// The auth mount table of every namespace, with a live backend per mount. Each mount's data lives
+// The auth mount table of every namespace, with a live auth method per mount. Each mount's data lives
 // under its own storage prefix, removed when the mount is disabled.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AuthBackend, AuthBackendFactory, BackendServices, MountInfo, NamespaceRef } from '../backend';
+import type { AuthMethod, AuthMethodFactory, AuthMethodServices, MountInfo, NamespaceRef } from '../route-family';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { JsonStore } from '../storage/json-store';
@@ -36,7 +36,7 @@ export interface EnableOptions {
 export interface LiveMount {
   entry: MountEntry;
   info: MountInfo;
-  backend: AuthBackend;
+  method: AuthMethod;
   storage: JsonStore;
 }
 
@@ -48,12 +48,12 @@ export function normalizeMountPath(p: string): string {
 export class Mounts {
   private byNamespace = new Map<string, LiveMount[]>();
   private byAccessor = new Map<string, LiveMount>();
-  /** Engine services handed to every backend created from now on (plugin identity tokens). */
-  services: BackendServices = {};
+  /** Engine services handed to every auth method created from now on (plugin identity tokens). */
+  services: AuthMethodServices = {};
 
   constructor(
     private readonly root: JsonStore,
-    private readonly factories: AuthBackendFactory[],
+    private readonly factories: AuthMethodFactory[],
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly namespaceById: (id: string) => NamespaceRef | undefined,
@@ -83,8 +83,8 @@ export class Mounts {
     const namespace = this.namespaceById(entry.namespaceId) ?? { id: entry.namespaceId, path: '' };
     const info: MountInfo = { path: entry.path.slice(0, -1), accessor: entry.accessor, type: entry.type, namespace, tune: () => tuneOf(entry) };
     const storage = this.mountStorage(entry);
-    const backend = factory.create({ ...this.services, storage, clock: this.clock, log: this.log, mount: info, env: process.env });
-    const live: LiveMount = { entry, info, backend, storage };
+    const method = factory.create({ ...this.services, storage, clock: this.clock, log: this.log, mount: info, env: process.env });
+    const live: LiveMount = { entry, info, method, storage };
     const list = this.byNamespace.get(entry.namespaceId) ?? [];
     list.push(live);
     list.sort((a, b) => b.entry.path.length - a.entry.path.length); // longest prefix first
@@ -172,10 +172,10 @@ export class Mounts {
     if (dst === src) throw Errors.badRequest(`the mount is already at auth/${dst}`);
     const moved: MountEntry = { ...live.entry, path: dst };
     await this.root.put(this.tableKey(ns.id), this.list(ns).map((m) => (m === live.entry ? moved : m)));
-    // A fresh backend for the new path (its MountInfo carries the path into logins' token paths).
+    // A fresh auth method for the new path (its MountInfo carries the path into logins' token paths).
     this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
     this.byAccessor.delete(live.entry.accessor);
-    await live.backend.close?.();
+    await live.method.close?.();
     this.activate(moved);
     return moved;
   }
@@ -188,7 +188,7 @@ export class Mounts {
     await this.root.put(this.tableKey(ns.id), this.list(ns).filter((m) => m.path !== p));
     this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
     this.byAccessor.delete(live.entry.accessor);
-    await live.backend.close?.();
+    await live.method.close?.();
     await live.storage.deletePrefix();
     await this.onDisable(live.entry);
   }
@@ -200,7 +200,7 @@ export class Mounts {
   }
 
   async closeAll(): Promise<void> {
-    for (const list of this.byNamespace.values()) for (const m of list) await m.backend.close?.();
+    for (const list of this.byNamespace.values()) for (const m of list) await m.method.close?.();
     this.byNamespace.clear();
     this.byAccessor.clear();
   }

@@ -2,7 +2,7 @@
 // persisted under sys/namespaces/ with a uniqueness index of ids under sys/namespace-ids/.
 // Resolves which namespace a request addresses.
 
-import type { NamespaceRef } from '../backend';
+import type { NamespaceRef } from '../route-family';
 import type { JsonStore, JsonStoreOp } from '../storage/json-store';
 import { Errors } from '../../schema/errors';
 import { KeyedLock } from '../keyed-lock';

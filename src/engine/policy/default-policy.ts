@@ -6,11 +6,6 @@ import { parsePolicy, type Policy } from './hcl';
 export const ROOT_POLICY_NAME = 'root';
 export const DEFAULT_POLICY_NAME = 'default';
 
-/** Policies that can be neither written nor deleted through sys/policy. */
-export const IMMUTABLE_POLICY_NAMES: readonly string[] = [ROOT_POLICY_NAME];
-/** Policies that can be rewritten but never deleted. */
-export const UNDELETABLE_POLICY_NAMES: readonly string[] = [ROOT_POLICY_NAME, DEFAULT_POLICY_NAME];
-
 /**
  * Vault's default policy text, adapted to this engine: the token self-service paths, the
  * capabilities check and the UI's resultant ACL. Vault's lease, wrapping, cubbyhole, tools and

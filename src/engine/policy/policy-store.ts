@@ -1,7 +1,7 @@
 // ACL policies per namespace: stored as their source text, parsed on write (so a bad policy is
 // refused with its parse error), compiled ACLs cached per policy set and dropped on any change.
 
-import type { NamespaceRef } from '../backend';
+import type { NamespaceRef } from '../route-family';
 import type { JsonStore } from '../storage/json-store';
 import { Errors } from '../../schema/errors';
 import { Acl, compileAcl } from './acl';

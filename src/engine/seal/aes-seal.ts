@@ -4,7 +4,7 @@
 
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomFillPooled } from '../random-pool';
-import type { Seal } from '../backend';
+import type { Seal } from '../route-family';
 
 const VERSION = 1;
 /** Bytes a sealed value has beyond its plaintext: version, nonce, tag. */

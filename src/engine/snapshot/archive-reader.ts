@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import * as tar from 'tar-stream';
-import type { Seal } from '../backend';
+import type { Seal } from '../route-family';
 import type { StorageEntry } from '../storage/storage';
 import { ENTRY_NAMES, STATE_FORMAT, type SnapshotMeta } from './archive-writer';
 import { decodeState } from './state-codec';

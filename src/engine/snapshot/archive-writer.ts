@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
-import type { Seal } from '../backend';
+import type { Seal } from '../route-family';
 import type { Storage } from '../storage/storage';
 import { encodeState, encodedStateSize } from './state-codec';
 import { StoredGzip, storedGzipSize } from './stored-gzip';

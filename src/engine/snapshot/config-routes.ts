@@ -5,7 +5,7 @@ import { ApiError, Errors } from '../../schema/errors';
 import { snapshotConfigNameProblem } from '../../schema/snapshot-config';
 import { redactSnapshotConfig } from '../../schema/snapshot-validate';
 import { unknownFieldsWarning } from '../../schema/fields';
-import type { Edition, RequestContext, Route } from '../backend';
+import type { Edition, RequestContext, Route } from '../route-family';
 import { reply } from '../http/reply';
 import { checkConfigWrite, statusForRead } from './config-write';
 import type { SnapshotRecordStore } from './records';

@@ -31,7 +31,7 @@ export async function checkConfigWrite(records: SnapshotRecordStore, name: strin
 /** The status read of a config: keyward never loads, so autoload's fields are sent blank. */
 export function statusForRead(config: SnapshotConfig, status: StatusRecord | undefined): SnapshotStatus {
   const wire = statusToWire(status ?? { consecutive_errors: 0 });
-  // Vault reports autoload's loading here; the engine never loads (README: API coverage).
+  // Vault reports autoload's loading here; the engine never loads (docs/engine.md, API coverage).
   if (config.autoload_enabled === true) Object.assign(wire, { loaded_snapshot_id: '', loaded_snapshot_status: '', loaded_snapshot_expires_at: '', loading_error: '' });
   return wire;
 }

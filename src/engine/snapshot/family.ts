@@ -1,7 +1,7 @@
 // The automated-snapshot system family: config/status routes, save/restore routes and the
 // scheduler's lifecycle (started with the engine, restarted after a restore's reload).
 
-import type { SystemContext, SystemFamily, SystemFamilyFactory } from '../backend';
+import type { SystemContext, SystemFamily, SystemFamilyFactory } from '../route-family';
 import { configRoutes } from './config-routes';
 import type { DeadlinePolicy } from './deadline';
 import { SnapshotRecords } from './records';

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { SystemContext } from '../backend';
+import type { SystemContext } from '../route-family';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import { openArchiveStream } from './archive-writer';

@@ -2,7 +2,7 @@
 // target (the target publishes it under its final name only once complete), then apply retention
 // (only once the new one is complete).
 
-import type { SystemContext } from '../backend';
+import type { SystemContext } from '../route-family';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { raceAbort } from './deadline';
 import { asSnapshotHost, type SnapshotArchive, type SnapshotHost } from './host';

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors } from '../../schema/errors';
-import type { RequestContext, Route, SystemContext } from '../backend';
+import type { RequestContext, Route, SystemContext } from '../route-family';
 import { reply } from '../http/reply';
 import { ArchiveError, readVerifiedArchive } from './archive-reader';
 import { writeArchiveFile } from './archive-writer';

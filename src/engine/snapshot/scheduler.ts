@@ -8,7 +8,7 @@
 // have taken this slot already) and takes the slot's lease; resync() picks up other processes'
 // writes and deletes.
 
-import type { SystemContext } from '../backend';
+import type { SystemContext } from '../route-family';
 import type { TimerHandle } from '../clock';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import { AttemptDeadlineError, attemptDeadlineMs, deadlinePolicyFromEnv, type DeadlinePolicy } from './deadline';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SystemContext } from '../backend';
+import type { SystemContext } from '../route-family';
 
 export const SCRATCH_DIR = 'snapshot-scratch';
 

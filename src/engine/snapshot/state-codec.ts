@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { reusableChunks } from '../storage/chunk-reuse';
+import { reusableChunks } from '../storage/chunk-hints';
 import { END_MARK, RECORD_OVERHEAD, STATE_MAGIC, stateEnd, writeRecord } from '../storage/entry-record';
 import type { StorageEntry, StorageSnapshot } from '../storage/storage';
 

@@ -6,8 +6,7 @@
 
 import { Transform, type TransformCallback } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import { knownCrc32 } from '../storage/chunk-crc';
-import { reusableChunks } from '../storage/chunk-reuse';
+import { knownCrc32, reusableChunks } from '../storage/chunk-hints';
 import { crc32Combine } from './crc32-combine';
 
 /** Largest stored block deflate allows. */

@@ -6,7 +6,7 @@
 // views that overlap get a thread of their own, which exits after its view).
 
 import { Worker } from 'node:worker_threads';
-import { knownCrc32 } from './chunk-crc';
+import { knownCrc32 } from './chunk-hints';
 import { readRecords } from './entry-record';
 import type { StorageEntry, StorageSnapshot } from './storage';
 import type { ParentMessage, WorkerMessage } from './sqlite-snapshot-worker';

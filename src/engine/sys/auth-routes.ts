@@ -1,6 +1,6 @@
 // sys/auth: list, enable, tune and disable auth methods at free-form paths ("cloud", "team/a").
 
-import type { Route } from '../backend';
+import type { NamespaceRef, Route } from '../route-family';
 import { tuneOf, type Mounts, type MountEntry } from '../mount/mounts';
 import { SYSTEM_MAX_TTL } from '../token/lifetime';
 import { field } from '../../schema/fields';
@@ -36,6 +36,13 @@ function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uui
     type: m.type,
     uuid: m.uuid,
   };
+}
+
+/** The mount at a sys/auth path (with or without its trailing slash), or a 400 naming the path. */
+function mountAt(mounts: Mounts, ns: NamespaceRef, path: string): MountEntry {
+  const m = mounts.list(ns).find((e) => e.path === `${path.replace(/\/+$/, '')}/`);
+  if (!m) throw Errors.badRequest(`no auth mount at ${path}/`);
+  return m;
 }
 
 const TOKEN_MOUNT = describe({ accessor: 'auth_token_root', description: 'token based credentials', type: 'token', uuid: '00000000-0000-0000-0000-000000000000' });
@@ -76,8 +83,7 @@ export function authRoutes(mounts: Mounts): Route[] {
       sudo: true,
       operations: {
         read: (ctx) => {
-          const m = mounts.list(ctx.namespace).find((e) => e.path === `${ctx.params.path.replace(/\/+$/, '')}/`);
-          if (!m) throw Errors.badRequest(`no auth mount at ${ctx.params.path}/`);
+          const m = mountAt(mounts, ctx.namespace, ctx.params.path);
           // Like Vault's tune read: the effective TTLs (the system's where the mount sets none).
           const t = tuneOf(m);
           const data: Record<string, unknown> = {
@@ -102,8 +108,7 @@ export function authRoutes(mounts: Mounts): Route[] {
       sudo: true,
       operations: {
         read: (ctx) => {
-          const m = mounts.list(ctx.namespace).find((e) => e.path === `${ctx.params.path.replace(/\/+$/, '')}/`);
-          if (!m) throw Errors.badRequest(`no auth mount at ${ctx.params.path}/`);
+          const m = mountAt(mounts, ctx.namespace, ctx.params.path);
           return reply.dataTopLevel(describe(m));
         },
         update: async (ctx) => {

@@ -1,6 +1,6 @@
 // identity/entity/id/:id: read an entity with its aliases and the group aliases of its logins.
 
-import type { Route } from '../backend';
+import type { Route } from '../route-family';
 import { Errors } from '../../schema/errors';
 import { reply } from '../http/reply';
 import type { IdentityStore } from '../identity/identity-store';

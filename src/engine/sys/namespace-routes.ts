@@ -1,6 +1,6 @@
 // sys/namespaces: create, read, list and delete child namespaces of the request's namespace.
 
-import type { NamespaceRef, Route } from '../backend';
+import type { NamespaceRef, Route } from '../route-family';
 import { field } from '../../schema/fields';
 import { Errors } from '../../schema/errors';
 import { reply } from '../http/reply';

@@ -1,6 +1,6 @@
 // sys/policy and sys/policies/acl (both spellings Vault offers), and sys/capabilities-self.
 
-import type { RequestContext, Route } from '../backend';
+import type { RequestContext, Route } from '../route-family';
 import { field } from '../../schema/fields';
 import { Errors } from '../../schema/errors';
 import { reply } from '../http/reply';

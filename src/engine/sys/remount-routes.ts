@@ -5,7 +5,7 @@
 // POST returns and the status reads "success" at once. Only auth mounts exist in the engine.
 
 import { randomUUID } from 'node:crypto';
-import type { Route } from '../backend';
+import type { Route } from '../route-family';
 import type { Mounts } from '../mount/mounts';
 import type { TokenStore } from '../token/token-store';
 import { field } from '../../schema/fields';

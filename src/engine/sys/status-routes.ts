@@ -1,7 +1,7 @@
 // Unauthenticated status endpoints (sys/health, sys/seal-status) and the edition report
 // (sys/license/status), shaped like Vault's.
 
-import type { Edition, Route } from '../backend';
+import type { Edition, Route } from '../route-family';
 import type { Clock } from '../clock';
 import { reply } from '../http/reply';
 import { healthStatus } from './health-query';

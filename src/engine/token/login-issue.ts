@@ -1,6 +1,6 @@
 // Turns an auth method's LoginResult into a token: policies, lifetime, identity entity, type.
 
-import type { MountInfo } from '../backend';
+import type { MountInfo } from '../route-family';
 import type { Clock } from '../clock';
 import type { IdentityStore } from '../identity/identity-store';
 import { Errors } from '../../schema/errors';

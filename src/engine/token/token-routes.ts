@@ -1,10 +1,10 @@
 // auth/token/*: create, lookup, renew and revoke, for the caller's own token and for others.
 // Renewal of a token issued by an auth method asks that method to re-check it first.
 
-import type { RequestContext, Route } from '../backend';
+import type { RequestContext, Route } from '../route-family';
 import type { Clock } from '../clock';
 import type { Mounts } from '../mount/mounts';
-import type { NamespaceRef } from '../backend';
+import type { NamespaceRef } from '../route-family';
 import { ApiError, Errors } from '../../schema/errors';
 import { field } from '../../schema/fields';
 import { canonicalCidr, CidrError } from '../../schema/cidr';
@@ -127,9 +127,9 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
     if (t.mountAccessor) {
       const mount = d.mounts.byAccessorId(t.mountAccessor);
       if (!mount) throw Errors.badRequest('the auth method that issued this token is no longer mounted');
-      if (mount.backend.renew) {
+      if (mount.method.renew) {
         try {
-          settings = await mount.backend.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
+          settings = await mount.method.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
           settings = withMountLimits({ ...settings, explicitMaxTtl: t.explicitMaxTtl }, tuneOf(mount.entry));
         } catch (e) {
           if (ApiError.isApiError(e)) throw new ApiError(e.code, e.errors.map((m) => `renewal refused: ${m}`), e.status);

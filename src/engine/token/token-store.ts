@@ -8,7 +8,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomBytesPooled } from '../random-pool';
 import type { Clock } from '../clock';
-import type { Seal } from '../backend';
+import type { Seal } from '../route-family';
 import type { JsonStore, JsonStoreOp } from '../storage/json-store';
 import { ApiError } from '../../schema/errors';
 import { KeyedLock } from '../keyed-lock';

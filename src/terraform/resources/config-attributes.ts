@@ -2,7 +2,7 @@
 // config field table (src/schema/cloud-config-fields.ts); see role-attributes.ts for why it is apart
 // from config-values.ts.
 
-import { CLOUD_CONFIG_FIELDS } from '../../schema/cloud-config-fields';
+import { CLOUD_CONFIG_FIELDS, CONFIG_SECRET } from '../../schema/cloud-config-fields';
 import type { AttributeSchema } from '../plugin/contract';
 import { secretAttributes } from './secret-attributes';
 import { attributeType, type Kind } from './values';
@@ -12,7 +12,6 @@ const PLAIN = CLOUD_CONFIG_FIELDS.filter((f) => !f.secret);
 /** Terraform attribute -> how it is spelled. */
 export const CONFIG_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind]));
 export const CONFIG_NAMES: readonly string[] = PLAIN.map((f) => f.name);
-export const CONFIG_SECRET = 'credentials';
 
 // Optional and computed: null = the server default, planned in the default's spelling.
 export const configAttributes: Record<string, AttributeSchema> = {

@@ -8,7 +8,7 @@ import { credentialsDecision, keyIdOf, type CredentialsDecision, type LastApply 
 import { rotationConfigured } from '../../schema/cloud-config-fields';
 import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
-import { CONFIG_SECRET as F } from './config-attributes';
+import { CONFIG_SECRET as F } from '../../schema/cloud-config-fields';
 import { secretToSend } from './secrets';
 import { str } from './values';
 

@@ -9,7 +9,8 @@ import { fieldProblemsOf, type FieldProblem } from '../../schema/field-problems'
 import { cloudConfigSchema } from '../../schema/manifest';
 import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
-import { CONFIG_ATTRS, CONFIG_NAMES as NAMES, CONFIG_SECRET as SECRET } from './config-attributes';
+import { CONFIG_SECRET as SECRET } from '../../schema/cloud-config-fields';
+import { CONFIG_ATTRS, CONFIG_NAMES as NAMES } from './config-attributes';
 import { secretAttributeNames } from './secret-attributes';
 import { planSecret } from './secrets';
 import { credentialsToWrite } from './config-credentials';

@@ -10,8 +10,8 @@ import type { Diagnostic, ObjectValue } from '../plugin/contract';
 import { MOUNT_ATTRS, MOUNT_NAMES } from './mount-attributes';
 import { errorAt, hasUnknown, pick, plannedSpelling, refreshedSpelling } from './values';
 
-/** A mount path like "cloud" or "team/cloud" (the backend's `path`, the role resource's `backend`). */
-export const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
+// The backend's `path` and the role resource's `backend` (cloud-auth-*.ts import it from here).
+export { MOUNT_PATH } from '../../schema/auth-mount-fields';
 
 /** Canonical mount fields of a resource object (defaults filled in). */
 export const mountCanonical = (o: ObjectValue): Record<string, Json> => mountFields('cloud', pick(o, MOUNT_NAMES));

@@ -3,13 +3,11 @@
 // the value), `<field>_wo` (write-only, Terraform >= 1.11), `<field>_wo_version` (bump to resend)
 // and `<field>_fingerprint` (computed keyed HMAC). Values never enter state, plans or diagnostics.
 
-import { fingerprintSecret } from '../../schema/manifest';
+import { ENV_NAME, fingerprintSecret } from '../../schema/manifest';
 import { isPlanOnly, unsetSecretNote } from '../../schema/plan-only';
 import { DiagnosticsError, UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { errorAt, str } from './values';
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The planned secret attributes of `field` in `planned` (mutated), with diagnostics. In plan-only

@@ -5,8 +5,6 @@
 import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { sameValue, type Json } from '../../reconcile/model';
 
-export const isUnknown = (v: Value | undefined): boolean => v === UNKNOWN;
-
 /** Whether a value is or contains an unknown anywhere. */
 export function hasUnknown(v: Value | undefined): boolean {
   if (v === UNKNOWN) return true;

@@ -7,7 +7,8 @@ import { desiredConfigFields, desiredSnapshotFields } from '../../reconcile/cano
 import { objectId } from '../../reconcile/model';
 import { APPLIED_UNKNOWN_FINGERPRINT, emptyRecord, type LastApplied, type RecordedObject } from '../../reconcile/record';
 import type { ObjectValue } from '../plugin/contract';
-import { CONFIG_NAMES, CONFIG_SECRET } from '../resources/config-attributes';
+import { CONFIG_SECRET } from '../../schema/cloud-config-fields';
+import { CONFIG_NAMES } from '../resources/config-attributes';
 import { mountCanonical } from '../resources/mount-values';
 import { roleCanonical } from '../resources/role-values';
 import { SNAPSHOT_PLAIN_NAMES, SNAPSHOT_SECRETS } from '../resources/snapshot-auto-config-schema';

@@ -3,7 +3,7 @@
 // Azure managed/environment credential modes (stored and returned; each attempt fails with a status
 // error that says why).
 
-import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
 import { systemFamilyFactories } from '../../../src/engine/sys/families';

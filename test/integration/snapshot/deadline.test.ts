@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { DEFAULT_DEADLINE } from '../../../src/engine/snapshot/deadline';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';

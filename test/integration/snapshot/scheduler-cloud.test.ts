@@ -3,7 +3,7 @@
 // retention keeps the newest, status carries the object URL, and a stored snapshot restores.
 
 import type { Readable } from 'node:stream';
-import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
 import { createTarget } from '../../../src/engine/snapshot/targets/create-target';

@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
 import { systemFamilyFactories } from '../../../src/engine/sys/families';

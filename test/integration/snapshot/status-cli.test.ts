@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { SystemContext, SystemFamilyFactory } from '../../../src/engine/backend';
+import type { SystemContext, SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
 import { systemFamilyFactories } from '../../../src/engine/sys/families';

@@ -1,13 +1,12 @@
 // The cloud emulator: description checks, certificates, minted token shapes, bearer-token
 // enforcement, the OAuth2 token exchange and the admin mint endpoints the CLI uses.
 
-import { X509Certificate, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, sign } from 'node:crypto';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { parseDescription, startCloudEmulator, type CloudEmulator } from '../../../src/cloud-emulator';
-import { selfSignedCertificate } from '../../../src/cloud-emulator/x509';
 import { sampleDescription } from '../../../src/cloud-emulator/sample';
 import { FIXTURE_KEY_DIR, SA, cloudDescription } from '../../support/cloud-fixture';
 
@@ -33,17 +32,6 @@ describe('description', () => {
     ).toThrow(/project p: unknown parent folders\/9; service account a@x: unknown project q; instance i: unknown service account b@x/);
     expect(() => parseDescription({ instanceGroups: [{ name: 'g', project: 'p', zone: 'a', region: 'b' }] })).toThrow(/exactly one of zone or region/);
     expect(() => parseDescription({ extra: true })).toThrow(/invalid cloud emulator description/);
-  });
-});
-
-describe('x509', () => {
-  it('builds a certificate that verifies with its own key', () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-    const pem = selfSignedCertificate(privateKey, publicKey, { commonName: 'svc@x', serial: Buffer.from([0x80, 1]), notBefore: new Date(Date.UTC(2020, 0, 1)), days: 2 });
-    const cert = new X509Certificate(pem);
-    expect(cert.subject).toBe('CN=svc@x');
-    expect(cert.verify(publicKey)).toBe(true);
-    expect(cert.validTo).toMatch(/Jan {2}3 00:00:00 2020/);
   });
 });
 

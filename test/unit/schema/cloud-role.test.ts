@@ -3,7 +3,7 @@
 
 import { parseFields } from '../../../src/schema/fields';
 import { ROLE_FIELDS, TYPE_ONLY_FIELDS, parseLabels, roleWriteShape, zoneToRegion } from '../../../src/schema/cloud-role';
-import { applyLabelEdit, applyRoleWrite, applyServiceAccountEdit, canonicalRole, roleReadShape } from '../../../src/schema/cloud-role-write';
+import { applyLabelEdit, applyRoleWrite, applyServiceAccountEdit, canonicalRoleRead, roleReadShape } from '../../../src/schema/cloud-role-write';
 import { ApiError } from '../../../src/schema/errors';
 
 const write = (body: Record<string, unknown>, existing?: Parameters<typeof applyRoleWrite>[0]) =>
@@ -65,8 +65,8 @@ describe('applyRoleWrite', () => {
     expect(errorText(() => write({ type: 'vm', token_type: 'batch', token_num_uses: 2 }))).toMatch(/limited use count/);
     expect(errorText(() => write({ type: 'vm', token_num_uses: -1 }))).toMatch(/cannot be negative/);
   });
-  it('canonicalRole fills server defaults for diffs', () => {
-    expect(canonicalRole({ type: 'iam', bound_service_accounts: ['b', 'a'], token_ttl: 60 })).toMatchObject({
+  it('canonicalRoleRead fills server defaults for diffs', () => {
+    expect(canonicalRoleRead({ type: 'iam', bound_service_accounts: ['b', 'a'], token_ttl: 60 })).toMatchObject({
       bound_service_accounts: ['a', 'b'], max_jwt_exp: 900, allow_vm_inference: true, token_ttl: 60, token_type: 'default',
     });
   });

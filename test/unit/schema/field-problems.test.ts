@@ -1,7 +1,7 @@
 // Write rules report (field, message) pairs: every problem when asked to collect (the provider's
 // validation), only the first, with Vault's text, when not (the engine answering a request).
 
-import { canonicalRole } from '../../../src/schema/cloud-role-write';
+import { canonicalRoleRead } from '../../../src/schema/cloud-role-write';
 import { FieldProblemsError, fieldProblemsOf } from '../../../src/schema/field-problems';
 import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-validate';
 import { parseFields } from '../../../src/schema/fields';
@@ -20,9 +20,9 @@ const fieldsOf = (f: () => unknown) => {
 describe('field problems', () => {
   it('a role: every broken rule with its field when collecting; the first, unchanged, when not', () => {
     const values = parseFields(roleWriteShape, { type: 'iam', max_jwt_exp: '2h', token_type: 'weird', token_bound_cidrs: ['1.2.3.999'] }).values;
-    expect(fieldsOf(() => canonicalRole(values, '', []))).toEqual(['bound_service_accounts', 'max_jwt_exp', 'token_bound_cidrs', 'token_type']);
-    expect(() => canonicalRole(values)).toThrow(/^field "token_bound_cidrs": invalid CIDR/);
-    expect(() => canonicalRole(values)).not.toThrow(FieldProblemsError);
+    expect(fieldsOf(() => canonicalRoleRead(values, '', []))).toEqual(['bound_service_accounts', 'max_jwt_exp', 'token_bound_cidrs', 'token_type']);
+    expect(() => canonicalRoleRead(values)).toThrow(/^field "token_bound_cidrs": invalid CIDR/);
+    expect(() => canonicalRoleRead(values)).not.toThrow(FieldProblemsError);
   });
 
   it('a desired role: coercion failures and rule failures together, through ManifestValueError', () => {

@@ -4,7 +4,7 @@
 import { TYPE_ONLY_PROPS } from '../../../constructs/cloud-auth-role-rules';
 import { MAX_JWT_EXP_DEFAULT, TYPE_ONLY_FIELDS } from '../../../src/schema/cloud-role';
 import { ROLE_FIELDS, storedRoleFields } from '../../../src/schema/cloud-role-fields';
-import { canonicalRole } from '../../../src/schema/cloud-role-write';
+import { canonicalRoleRead } from '../../../src/schema/cloud-role-write';
 import { TOKEN_ALIASES, TOKEN_FIELDS } from '../../../src/schema/token-fields';
 
 test("the constructs' type-only props are the table's type-only fields", () => {
@@ -31,12 +31,12 @@ test('the token fields are one group the role table takes whole (tokenutil.AddTo
 
 test("the engine's new role and its read shape are the table's: defaults, and the fields a read leaves out when empty", () => {
   for (const type of ['iam', 'vm'] as const) {
-    const read = canonicalRole({ type, bound_service_accounts: ['a@p.iam.gserviceaccount.com'] });
+    const read = canonicalRoleRead({ type, bound_service_accounts: ['a@p.iam.gserviceaccount.com'] });
     const shown = storedRoleFields(type).filter((f) => f.readAbsent === undefined || f.name === 'bound_service_accounts' || (f.name === 'max_jwt_exp' && type === 'iam'));
     expect(Object.keys(read).sort()).toEqual(['type', ...shown.map((f) => f.name)].sort());
     for (const f of shown) if (f.name !== 'bound_service_accounts') expect([f.name, read[f.name]]).toEqual([f.name, f.default]);
   }
   // A stored 0 is left out of the read (path_role.go), and a deprecated name shows only when used.
-  expect(canonicalRole({ type: 'iam', bound_service_accounts: ['*'], max_jwt_exp: 0 })).not.toHaveProperty('max_jwt_exp');
-  expect(canonicalRole({ type: 'iam', bound_service_accounts: ['*'], ttl: 60 })).toMatchObject({ ttl: 60, token_ttl: 60 });
+  expect(canonicalRoleRead({ type: 'iam', bound_service_accounts: ['*'], max_jwt_exp: 0 })).not.toHaveProperty('max_jwt_exp');
+  expect(canonicalRoleRead({ type: 'iam', bound_service_accounts: ['*'], ttl: 60 })).toMatchObject({ ttl: 60, token_ttl: 60 });
 });

@@ -1,6 +1,7 @@
 // bin/terraform-provider-keyward.js picks what to run: the compiled provider when the package has no
 // sources (an install) or when dist/ is newer than every source file (a built checkout: Terraform
-// starts the provider several times per command and tsx costs seconds each), else the sources.
+// starts the provider several times per command and tsx costs seconds each), else the sources; of a
+// build, the one-file bundle (run with its code cache) unless a later tsc rewrote the compiled entry.
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,29 @@ describe('bin/terraform-provider-keyward.js', () => {
     at(join(root, 'src', 'other.ts'), 1_000);
     at(compiled(), 2_000);
     expect(run()).toBe('compiled');
+  });
+
+  describe('with the build\'s bundle', () => {
+    const bundle = () => join(root, 'dist', 'src', 'terraform', 'plugin', 'provider.bundle.js');
+    beforeEach(() => {
+      // dist's bundle-loader.js: the sources' loader, through tsx.
+      writeFileSync(join(root, 'dist', 'src', 'terraform', 'plugin', 'bundle-loader.js'), `require('tsx/cjs'); module.exports = require(${JSON.stringify(join(REPO, 'src', 'terraform', 'plugin', 'bundle-loader.ts'))});\n`);
+      writeFileSync(bundle(), "exports.main = () => process.stdout.write('bundle\\n');\n");
+      at(source(), 1_000);
+      at(join(root, 'src', 'other.ts'), 1_000);
+    });
+
+    it('runs the bundle when it is at least as new as the compiled entry', () => {
+      at(compiled(), 2_000);
+      at(bundle(), 2_000);
+      expect(run()).toBe('bundle');
+    }, 60_000);
+
+    it('runs the compiled modules when tsc rewrote them after the bundle was made', () => {
+      at(bundle(), 2_000);
+      at(compiled(), 3_000);
+      expect(run()).toBe('compiled');
+    });
   });
 
   it('runs the sources through tsx when any source file changed after the build', () => {

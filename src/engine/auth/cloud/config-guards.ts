@@ -5,7 +5,7 @@
 // always calls Google's endpoints; without this a config writer could point them at a listener of
 // its own and collect tokens signed by the engine for any audience.
 
-import type { RequestContext } from '../../backend';
+import type { RequestContext } from '../../route-family';
 import { ApiError } from '../../../schema/errors';
 import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/cloud-config-keyless';
 import type { StoredCloudConfig } from '../../../schema/cloud-config';

@@ -1,7 +1,7 @@
 // auth/<mount>/config: write (merge, validation per field; re-arms automated rotation) and read
 // (never the private key); config/rotate-root replaces the configured key (see root-rotation.ts).
 
-import type { Route } from '../../backend';
+import type { Route } from '../../route-family';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
 import { applyConfigWrite, configReadShape, configWriteShape } from '../../../schema/cloud-config';

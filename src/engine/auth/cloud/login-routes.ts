@@ -2,7 +2,7 @@
 // role type's authorization. Unauthenticated; unknown fields are refused (422). Every refusal is
 // logged with the role, the reason and the client address (never the JWT).
 
-import type { RequestContext, Route } from '../../backend';
+import type { RequestContext, Route } from '../../route-family';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
 import { ApiError, Errors } from '../../../schema/errors';

@@ -1,7 +1,7 @@
 // Renewal of tokens issued by the cloud method: the role must still exist with the same policies,
 // and the identity must still pass the role's current bindings (iam: the account; vm: the instance).
 
-import type { RenewContext } from '../../backend';
+import type { RenewContext } from '../../route-family';
 import type { RenewDecision } from '../../token/login-result';
 import { ApiError, Errors } from '../../../schema/errors';
 import type { ComputeEngineClaims } from './jwt';

@@ -1,7 +1,7 @@
 // auth/<mount>/role/:name/service-accounts (iam) and /labels (vm): add/remove edits of one
 // attribute, re-validated as a whole role. A missing role is 404 (Vault crashes here).
 
-import type { Route, RequestContext } from '../../backend';
+import type { Route, RequestContext } from '../../route-family';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
 import { Errors } from '../../../schema/errors';

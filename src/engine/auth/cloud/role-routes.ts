@@ -3,7 +3,7 @@
 // Names are lower-cased on every path; the write rules live in src/schema/cloud-role-write.ts.
 
 import { randomUUID } from 'node:crypto';
-import type { Route, RequestContext } from '../../backend';
+import type { Route, RequestContext } from '../../route-family';
 import { reply } from '../../http/reply';
 import { requestFields } from '../../http/request-fields';
 import { Errors } from '../../../schema/errors';

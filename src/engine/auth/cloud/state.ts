@@ -8,7 +8,7 @@ import type { JsonStore } from '../../storage/json-store';
 import { IdpClient } from '../../../idp-client/client';
 import type { StoredCloudConfig } from '../../../schema/cloud-config';
 import { DEFAULT_IDENTITY_TOKEN_TTL, usesFederation } from '../../../schema/cloud-config-keyless';
-import type { MountInfo, PluginIdentityTokens } from '../../backend';
+import type { MountInfo, PluginIdentityTokens } from '../../route-family';
 import type { StoredRole } from '../../../schema/cloud-role-write';
 import { normalizeRoleName } from '../../../schema/cloud-role';
 import { ApiError } from '../../../schema/errors';

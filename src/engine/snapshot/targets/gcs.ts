@@ -6,7 +6,7 @@
 import { Storage, type GetFilesResponse, type StorageOptions } from '@google-cloud/storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { joinKey, listPrefix, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
+import { REQUEST_TIMEOUT_MS, joinKey, listPrefix, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
 import { jsonErrorDetail } from '../../json-error';
 
 export interface GcsTargetOptions {
@@ -22,8 +22,6 @@ export interface GcsTargetOptions {
   /** Per-request timeout in ms (default 30 s). */
   requestTimeoutMs?: number;
 }
-
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export class GcsTarget implements SnapshotTarget, ExclusiveCreate {
   readonly storageType = 'cloudtwo-store' as const;

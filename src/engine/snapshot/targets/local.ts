@@ -132,7 +132,8 @@ export class LocalTarget implements SnapshotTarget {
   async close(): Promise<void> {}
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** Makes a rename (or link) in `dir` durable; also used by the snapshot agent's directory state. */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const fh = await open(dir, 'r');
     try {
@@ -141,6 +142,6 @@ async function syncDir(dir: string): Promise<void> {
       await fh.close();
     }
   } catch {
-    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+    // Some filesystems refuse fsync on directories; rename and link are still atomic.
   }
 }

@@ -26,7 +26,7 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { joinKey, listPrefix, partialName, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
+import { REQUEST_TIMEOUT_MS, joinKey, listPrefix, partialName, type ExclusiveCreate, type SnapshotTarget, type StoredObject } from './target';
 
 export interface S3TargetOptions {
   bucket: string;
@@ -50,7 +50,6 @@ export interface S3TargetOptions {
   requestTimeoutMs?: number;
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** The best-effort delete after a failed put gets this long (the store may be the thing stalled). */
 const CLEANUP_TIMEOUT_MS = 5_000;

@@ -4,6 +4,9 @@
 import type { Readable } from 'node:stream';
 import type { StorageType } from '../../../schema/snapshot-config';
 
+/** The object stores' per-request timeout when the config sets none. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface StoredObject {
   /** Name relative to the target's prefix (directory or key prefix). */
   name: string;

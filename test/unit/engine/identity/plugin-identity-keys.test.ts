@@ -7,7 +7,7 @@ import { PluginIdentity, ROTATION_PERIOD_SECONDS, DEFAULT_VERIFICATION_TTL_SECON
 import { ManualClock } from '../../../../src/engine/clock';
 import { JsonStore } from '../../../../src/engine/storage/json-store';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
-import type { MountInfo } from '../../../../src/engine/backend';
+import type { MountInfo } from '../../../../src/engine/route-family';
 
 const ns = { id: 'abc123', path: 'team/' };
 const mount = { namespace: ns, accessor: 'auth_cloud_1', path: 'wif/', type: 'cloud' } as unknown as MountInfo;

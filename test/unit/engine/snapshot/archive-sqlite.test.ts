@@ -13,7 +13,7 @@ import * as tar from 'tar-stream';
 import { readVerifiedArchive } from '../../../../src/engine/snapshot/archive-reader';
 import { writeArchiveFile } from '../../../../src/engine/snapshot/archive-writer';
 import { AesSeal } from '../../../../src/engine/seal/aes-seal';
-import { knownCrc32 } from '../../../../src/engine/storage/chunk-crc';
+import { knownCrc32 } from '../../../../src/engine/storage/chunk-hints';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
 import { SqliteStorage } from '../../../../src/engine/storage/sqlite';
 import type { StorageEntry } from '../../../../src/engine/storage/storage';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SystemContext } from '../../../../src/engine/backend';
+import type { SystemContext } from '../../../../src/engine/route-family';
 import { ManualClock, type Clock } from '../../../../src/engine/clock';
 import { createLogger } from '../../../../src/engine/log';
 import { SnapshotRecords } from '../../../../src/engine/snapshot/records';

@@ -7,7 +7,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { StoredGzip, storedGzipSize } from '../../../../src/engine/snapshot/stored-gzip';
-import { reusableChunks } from '../../../../src/engine/storage/chunk-reuse';
+import { reusableChunks } from '../../../../src/engine/storage/chunk-hints';
 
 async function gzipParts(chunks: Buffer[], announced: number): Promise<Buffer[]> {
   const parts: Buffer[] = [];

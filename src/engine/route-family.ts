@@ -96,12 +96,12 @@ export interface PluginIdentityTokens {
   maxTtlSeconds(): number;
 }
 
-/** Engine services a backend may use beyond its own storage. */
-export interface BackendServices {
+/** Engine services an auth method may use beyond its own storage. */
+export interface AuthMethodServices {
   identityTokens?: PluginIdentityTokens;
 }
 
-export interface BackendInit extends BackendServices {
+export interface AuthMethodInit extends AuthMethodServices {
   storage: JsonStore;
   clock: Clock;
   log: Logger;
@@ -116,16 +116,16 @@ export interface RenewContext {
   log: Logger;
 }
 
-export interface AuthBackend {
+export interface AuthMethod {
   routes: Route[];
   /** Re-checks a token issued by this method before renewal; throw ApiError to refuse. */
   renew?(ctx: RenewContext): Promise<RenewDecision>;
   close?(): Promise<void>;
 }
 
-export interface AuthBackendFactory {
+export interface AuthMethodFactory {
   type: string;
-  create(init: BackendInit): AuthBackend;
+  create(init: AuthMethodInit): AuthMethod;
 }
 
 /** The seal: encrypts values at rest with the key from the seal key file (AES-256-GCM). */

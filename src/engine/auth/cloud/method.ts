@@ -1,7 +1,7 @@
 // The `cloud` auth method: a factory the engine mounts at any path. Route families live in one
 // module each (config, roles, role edits, login); renewal re-checks role and identity.
 
-import type { AuthBackendFactory, BackendInit, AuthBackend } from '../../backend';
+import type { AuthMethodFactory, AuthMethodInit, AuthMethod } from '../../route-family';
 import { CloudState, type CloudStateOptions } from './state';
 import { configRoutes } from './config-routes';
 import { roleRoutes } from './role-routes';
@@ -12,7 +12,7 @@ import { RootRotation } from './root-rotation';
 
 export const CLOUD_AUTH_TYPE = 'cloud';
 
-export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateOptions> = {}): AuthBackend {
+export function createCloudAuthMethod(init: AuthMethodInit, extra: Partial<CloudStateOptions> = {}): AuthMethod {
   const state = new CloudState(init.storage, { clock: init.clock, env: init.env, mount: init.mount, identityTokens: init.identityTokens, ...extra });
   const rotation = new RootRotation(state, init.clock, init.log, init.mount.path);
   // Arms automated rotation when the stored config asks for it (failures are logged, not thrown).
@@ -24,7 +24,7 @@ export function createCloudBackend(init: BackendInit, extra: Partial<CloudStateO
   };
 }
 
-export const cloudAuthFactory: AuthBackendFactory = {
+export const cloudAuthFactory: AuthMethodFactory = {
   type: CLOUD_AUTH_TYPE,
-  create: (init) => createCloudBackend(init),
+  create: (init) => createCloudAuthMethod(init),
 };
