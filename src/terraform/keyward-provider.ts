@@ -164,10 +164,10 @@ function missingToken(address: string): Diagnostic {
 function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
   const out: Diagnostic[] = [];
   const address = str(config.address);
-  const a = address === undefined || hasUnknown(config.address) ? {} : resolveAddress(undefined, address, env);
+  const a: { warning?: string } = address === undefined || hasUnknown(config.address) ? {} : resolveAddress(undefined, address, env);
   if (a.warning) out.push({ severity: 'warning', summary: 'VAULT_ADDR is not the provider\'s address', detail: a.warning, attribute: ['address'] });
   const snapshot = str(config.snapshot_address);
-  const s = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
+  const s: { warning?: string } = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
   if (s.warning) out.push({ severity: 'warning', summary: 'KEYWARD_SNAPSHOT_ADDR is not the provider\'s snapshot_address', detail: s.warning, attribute: ['snapshot_address'] });
   return out;
 }
