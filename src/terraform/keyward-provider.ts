@@ -123,20 +123,19 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         { dialect: str(config.dialect) as ServerDialect | undefined, address: str(config.address), snapshotAddress: str(config.snapshot_address) },
       );
       if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
-      // Made on first use: Terraform configures the provider in every walk, and an apply walk with
-      // nothing to change never sends a request (the HTTP stack's load is most of a configure).
-      let client: VaultClient | undefined;
-      const ctx = { ...base, fingerprintSalt } as KeywardProviderContext;
-      Object.defineProperty(ctx, 'client', {
-        enumerable: true,
-        get: () => {
-          if (client) return client;
-          const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
-          clients.push((client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal })));
-          return client;
-        },
-      });
-      return ctx;
+      const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
+      const client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal });
+      clients.push(client);
+      // One lookup of the token here (as terraform-provider-vault talks to the server in configure):
+      // a refused token is one error, not one per resource during refresh and plan.
+      const { checkToken, TokenRefusedError } = require('../client/token-check') as typeof import('../client/token-check');
+      try {
+        await checkToken(client, settings.tokenSource);
+      } catch (e) {
+        if (e instanceof TokenRefusedError) throw new DiagnosticsError([{ severity: 'error', summary: e.summary, detail: e.detail }]);
+        throw e;
+      }
+      return { ...base, fingerprintSalt, client } as KeywardProviderContext;
     },
     resources,
     cancel() {

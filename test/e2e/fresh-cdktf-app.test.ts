@@ -50,20 +50,20 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
 
     // README: `npm pack` in the checkout (prepare builds dist).
     const packed = await sh('npm', ['pack', '--pack-destination', work], REPO);
-    expect(packed).toMatchObject({ status: 0 });
+    expect(packed).toEqual({ status: 0, out: expect.any(String) });
     const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
 
     const app = join(work, 'my-app');
     mkdirSync(app);
     const init = await sh(CDKTF, ['init', '--template=typescript', '--local', '--project-name', 'my-app', '--project-description', 'x', '--enable-crash-reporting=false'], app);
-    expect(init).toMatchObject({ status: 0 });
+    expect(init).toEqual({ status: 0, out: expect.any(String) });
 
     // The README's steps, run as written (with the tarball's path substituted).
     expect(README).toContain('npm install -D typescript@5');
     expect(README).toContain('npm install ../keyward/keyward-0.1.0.tgz');
-    expect(await sh('npm', ['install', '-D', 'typescript@5'], app)).toMatchObject({ status: 0 });
+    expect(await sh('npm', ['install', '-D', 'typescript@5'], app)).toEqual({ status: 0, out: expect.any(String) });
     const installed = await sh('npm', ['install', tarball], app);
-    expect(installed).toMatchObject({ status: 0 });
+    expect(installed).toEqual({ status: 0, out: expect.any(String) });
     const keyward = join(app, 'node_modules', '.bin', 'keyward');
     expect((await sh(keyward, ['--version'], app)).out.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
 
@@ -94,7 +94,7 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
 
     // The pull request removes a role; its plan runs with no secret set (plan-only mode).
     const prEnv = { STACK_ADDR: url, VAULT_TOKEN: token, DROP_BATCH: '1', KEYWARD_PLAN_ONLY: '1' };
-    expect(await sh(CDKTF, ['synth'], app, prEnv)).toMatchObject({ status: 0 });
+    expect(await sh(CDKTF, ['synth'], app, prEnv)).toEqual({ status: 0, out: expect.any(String) });
     const plan = await sh(keyward, ['plan', '--dir', 'cdktf.out', '--stack', 'platform', '--format', 'markdown', '--detailed-exitcode'], app, prEnv);
     expect(plan.out).toContain('1 to delete');
     expect(plan.out).toMatch(/\[!WARNING\][\s\S]*auth\/cloud\/role\/batch<\/code> delete/);

@@ -134,7 +134,10 @@ test('request_timeout and max_retries: the block, else VAULT_CLIENT_TIMEOUT / VA
 });
 
 test('cancel (StopProvider) ends a request in flight at once with an error naming it', async () => {
-  const hung = createServer(() => undefined);
+  // Configure's token lookup is answered; every other request hangs.
+  const hung = createServer((req, res) => {
+    if (req.url?.startsWith('/v1/auth/token/lookup-self')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}');
+  });
   await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
   const address = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
   const p = keywardProvider({ env: { VAULT_TOKEN: 't' } });
