@@ -40,7 +40,7 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
   it('installs, synthesizes, deploys, and the PR plan lists a removed role (exit 2)', async () => {
     const work = mkdtempSync(join(tmpdir(), 'kw-fresh-app-'));
     dirs.push(work);
-    const env = { ...process.env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', CI: '1', FORCE_COLOR: '0' };
+    const env: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', CI: '1', FORCE_COLOR: '0' };
     delete env.VAULT_ADDR;
     delete env.VAULT_TOKEN;
     const sh = async (cmd: string, args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) => {
