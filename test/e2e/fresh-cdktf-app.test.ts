@@ -4,7 +4,8 @@
 // lists the deletion and exits 2 with --detailed-exitcode (secrets unset: plan-only mode).
 // Slow (npm pack builds dist; the install builds better-sqlite3 from source when no prebuilt binary
 // can be downloaded) and needs the npm registry, as `cdktf init` and the README do.
-// `cdktf` is the repo's cdktf-cli, standing in for the one the README tells the user to install.
+// `cdktf init` is run with the repo's cdktf-cli (the user's global one); every later `cdktf` is the
+// app's own, installed as the README says.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,6 +65,9 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
     expect(await sh('npm', ['install', '-D', 'typescript@5'], app)).toEqual({ status: 0, out: expect.any(String) });
     const installed = await sh('npm', ['install', tarball], app);
     expect(installed).toEqual({ status: 0, out: expect.any(String) });
+    expect(README).toContain('npm install -D cdktf-cli@0.21.0');
+    expect(await sh('npm', ['install', '-D', 'cdktf-cli@0.21.0'], app)).toEqual({ status: 0, out: expect.any(String) });
+    const cdktf = join(app, 'node_modules', '.bin', 'cdktf');
     const keyward = join(app, 'node_modules', '.bin', 'keyward');
     expect((await sh(keyward, ['--version'], app)).out.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
 
@@ -88,13 +92,13 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
 
     writeFileSync(join(app, 'main.ts'), MAIN_TS);
     const deployEnv = { STACK_ADDR: url, VAULT_TOKEN: token, GCP_AUTH_CREDENTIALS: serviceAccountKeyJson() };
-    const deployed = await sh(CDKTF, ['deploy', 'platform', '--auto-approve'], app, deployEnv);
+    const deployed = await sh(cdktf, ['deploy', 'platform', '--auto-approve'], app, deployEnv);
     expect(deployed.out).toContain('Apply complete!');
     expect(deployed.status).toBe(0);
 
     // The pull request removes a role; its plan runs with no secret set (plan-only mode).
     const prEnv = { STACK_ADDR: url, VAULT_TOKEN: token, DROP_BATCH: '1', KEYWARD_PLAN_ONLY: '1' };
-    expect(await sh(CDKTF, ['synth'], app, prEnv)).toEqual({ status: 0, out: expect.any(String) });
+    expect(await sh(cdktf, ['synth'], app, prEnv)).toEqual({ status: 0, out: expect.any(String) });
     const plan = await sh(keyward, ['plan', '--dir', 'cdktf.out', '--stack', 'platform', '--format', 'markdown', '--detailed-exitcode'], app, prEnv);
     expect(plan.out).toContain('1 to delete');
     expect(plan.out).toMatch(/\[!WARNING\][\s\S]*auth\/cloud\/role\/batch<\/code> delete/);
