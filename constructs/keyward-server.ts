@@ -19,7 +19,7 @@ export interface KeywardServerProps {
   /**
    * Where the stack's snapshot configs go instead of `address`: a `keyward snapshot-agent` that
    * serves automated snapshots for a server without them (Vault Community, OpenBao). Auth
-   * backends still go to `address`. `KEYWARD_SNAPSHOT_ADDR` in the deploying environment overrides it.
+   * backends still go to `address`. It wins over `KEYWARD_SNAPSHOT_ADDR` in the deploying environment (the fallback; a different one is a warning).
    * @default `address` (the server serves snapshot-auto itself: Vault Enterprise, the engine's enterprise edition)
    */
   readonly snapshotAddress?: string;

@@ -1,8 +1,8 @@
 // A stack for a server without automated snapshots (Vault Community, OpenBao, or the embedded
 // engine in oss edition): the auth mount goes to the server, the snapshot configs to a
-// `keyward snapshot-agent` in front of it. Addresses come from the deploying environment:
-//   VAULT_ADDR             the server
-//   KEYWARD_SNAPSHOT_ADDR  the agent (overrides snapshotAddress below)
+// `keyward snapshot-agent` in front of it. The addresses are declared below: `address` (the
+// server) and `snapshotAddress` (the agent) win over VAULT_ADDR and KEYWARD_SNAPSHOT_ADDR, which
+// are only fallbacks (a different value is a warning). From the deploying environment:
 //   KEYWARD_CLOUD_PLUGIN   on OpenBao: the name the GCP auth plugin was registered under
 
 import { App, TerraformStack } from 'cdktf';

@@ -61,7 +61,7 @@ export function addShowServerNamesOption(c: Command): Command {
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
     .option('--address <url>', "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is a warning)")
-    .option('--snapshot-address <url>', "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: $KEYWARD_SNAPSHOT_ADDR, then the manifest's server.snapshotAddress, then --address)")
+    .option('--snapshot-address <url>', "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: the manifest's server.snapshotAddress, then $KEYWARD_SNAPSHOT_ADDR, then --address; a different $KEYWARD_SNAPSHOT_ADDR is a warning)")
     .option('--cloud-plugin <name>', "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)")
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')

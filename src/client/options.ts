@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
-import { resolveAddress, resolveToken } from './server-address';
+import { resolveAddress, resolveSnapshotAddress, resolveToken } from './server-address';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
 export interface RetryPolicy {
@@ -72,8 +72,8 @@ export interface SettingsOverrides {
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
 
 /**
- * Flags first, then the stack's declared address (the manifest's server block, the provider block),
- * then the environment (see resolveAddress); namespace: flags, environment, manifest. The dialect:
+ * Flags first, then the stack's declared address and snapshot address (the manifest's server block,
+ * the provider block), then the environment (see resolveAddress, resolveSnapshotAddress); namespace: flags, environment, manifest. The dialect:
  * --dialect / the provider block, then KEYWARD_DIALECT, then the manifest, else detected.
  */
 export function settingsFromEnv(
@@ -82,18 +82,20 @@ export function settingsFromEnv(
   manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {},
 ): ClientSettings {
   const { address, warning } = resolveAddress(overrides.address, manifestServer.address, env);
+  const snapshot = resolveSnapshotAddress(overrides.snapshotAddress, manifestServer.snapshotAddress, env);
+  const warnings = [warning, snapshot.warning].filter((w) => w !== undefined);
   const fromEnv = timeBoundsFromEnv(env);
   const token = overrides.token !== undefined ? { token: overrides.token, source: 'the given token' } : resolveToken(env);
   return {
     address,
-    ...(warning ? { addressWarning: warning } : {}),
+    ...(warnings.length ? { addressWarning: warnings.join(' ') } : {}),
     ...(token.source ? { tokenSource: token.source } : {}),
     token: token.token,
     namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
     dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,
-    snapshotAddress: overrides.snapshotAddress ?? (env.KEYWARD_SNAPSHOT_ADDR || undefined) ?? manifestServer.snapshotAddress,
+    snapshotAddress: snapshot.address,
     cloudPlugin: overrides.cloudPlugin ?? (env.KEYWARD_CLOUD_PLUGIN || undefined) ?? manifestServer.cloudPlugin,
     timeoutMs: overrides.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: { attempts: (overrides.maxRetries ?? fromEnv.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },

@@ -7,6 +7,12 @@ import { join } from 'node:path';
 
 const sameAddress = (a: string, b: string) => a.trim().replace(/\/+$/, '').toLowerCase() === b.trim().replace(/\/+$/, '').toLowerCase();
 
+/** The declared value wins over the environment variable; a different one is reported. */
+function declaredOverEnv(variable: string, what: string, declared: string, fromEnv: string | undefined): { address: string; warning?: string } {
+  if (!fromEnv || sameAddress(fromEnv, declared)) return { address: declared };
+  return { address: declared, warning: `${variable} (${fromEnv}) differs from the ${what} the stack declares (${declared}); using ${declared}. Unset ${variable} or change the stack's ${what}.` };
+}
+
 /**
  * The server address: --address, then the address the stack declares (the provider block, the
  * manifest), then VAULT_ADDR, then Vault's default. Declared wins over the environment as in
@@ -16,12 +22,20 @@ const sameAddress = (a: string, b: string) => a.trim().replace(/\/+$/, '').toLow
 export function resolveAddress(flag: string | undefined, declared: string | undefined, env: NodeJS.ProcessEnv): { address: string; warning?: string } {
   const fromEnv = env.VAULT_ADDR || undefined;
   if (flag) return { address: flag };
-  if (declared) {
-    const warning =
-      fromEnv && !sameAddress(fromEnv, declared) ? `VAULT_ADDR (${fromEnv}) differs from the address the stack declares (${declared}); using ${declared}. Unset VAULT_ADDR or change the stack's address.` : undefined;
-    return warning ? { address: declared, warning } : { address: declared };
-  }
+  if (declared) return declaredOverEnv('VAULT_ADDR', 'address', declared, fromEnv);
   return { address: fromEnv ?? 'http://127.0.0.1:8200' };
+}
+
+/**
+ * The snapshot agent's address, by the same rule as the server's: --snapshot-address, then the
+ * declared snapshotAddress / snapshot_address, then KEYWARD_SNAPSHOT_ADDR; none means the server.
+ * A stray export must not send a production stack's snapshot configs to another agent either.
+ */
+export function resolveSnapshotAddress(flag: string | undefined, declared: string | undefined, env: NodeJS.ProcessEnv): { address?: string; warning?: string } {
+  const fromEnv = env.KEYWARD_SNAPSHOT_ADDR || undefined;
+  if (flag) return { address: flag };
+  if (declared) return declaredOverEnv('KEYWARD_SNAPSHOT_ADDR', 'snapshot address', declared, fromEnv);
+  return fromEnv ? { address: fromEnv } : {};
 }
 
 /** The token as Vault's own clients find it: VAULT_TOKEN, then the token helper's file ~/.vault-token. */

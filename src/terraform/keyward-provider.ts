@@ -17,7 +17,7 @@ import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schem
 import { errorAt, hasUnknown, str } from './resources/values';
 import { DiagnosticsError } from './plugin/contract';
 import { parseMaxRetries, parseTimeoutMs } from '../client/time-bounds';
-import { resolveAddress } from '../client/server-address';
+import { resolveAddress, resolveSnapshotAddress } from '../client/server-address';
 
 export type { KeywardProviderContext } from './resources/context';
 
@@ -35,7 +35,7 @@ const providerSchema: BlockSchema = {
     snapshot_address: {
       type: { kind: 'string' },
       optional: true,
-      description: 'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); `KEYWARD_SNAPSHOT_ADDR` overrides it.',
+      description: 'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); wins over `KEYWARD_SNAPSHOT_ADDR`, the fallback (a different one is a warning).',
     },
     ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system\'s.' },
     skip_tls_verify: { type: { kind: 'bool' }, optional: true, description: 'Do not verify the server\'s TLS certificate; unset: `VAULT_SKIP_VERIFY`, else false. For test servers only: anyone on the path could then read the token.' },
@@ -110,7 +110,6 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       const settings = settingsFromEnv(
         {
           namespace: env.VAULT_NAMESPACE || str(config.namespace),
-          snapshotAddress: env.KEYWARD_SNAPSHOT_ADDR || str(config.snapshot_address),
           cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
           caFile: str(config.ca_cert_file),
           tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
@@ -120,24 +119,23 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         env,
         // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
         // KEYWARD_DIALECT overrides it here as it does for `keyward plan`.
-        // The block's address is the stack's declared one: it wins over VAULT_ADDR (resolveAddress).
-        { dialect: str(config.dialect) as ServerDialect | undefined, address: str(config.address) },
+        // So are its address and snapshot_address: they win over VAULT_ADDR and KEYWARD_SNAPSHOT_ADDR.
+        { dialect: str(config.dialect) as ServerDialect | undefined, address: str(config.address), snapshotAddress: str(config.snapshot_address) },
       );
       if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
-      // Made on first use: Terraform configures the provider in every walk, and an apply walk with
-      // nothing to change never sends a request (the HTTP stack's load is most of a configure).
-      let client: VaultClient | undefined;
-      const ctx = { ...base, fingerprintSalt } as KeywardProviderContext;
-      Object.defineProperty(ctx, 'client', {
-        enumerable: true,
-        get: () => {
-          if (client) return client;
-          const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
-          clients.push((client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal })));
-          return client;
-        },
-      });
-      return ctx;
+      const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
+      const client = new VaultClient({ ...settings, connections: base.parallelism, signal: stop.signal });
+      clients.push(client);
+      // One lookup of the token here (as terraform-provider-vault talks to the server in configure):
+      // a refused token is one error, not one per resource during refresh and plan.
+      const { checkToken, TokenRefusedError } = require('../client/token-check') as typeof import('../client/token-check');
+      try {
+        await checkToken(client, settings.tokenSource);
+      } catch (e) {
+        if (e instanceof TokenRefusedError) throw new DiagnosticsError([{ severity: 'error', summary: e.summary, detail: e.detail }]);
+        throw e;
+      }
+      return { ...base, fingerprintSalt, client } as KeywardProviderContext;
     },
     resources,
     cancel() {
@@ -158,10 +156,17 @@ function missingToken(address: string): Diagnostic {
   };
 }
 
-/** A VAULT_ADDR other than the block's address: the block wins (as in terraform-provider-vault), said at validate. */
+/**
+ * A VAULT_ADDR (KEYWARD_SNAPSHOT_ADDR) other than the block's address (snapshot_address): the block
+ * wins (as in terraform-provider-vault), said at validate.
+ */
 function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
-  const declared = str(config.address);
-  if (declared === undefined || hasUnknown(config.address)) return [];
-  const { warning } = resolveAddress(undefined, declared, env);
-  return warning ? [{ severity: 'warning', summary: 'VAULT_ADDR is not the provider\'s address', detail: warning, attribute: ['address'] }] : [];
+  const out: Diagnostic[] = [];
+  const address = str(config.address);
+  const a: { warning?: string } = address === undefined || hasUnknown(config.address) ? {} : resolveAddress(undefined, address, env);
+  if (a.warning) out.push({ severity: 'warning', summary: 'VAULT_ADDR is not the provider\'s address', detail: a.warning, attribute: ['address'] });
+  const snapshot = str(config.snapshot_address);
+  const s: { warning?: string } = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
+  if (s.warning) out.push({ severity: 'warning', summary: 'KEYWARD_SNAPSHOT_ADDR is not the provider\'s snapshot_address', detail: s.warning, attribute: ['snapshot_address'] });
+  return out;
 }

@@ -43,3 +43,27 @@ test('declared address over VAULT_ADDR (with a warning); the token from ~/.vault
   expect(flagged.code).toBe(1);
   expect(flagged.err).toContain('127.0.0.1:9');
 });
+
+test('the declared snapshotAddress wins over KEYWARD_SNAPSHOT_ADDR (with a warning), which is only the fallback', async () => {
+  const snapshotConfigs = [{ name: 'hourly', storage_type: 'local', interval: '1h', path_prefix: join(home, 'snaps'), local_max_space: 1_000_000 }];
+  const declared = join(home, 'declared.json');
+  writeFileSync(declared, JSON.stringify(manifest({ server: { address: engine.url, snapshotAddress: engine.url }, snapshotConfigs } as never)));
+  process.env.VAULT_TOKEN = ROOT_TOKEN;
+  delete process.env.VAULT_ADDR;
+  process.env.VAULT_MAX_RETRIES = '0';
+  // Nothing listens on port 9: a stray export that won would fail to connect.
+  process.env.KEYWARD_SNAPSHOT_ADDR = 'http://127.0.0.1:9';
+  const r = await runKeyward('plan', '--manifest', declared, '--detailed-exitcode');
+  expect({ code: r.code, err: r.err }).toEqual({
+    code: 2,
+    err: `Warning: KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:9) differs from the snapshot address the stack declares (${engine.url}); using ${engine.url}. Unset KEYWARD_SNAPSHOT_ADDR or change the stack's snapshot address.\n`,
+  });
+  expect(r.out).toContain('hourly');
+  // Undeclared, the variable is used: the snapshot configs go to port 9 and the plan fails there.
+  const undeclared = join(home, 'undeclared.json');
+  writeFileSync(undeclared, JSON.stringify(manifest({ server: { address: engine.url }, snapshotConfigs } as never)));
+  const fallback = await runKeyward('plan', '--manifest', undeclared);
+  expect(fallback.code).toBe(1);
+  expect(fallback.err).toContain('127.0.0.1:9');
+  delete process.env.KEYWARD_SNAPSHOT_ADDR;
+});

@@ -36,6 +36,26 @@ test('the block\'s address wins over VAULT_ADDR, with a warning; VAULT_ADDR is t
   await r.stop!();
 });
 
+test('the block\'s snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warning; the variable is the fallback', async () => {
+  const env = { VAULT_TOKEN: 't', KEYWARD_SNAPSHOT_ADDR: 'http://127.0.0.1:19' };
+  const p = keywardProvider({ env });
+  const block = cfg({ address: 'http://10.0.0.1:8200', snapshot_address: 'http://10.0.0.2:8300', dialect: 'keyward' });
+  const ctx = await p.configure(block);
+  expect(ctx.client!.snapshotAddress).toBe('http://10.0.0.2:8300');
+  expect(p.validate!(block)).toEqual([
+    expect.objectContaining({
+      severity: 'warning',
+      attribute: ['snapshot_address'],
+      detail: 'KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:19) differs from the snapshot address the stack declares (http://10.0.0.2:8300); using http://10.0.0.2:8300. Unset KEYWARD_SNAPSHOT_ADDR or change the stack\'s snapshot address.',
+    }),
+  ]);
+  const q = keywardProvider({ env });
+  const ctx2 = await q.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'keyward' }));
+  expect(ctx2.client!.snapshotAddress).toBe('http://127.0.0.1:19');
+  await p.stop!();
+  await q.stop!();
+});
+
 test('without VAULT_TOKEN the token comes from ~/.vault-token, as Vault\'s own clients read it', async () => {
   const home = mkdtempSync(join(tmpdir(), 'kw-home-'));
   try {
@@ -114,7 +134,10 @@ test('request_timeout and max_retries: the block, else VAULT_CLIENT_TIMEOUT / VA
 });
 
 test('cancel (StopProvider) ends a request in flight at once with an error naming it', async () => {
-  const hung = createServer(() => undefined);
+  // Configure's token lookup is answered; every other request hangs.
+  const hung = createServer((req, res) => {
+    if (req.url?.startsWith('/v1/auth/token/lookup-self')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}');
+  });
   await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
   const address = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
   const p = keywardProvider({ env: { VAULT_TOKEN: 't' } });
