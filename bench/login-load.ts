@@ -39,10 +39,7 @@ function send(pool: Pool, method: 'GET' | 'POST', path: string, body: string | u
  * `concurrency` clients send requests back to back for `seconds`, `bodies` in turn (none for GET).
  * Returns the requests answered per second; any non-200 answer fails the run.
  */
-export async function load(
-  pool: Pool,
-  o: { method: 'GET' | 'POST'; path: string; bodies?: string[]; seconds: number; concurrency: number },
-): Promise<number> {
+export async function load(pool: Pool, o: { method: 'GET' | 'POST'; path: string; bodies?: string[]; seconds: number; concurrency: number }): Promise<number> {
   const bodies = o.bodies ?? [];
   let next = 0;
   let ok = 0;

@@ -44,7 +44,6 @@ const CONCURRENCY = arg('concurrency', 64);
 const PIPELINING = arg('pipelining', 1);
 const ENGINE = process.argv.includes('--engine') ? process.argv[process.argv.indexOf('--engine') + 1] : 'compiled';
 
-
 function cryptoVerifyRate(jwt: string, pem: string, ms = 1000): number {
   const key = createPublicKey(pem);
   const [h, p, s] = jwt.split('.');

@@ -28,7 +28,6 @@ const TF_MAX = Number(arg('terraform-max', '1000'));
 const PAR = Number(arg('parallelism', '32'));
 const TOKEN = 'bench-root';
 
-
 function manifestFor(n: number, mount: string, ttl: (i: number) => number) {
   return parseManifest({
     version: 1,
@@ -86,8 +85,14 @@ async function main() {
     for (const n of SIZES) {
       const mount = `bench${n}`;
       let record: LastApplied = emptyRecord();
-      const base = desiredFromManifest(manifestFor(n, mount, () => 3600), {});
-      const changed = desiredFromManifest(manifestFor(n, mount, (i) => (i % 10 === 0 ? 7200 : 3600)), {});
+      const base = desiredFromManifest(
+        manifestFor(n, mount, () => 3600),
+        {},
+      );
+      const changed = desiredFromManifest(
+        manifestFor(n, mount, (i) => (i % 10 === 0 ? 7200 : 3600)),
+        {},
+      );
 
       const [, create] = await timed(async () => {
         const { plan } = await makePlan(client, base, record, { parallelism: PAR });

@@ -279,17 +279,31 @@ async function main(): Promise<void> {
   }
 
   const mb = (n: number) => (n / 1024 ** 2).toFixed(1);
-  console.log(`snapshot bench: ${entries} entries of ${valueBytes} B, ${rounds} interleaved timing rounds at ${entries} entries, ${roundsAt(sizes[0])} at ${sizes[0]} (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs)`);
-  console.log(`targets: ${Object.entries(STORES).map(([t, d]) => `${t} (${d})`).join(', ')}`);
+  console.log(
+    `snapshot bench: ${entries} entries of ${valueBytes} B, ${rounds} interleaved timing rounds at ${entries} entries, ${roundsAt(sizes[0])} at ${sizes[0]} (gc ${gc ? 'on' : 'off: run with --expose-gc for steadier RSS'}; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${cpus().length} CPUs)`,
+  );
+  console.log(
+    `targets: ${Object.entries(STORES)
+      .map(([t, d]) => `${t} (${d})`)
+      .join(', ')}`,
+  );
   for (const size of sizes) {
     const rows = results[size];
     console.log(`\nstore ${size} entries, archive ${mb(Object.values(rows)[0].size)} MB (times: median of ${roundsAt(size)}, all in ms)`);
     console.log('target            snapshot ms  raw SDK ms  time ratio | snapshot runs            | raw SDK runs             | CPU ms snapshot / raw (medians) | main thread');
     for (const [type, r] of Object.entries(rows)) {
-      const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ').padEnd(24);
+      const runs = (xs: number[]) =>
+        xs
+          .map((x) => x.toFixed(0))
+          .join(' ')
+          .padEnd(24);
       const s = median(r.snap.ms);
       const w = median(r.raw.ms);
-      console.log(`${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snap.ms)} | ${runs(r.raw.ms)} | ${median(r.snap.cpu).toFixed(0)} / ${median(r.raw.cpu).toFixed(0)} | ${median(r.snap.main).toFixed(0)} / ${median(r.raw.main).toFixed(0)}`);
+      console.log(
+        `${type.padEnd(16)}  ${s.toFixed(0).padStart(11)}  ${w.toFixed(0).padStart(10)}  ${(s / w).toFixed(2).padStart(10)} | ${runs(r.snap.ms)} | ${runs(r.raw.ms)} | ${median(r.snap.cpu).toFixed(0)} / ${median(r.raw.cpu).toFixed(0)} | ${median(r.snap.main).toFixed(0)} / ${median(r.raw.main).toFixed(0)}`,
+      );
     }
   }
   const [small, large] = sizes;
@@ -302,13 +316,19 @@ async function main(): Promise<void> {
   console.log('\nsummary (ratios per size; RSS growth of the first pass at each size):');
   for (const [type] of targets) {
     const ratios = sizes.map((n) => (median(results[n][type].snap.ms) / median(results[n][type].raw.ms)).toFixed(2));
-    console.log(`  ${type.padEnd(16)} ratio ${ratios.join(' / ')} at ${sizes.join(' / ')} entries; RSS +${results[small][type].rss.peakRssMb.toFixed(1)} / +${results[large][type].rss.peakRssMb.toFixed(1)} MB`);
+    console.log(
+      `  ${type.padEnd(16)} ratio ${ratios.join(' / ')} at ${sizes.join(' / ')} entries; RSS +${results[small][type].rss.peakRssMb.toFixed(1)} / +${results[large][type].rss.peakRssMb.toFixed(1)} MB`,
+    );
   }
   // Issue 31's acceptance: each cloud target <= 1.3x its raw SDK upload at the full size, and the
   // process's first snapshot (the first pass's first, which loads the reader thread and SQLite)
   // grows RSS by less than 64 MiB.
   const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-  console.log(`\ntargets (${entries} entries; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end):`);
+  console.log(
+    `\ntargets (${entries} entries; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at the end):`,
+  );
   for (const [type] of targets.filter(([t]) => t !== 'local')) {
     const ratio = median(results[large][type].snap.ms) / median(results[large][type].raw.ms);
     console.log(`  ${type.padEnd(16)} snapshot / raw SDK upload ${ratio.toFixed(2)}x <= 1.3x ${pass(ratio <= 1.3)}`);

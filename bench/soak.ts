@@ -57,7 +57,11 @@ async function main() {
   const failures: string[] = [];
   const counts = { logins: 0, writes: 0, stalls: 0, restores: 0 };
   try {
-    say(`soak: ${SECONDS}s, engine on Node ${version} (${NODE}), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    say(
+      `soak: ${SECONDS}s, engine on Node ${version} (${NODE}), load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     await mountCloudAuth(engine, emu);
     await writeRoles(engine, { svc: { type: 'iam', bound_service_accounts: SA.app.email, token_type: 'service', token_ttl: '10m' } });
     const configs: Record<string, Record<string, unknown>> = {
@@ -85,7 +89,12 @@ async function main() {
     const writes = Array.from({ length: 2 }, async (_, c) => {
       for (let i = 0; running(); i++) {
         const name = `soak-${c}-${i % 50}`;
-        const r = await pool.request({ method: 'PUT', path: `/v1/sys/policy/${name}`, body: JSON.stringify({ policy: `path "secret/${name}" { capabilities = ["read"] }` }), headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/json' } });
+        const r = await pool.request({
+          method: 'PUT',
+          path: `/v1/sys/policy/${name}`,
+          body: JSON.stringify({ policy: `path "secret/${name}" { capabilities = ["read"] }` }),
+          headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/json' },
+        });
         await r.body.dump();
         if (r.statusCode === 204) counts.writes++;
         else failures.push(`policy write answered ${r.statusCode}`);
@@ -122,7 +131,9 @@ async function main() {
           if (r.status === 204) counts.restores++;
           else failures.push(`restore answered ${r.status} ${r.text.slice(0, 200)}`);
         }
-        say(`turn ${turn}: ${k} stalled (attempt aborted: ${aborted}, after ${abortedAfter} ms), resumed, store restored (${(archiveBytes / 1e6).toFixed(1)} MB); ${counts.logins} logins, ${counts.writes} writes, ${counts.restores} restores so far; engine CPU ${cpuSeconds(engine.pid).toFixed(1)} s`);
+        say(
+          `turn ${turn}: ${k} stalled (attempt aborted: ${aborted}, after ${abortedAfter} ms), resumed, store restored (${(archiveBytes / 1e6).toFixed(1)} MB); ${counts.logins} logins, ${counts.writes} writes, ${counts.restores} restores so far; engine CPU ${cpuSeconds(engine.pid).toFixed(1)} s`,
+        );
         await sleep(3000);
       }
     })();
@@ -146,7 +157,11 @@ async function main() {
     engine.child.kill('SIGTERM');
     const [code, signal] = await Promise.race([exited, sleep(15_000).then((): [null, string] => [null, 'none within 15 s'])]);
     if (code !== 0) throw new Error(`SIGTERM: the engine ended with code ${code}, signal ${signal}`);
-    say(`soak passed: ${counts.logins} logins, ${counts.writes} writes, ${counts.stalls} forced aborts, ${counts.restores} restores, clean exit on Node ${version}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    say(
+      `soak passed: ${counts.logins} logins, ${counts.writes} writes, ${counts.stalls} forced aborts, ${counts.restores} restores, clean exit on Node ${version}; load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     stopping = true;
     await pool.close().catch(() => undefined);

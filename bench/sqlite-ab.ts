@@ -59,7 +59,9 @@ function main() {
     [
       `SQLite storage A/B: ${CONCURRENCY} concurrent writers for ${WRITE_SECONDS}s (group commit, durable acks), snapshot view of ${ENTRIES} entries; medians of ${ROUNDS} alternating rounds`,
       ...lines,
-      `  load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg().map((l) => l.toFixed(2)).join(' ')} (2 cores)`,
+      `  load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (2 cores)`,
     ].join('\n') + '\n',
   );
 }

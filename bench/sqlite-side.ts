@@ -31,7 +31,13 @@ async function main() {
     const writeRate = writes / ((performance.now() - t0) / 1000);
     // Snapshot production: a store of `entries` entries (~250 bytes each) read as one view.
     for (let i = 0; i < entries; i += 1000) {
-      await storage.batch(Array.from({ length: Math.min(1000, entries - i) }, (_, j) => ({ type: 'put' as const, key: `s/${String(i + j).padStart(8, '0')}`, value: Buffer.alloc(250, (i + j) & 0xff) })));
+      await storage.batch(
+        Array.from({ length: Math.min(1000, entries - i) }, (_, j) => ({
+          type: 'put' as const,
+          key: `s/${String(i + j).padStart(8, '0')}`,
+          value: Buffer.alloc(250, (i + j) & 0xff),
+        })),
+      );
     }
     const times: number[] = [];
     for (let round = 0; round < 3; round++) {

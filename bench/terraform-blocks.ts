@@ -51,7 +51,9 @@ function run(args: string[], cwd: string, tfrc: string): Promise<number> {
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? ok(Number(process.hrtime.bigint() - t0) / 1e9) : fail(new Error(`terraform ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`))));
+    child.on('close', (code) =>
+      code === 0 ? ok(Number(process.hrtime.bigint() - t0) / 1e9) : fail(new Error(`terraform ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`)),
+    );
   });
 }
 
@@ -77,7 +79,8 @@ async function main(): Promise<void> {
     const stack = join(work, 'stack');
     mkdirSync(stack);
     const roles: Record<string, unknown> = {};
-    for (let i = 0; i < n; i++) roles[`role-${i}`] = { type: 'iam', bound_service_accounts: [`sa-${i}@bench.iam.gserviceaccount.com`], token_policies: ['default', `p${i % 7}`], token_ttl: '1h' };
+    for (let i = 0; i < n; i++)
+      roles[`role-${i}`] = { type: 'iam', bound_service_accounts: [`sa-${i}@bench.iam.gserviceaccount.com`], token_policies: ['default', `p${i % 7}`], token_ttl: '1h' };
     const tf = {
       terraform: { required_providers: { keyward: { source: 'keyward/keyward' } } },
       provider: { keyward: { address: 'http://127.0.0.1:9' } },

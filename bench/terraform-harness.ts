@@ -11,7 +11,15 @@ export const REPO = resolve(__dirname, '..');
 
 // CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf otherwise shares ~/.terraform.d/plugin-cache, where another
 // checkout's launcher of the same version replaces this one's between init and plan.
-export const BASE_ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CI: '1', FORCE_COLOR: '0', TF_IN_AUTOMATION: '1', DISABLE_VERSION_CHECK: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1' };
+export const BASE_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  CHECKPOINT_DISABLE: '1',
+  CI: '1',
+  FORCE_COLOR: '0',
+  TF_IN_AUTOMATION: '1',
+  DISABLE_VERSION_CHECK: '1',
+  CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
+};
 delete BASE_ENV.TF_PLUGIN_CACHE_DIR;
 
 export interface Run {

@@ -45,7 +45,8 @@ const role = (i: number, changed: boolean) => ({
   token_ttl: i % 10 === 0 && changed ? '2h' : '1h',
 });
 
-async function vault(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function vault(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${url}/v1/${path}`, { method, headers: { 'x-vault-token': TOKEN }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
@@ -55,9 +56,7 @@ async function vault(url: string, method: string, path: string, body?: unknown):
 function rpcTimings(log: string): string {
   const by = new Map<string, number[]>();
   for (const m of log.matchAll(/\[TRACE\] (\w+) handled in ([\d.]+) ms/g)) (by.get(m[1]!) ?? by.set(m[1]!, []).get(m[1]!)!).push(Number(m[2]));
-  return [...by]
-    .map(([rpc, ms]) => `${rpc} x${ms.length} mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms max ${Math.max(...ms).toFixed(1)} ms`)
-    .join('; ');
+  return [...by].map(([rpc, ms]) => `${rpc} x${ms.length} mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms max ${Math.max(...ms).toFixed(1)} ms`).join('; ');
 }
 
 async function round(who: 'keyward' | 'baseline', n: number, r: number, work: string, pkg: string, url: string): Promise<Record<Phase, number>> {
@@ -69,7 +68,11 @@ async function round(who: 'keyward' | 'baseline', n: number, r: number, work: st
     for (let i = 0; i < n; i++) resources[`role-${i}`] = who === 'keyward' ? { backend: mount, name: `role-${i}`, ...role(i, changed) } : { input: role(i, changed) };
     const tf =
       who === 'keyward'
-        ? { terraform: { required_providers: { keyward: { source: 'keyward/keyward' } } }, provider: { keyward: { address: url } }, resource: { keyward_cloud_auth_role: resources } }
+        ? {
+            terraform: { required_providers: { keyward: { source: 'keyward/keyward' } } },
+            provider: { keyward: { address: url } },
+            resource: { keyward_cloud_auth_role: resources },
+          }
         : { resource: { terraform_data: resources } };
     writeFileSync(join(dir, 'main.tf.json'), JSON.stringify(tf));
   };
@@ -130,7 +133,9 @@ async function main(): Promise<void> {
         const b = median(times.baseline[p]);
         const line = `${(k / b).toFixed(2)}x <= ${TARGET[p]}x ${verdict(k / b, TARGET[p])}`;
         verdicts.push(`${n} roles ${LABEL[p]}: ${secs(k)} vs ${secs(b)}, ${line}`);
-        process.stdout.write(`  ${LABEL[p].padEnd(20)} ${secs(k).padStart(10)}               ${secs(b).padStart(10)}        ${(k / b).toFixed(2).padStart(6)}x          <= ${TARGET[p]}x ${verdict(k / b, TARGET[p])}\n`);
+        process.stdout.write(
+          `  ${LABEL[p].padEnd(20)} ${secs(k).padStart(10)}               ${secs(b).padStart(10)}        ${(k / b).toFixed(2).padStart(6)}x          <= ${TARGET[p]}x ${verdict(k / b, TARGET[p])}\n`,
+        );
       }
       process.stdout.write('\n');
     }

@@ -56,7 +56,9 @@ const BASELINE_LIMIT = Number(arg('baseline-limit', '0'));
 const PER_ROLE_MAX = Number(arg('per-role-max', '1000'));
 const roundsFor = (n: number) => (ROUNDS_ARG === '' ? (n <= 1000 ? 3 : 1) : Number(ROUNDS_ARG));
 if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || !Number.isInteger(roundsFor(n)) || roundsFor(n) < 1) || !(BASELINE_LIMIT >= 0) || !(PER_ROLE_MAX >= 0)) {
-  process.stderr.write('usage: npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS] [--per-role-max N]  (sizes >= 10, N >= 1)\n');
+  process.stderr.write(
+    'usage: npx tsx bench/terraform.ts [--sizes 1000,10000] [--rounds N] [--no-baseline] [--baseline-limit SECONDS] [--per-role-max N]  (sizes >= 10, N >= 1)\n',
+  );
   process.exit(2);
 }
 
@@ -141,12 +143,20 @@ function makeApp(dir: string, pkg: string, app = APP_JS): void {
   writeFileSync(join(dir, 'main.js'), app);
   writeFileSync(
     join(dir, 'cdktf.json'),
-    JSON.stringify({ language: 'typescript', app: `"${process.execPath}" main.js`, projectId: 'keyward-bench', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+    JSON.stringify({
+      language: 'typescript',
+      app: `"${process.execPath}" main.js`,
+      projectId: 'keyward-bench',
+      sendCrashReports: 'false',
+      terraformProviders: [],
+      terraformModules: [],
+    }),
   );
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'keyward-bench-app', private: true, dependencies: { cdktf: '0.21.0', keyward: '*' } }));
 }
 
-async function vault(url: string, method: string, path: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function vault(url: string, method: string, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(`${url}/v1/${path}`, { method, headers: { 'x-vault-token': TOKEN } });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
@@ -198,7 +208,12 @@ async function baselineRound(n: number, round: number, work: string): Promise<{ 
     const resources: Record<string, unknown> = {};
     for (let i = 0; i < n; i++) {
       resources[`role-${i}`] = {
-        input: { type: 'iam', bound_service_accounts: [`sa-${i}@bench.iam.gserviceaccount.com`], token_policies: ['default', `p${i % 7}`], token_ttl: i % 10 === 0 && changed ? '2h' : '1h' },
+        input: {
+          type: 'iam',
+          bound_service_accounts: [`sa-${i}@bench.iam.gserviceaccount.com`],
+          token_policies: ['default', `p${i % 7}`],
+          token_ttl: i % 10 === 0 && changed ? '2h' : '1h',
+        },
       };
     }
     writeFileSync(join(dir, 'main.tf.json'), JSON.stringify({ resource: { terraform_data: resources } }));
@@ -290,7 +305,9 @@ async function main(): Promise<void> {
       }
       // Issue 31's acceptance, each against a figure of the same run.
       const check = (what: string, value: number, atMost: number, unit: 'x' | 's') =>
-        verdicts.push(`${n} roles ${what}: ${unit === 'x' ? `${value.toFixed(2)}x <= ${atMost}x` : `${secs(value)} <= ${secs(atMost)}`} ${Number.isNaN(value) ? 'not measured' : verdict(value, atMost)}`);
+        verdicts.push(
+          `${n} roles ${what}: ${unit === 'x' ? `${value.toFixed(2)}x <= ${atMost}x` : `${secs(value)} <= ${secs(atMost)}`} ${Number.isNaN(value) ? 'not measured' : verdict(value, atMost)}`,
+        );
       const emptyNoop = median(empty.noop);
       const share = median(ours.noop) - emptyNoop;
       process.stdout.write(`  empty-stack cdktf deploy: first ${secs(median(empty.first))}, no-op ${secs(emptyNoop)}; keyward's share of the nested no-op: ${secs(share)}\n`);

@@ -41,7 +41,10 @@ function bundleCurrent() {
 }
 
 if (useCompiled()) {
-  if (bundleCurrent()) require(path.join(path.dirname(compiled), 'bundle-loader.js')).loadBundle(bundle).exports.main();
+  if (bundleCurrent())
+    require(path.join(path.dirname(compiled), 'bundle-loader.js'))
+      .loadBundle(bundle)
+      .exports.main();
   else require(compiled).main();
 } else {
   require('tsx/cjs');

@@ -96,7 +96,9 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
   {
     id: 'moved-from-format',
     check: ({ props }) =>
-      when(props.movedFrom, (m) => (MOUNT_PATH.test(m) ? undefined : `movedFrom ${JSON.stringify(m)} must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")`)),
+      when(props.movedFrom, (m) =>
+        MOUNT_PATH.test(m) ? undefined : `movedFrom ${JSON.stringify(m)} must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")`,
+      ),
   },
   {
     id: 'path-unique',
@@ -105,8 +107,7 @@ export const cloudAuthBackendRules: readonly ValidationRule<CloudAuthBackendInpu
   { id: 'secrets', check: ({ secretProblems }) => secretProblems },
   {
     id: 'credentials-format',
-    check: ({ props }) =>
-      when(props.config?.credentials, (c) => (isUnsetSecret(c) ? undefined : schemaProblems(() => parseServiceAccountKey(c), 'config.credentials: ')[0])),
+    check: ({ props }) => when(props.config?.credentials, (c) => (isUnsetSecret(c) ? undefined : schemaProblems(() => parseServiceAccountKey(c), 'config.credentials: ')[0])),
   },
   {
     id: 'alias-values',

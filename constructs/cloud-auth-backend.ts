@@ -335,9 +335,7 @@ function roleAttributes(entry: RoleEntry): Record<string, unknown> {
   const { name: _name, ...rest } = entry as RoleEntry & Record<string, unknown>;
   const labels = (rest as { bound_labels?: unknown }).bound_labels;
   if (Array.isArray(labels)) {
-    (rest as Record<string, unknown>).bound_labels = Object.fromEntries(
-      (labels as string[]).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
-    );
+    (rest as Record<string, unknown>).bound_labels = Object.fromEntries((labels as string[]).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]));
   }
   return rest;
 }

@@ -64,9 +64,7 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
     id: 'role-name',
     check: ({ props, roleName }) => {
       if (isToken(props.roleName)) return ['roleName must be known at synth time (it identifies the role), not a Terraform token'];
-      return ROLE_NAME_RE.test(roleName)
-        ? []
-        : [`roleName ${JSON.stringify(roleName)} must be letters, digits, "_", "-" or "." and start and end with a letter or digit`];
+      return ROLE_NAME_RE.test(roleName) ? [] : [`roleName ${JSON.stringify(roleName)} must be letters, digits, "_", "-" or "." and start and end with a letter or digit`];
     },
   },
   { id: 'role-name-unique', check: ({ clash }) => (clash ? [clash] : []) },
@@ -130,8 +128,7 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
   },
   {
     id: 'num-uses',
-    check: ({ props }) =>
-      when(props.tokenNumUses, (n) => (Number.isInteger(n) && n >= 0 ? undefined : `tokenNumUses must be a whole number >= 0 (got ${n})`)),
+    check: ({ props }) => when(props.tokenNumUses, (n) => (Number.isInteger(n) && n >= 0 ? undefined : `tokenNumUses must be a whole number >= 0 (got ${n})`)),
   },
   {
     id: 'token-type',
@@ -168,7 +165,9 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
       if (props.type !== 'vm' || props.boundLabels === undefined || isToken(props.boundLabels)) return [];
       const bad = concreteItems(labelItems(props.boundLabels)).filter((l) => !LABEL_RE.test(l.trim()));
       return bad.length
-        ? [`boundLabels: invalid labels ${JSON.stringify(bad)} (each is key:value; the key starts with a lower-case letter, then letters, digits, "_" or "-"; the value uses letters, digits, "_" or "-")`]
+        ? [
+            `boundLabels: invalid labels ${JSON.stringify(bad)} (each is key:value; the key starts with a lower-case letter, then letters, digits, "_" or "-"; the value uses letters, digits, "_" or "-")`,
+          ]
         : [];
     },
   },
@@ -179,9 +178,7 @@ export const cloudAuthRoleRules: readonly ValidationRule<CloudAuthRoleInput>[] =
       const groups = props.boundInstanceGroups ?? [];
       const hasZones = (props.boundZones?.length ?? 0) > 0 || isToken(props.boundZones);
       const hasRegions = (props.boundRegions?.length ?? 0) > 0 || isToken(props.boundRegions);
-      return groups.length > 0 && !hasZones && !hasRegions
-        ? ['boundInstanceGroups needs boundZones or boundRegions (the server must know where to look for the groups)']
-        : [];
+      return groups.length > 0 && !hasZones && !hasRegions ? ['boundInstanceGroups needs boundZones or boundRegions (the server must know where to look for the groups)'] : [];
     },
   },
 ];

@@ -10,7 +10,19 @@ export interface KeywardServerInput {
 }
 
 /** Every prop a KeywardServer knows; anything else is a misspelling. */
-export const KNOWN_SERVER_PROPS = ['address', 'snapshotAddress', 'cloudPlugin', 'namespace', 'fingerprintSalt', 'exclusiveSnapshotConfigs', 'caCertFile', 'skipTlsVerify', 'secretVersion', 'dialect', 'alias'] as const;
+export const KNOWN_SERVER_PROPS = [
+  'address',
+  'snapshotAddress',
+  'cloudPlugin',
+  'namespace',
+  'fingerprintSalt',
+  'exclusiveSnapshotConfigs',
+  'caCertFile',
+  'skipTlsVerify',
+  'secretVersion',
+  'dialect',
+  'alias',
+] as const;
 
 function urlProblem(prop: string, a: string): string | undefined {
   try {
@@ -37,21 +49,24 @@ export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] =
   },
   {
     id: 'alias-format',
-    check: ({ props }) => when(props.alias, (a) => (/^[a-z][a-z0-9_-]*$/.test(a) ? undefined : `alias ${JSON.stringify(a)} must be a Terraform name: lower-case letters, digits, "_" or "-", starting with a letter`)),
+    check: ({ props }) =>
+      when(props.alias, (a) =>
+        /^[a-z][a-z0-9_-]*$/.test(a) ? undefined : `alias ${JSON.stringify(a)} must be a Terraform name: lower-case letters, digits, "_" or "-", starting with a letter`,
+      ),
   },
   { id: 'address-url', check: ({ props }) => when(props.address, (a) => urlProblem('address', a)) },
   { id: 'snapshot-address-url', check: ({ props }) => when(props.snapshotAddress, (a) => urlProblem('snapshotAddress', a)) },
   {
     id: 'cloud-plugin-name',
     check: ({ props }) =>
-      when(props.cloudPlugin, (p) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(p) ? undefined : `cloudPlugin ${JSON.stringify(p)} must be a plugin name such as "gcp" or "vault-plugin-auth-gcp"`)),
+      when(props.cloudPlugin, (p) =>
+        /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(p) ? undefined : `cloudPlugin ${JSON.stringify(p)} must be a plugin name such as "gcp" or "vault-plugin-auth-gcp"`,
+      ),
   },
   {
     id: 'namespace-format',
     check: ({ props }) =>
-      when(props.namespace, (ns) =>
-        /^[\w.-]+(\/[\w.-]+)*\/?$/.test(ns) ? undefined : `namespace ${JSON.stringify(ns)} must be a path like "team-a" or "team-a/dev"`,
-      ),
+      when(props.namespace, (ns) => (/^[\w.-]+(\/[\w.-]+)*\/?$/.test(ns) ? undefined : `namespace ${JSON.stringify(ns)} must be a path like "team-a" or "team-a/dev"`)),
   },
   {
     id: 'dialect-value',
@@ -60,7 +75,6 @@ export const keywardServerRules: readonly ValidationRule<KeywardServerInput>[] =
   },
   {
     id: 'salt-length',
-    check: ({ props }) =>
-      when(props.fingerprintSalt, (s) => (s.length >= 16 ? undefined : 'fingerprintSalt must be at least 16 characters')),
+    check: ({ props }) => when(props.fingerprintSalt, (s) => (s.length >= 16 ? undefined : 'fingerprintSalt must be at least 16 characters')),
   },
 ];

@@ -96,7 +96,9 @@ export class KeywardServer extends Construct {
 
   /** Every server construct of a stack. */
   static allOf(scope: Construct): KeywardServer[] {
-    return TerraformStack.of(scope).node.findAll().filter((c): c is KeywardServer => KeywardServer.isKeywardServer(c));
+    return TerraformStack.of(scope)
+      .node.findAll()
+      .filter((c): c is KeywardServer => KeywardServer.isKeywardServer(c));
   }
 
   readonly address?: string;
@@ -131,7 +133,11 @@ export class KeywardServer extends Construct {
     this.skipTlsVerify = props.skipTlsVerify;
     this.secretVersion = props.secretVersion ?? 1;
     this.fingerprintSalt =
-      props.fingerprintSalt ?? createHash('sha256').update(`keyward-salt:${TerraformStack.of(this).node.path}${props.alias ? `:${props.alias}` : ''}`).digest('hex').slice(0, 32);
+      props.fingerprintSalt ??
+      createHash('sha256')
+        .update(`keyward-salt:${TerraformStack.of(this).node.path}${props.alias ? `:${props.alias}` : ''}`)
+        .digest('hex')
+        .slice(0, 32);
     attachStackSynthesis(this);
   }
 

@@ -52,7 +52,8 @@ export function secretFromEnv(name: string): SecretString {
     unsetNames.set(standIn, name);
     return standIn;
   }
-  if (value === undefined || value === '') throw synthError(new Error(`${name} is not set: export it in the shell that runs cdktf (it holds a secret keyward passes to the server)`));
+  if (value === undefined || value === '')
+    throw synthError(new Error(`${name} is not set: export it in the shell that runs cdktf (it holds a secret keyward passes to the server)`));
   explicitNames.set(value, name);
   return value;
 }

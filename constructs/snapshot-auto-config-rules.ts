@@ -135,9 +135,11 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
       const mode = s.fields.cloudthree_auth_mode ?? 'shared';
       if (isToken(mode)) return [];
       const out: string[] = [];
-      if (!['shared', 'managed', 'environment'].includes(String(mode))) out.push(`cloudThree: authMode must be CloudThreeAuthMode.SHARED, MANAGED or ENVIRONMENT (got ${JSON.stringify(mode)})`);
+      if (!['shared', 'managed', 'environment'].includes(String(mode)))
+        out.push(`cloudThree: authMode must be CloudThreeAuthMode.SHARED, MANAGED or ENVIRONMENT (got ${JSON.stringify(mode)})`);
       if (mode !== 'environment' && s.fields.cloudthree_account_name === undefined) out.push(`cloudThree: accountName is required with authMode ${String(mode)}`);
-      if (mode === 'shared' && s.secrets.cloudthree_account_key === undefined && !s.givenSecrets.includes('cloudthree_account_key')) out.push('cloudThree: accountKey is required with authMode SHARED');
+      if (mode === 'shared' && s.secrets.cloudthree_account_key === undefined && !s.givenSecrets.includes('cloudthree_account_key'))
+        out.push('cloudThree: accountKey is required with authMode SHARED');
       if (mode === 'managed' && s.fields.cloudthree_client_id === undefined) out.push('cloudThree: clientId is required with authMode MANAGED');
       if (mode !== 'managed' && s.fields.cloudthree_client_id !== undefined) out.push('cloudThree: clientId is only used with authMode MANAGED');
       return out;

@@ -30,9 +30,7 @@ const text = fs.readFileSync(bundle, 'latin1');
 const wide = text.search(/[\u0080-\uffff]/);
 if (wide >= 0) process.stderr.write(`bundle-provider: ${bundle} is not ASCII at ${wide} (${JSON.stringify(text.slice(wide - 40, wide + 10))}): starts will be slower\n`);
 // The bundle must need nothing outside itself but Node's built-ins (the loader serves only those).
-const external = [...text.matchAll(/\brequire\("([^"]+)"\)/g)]
-  .map((m) => m[1])
-  .filter((name) => !name.startsWith('node:') && !require('node:module').isBuiltin(name));
+const external = [...text.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((name) => !name.startsWith('node:') && !require('node:module').isBuiltin(name));
 if (external.length) throw new Error(`provider bundle requires non-built-in modules: ${[...new Set(external)].join(', ')}`);
 // The cache holds what the build's warm-up compiled: a walk's validators, configure and client too.
 writeCodeCache(bundle, (exports) => exports.warmUp()).catch((err) => {

@@ -34,7 +34,8 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
   });
 }
 
-async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await request(`${url}/v1/${path}`, {
     method: method as 'GET',
     headers: { ...(token ? { 'x-vault-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -81,7 +82,14 @@ async function main(): Promise<void> {
       // A scratch project directory keeps this run's Terraform state apart from yours.
       writeFileSync(
         join(work, 'cdktf.json'),
-        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${BASIC}`, projectId: 'keyward-start', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+        JSON.stringify({
+          language: 'typescript',
+          app: `node ${TSX} ${BASIC}`,
+          projectId: 'keyward-start',
+          sendCrashReports: 'false',
+          terraformProviders: [],
+          terraformModules: [],
+        }),
       );
       // As in an app with keyward installed: the provider launcher finds node_modules/keyward.
       mkdirSync(join(work, 'node_modules'));
@@ -89,7 +97,12 @@ async function main(): Promise<void> {
       await run(process.execPath, [join(REPO, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf'), 'deploy', '--auto-approve'], work, env);
       say('  cdktf deploy: terraform ran the keyward provider (installed offline from terraform.d/plugins, no registry)');
     } else {
-      await run(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json'), '--auto-approve'], REPO, env);
+      await run(
+        process.execPath,
+        [join(REPO, 'bin', 'keyward.js'), 'apply', '--app', `node ${TSX} ${BASIC}`, '--last-applied', join(work, 'last-applied.json'), '--auto-approve'],
+        REPO,
+        env,
+      );
       say('  terraform is not installed: applied the same stack with `keyward apply --app` instead');
     }
     const roles = await call(engine.url, 'LIST', 'auth/cloud/roles', rootToken);
@@ -110,7 +123,10 @@ async function main(): Promise<void> {
     say(`  lookup-self with the new token: ${self.status === 200 ? 'ok' : `failed (${self.status})`}, entity ${auth.entity_id ?? '-'}`);
 
     step(4, 'Logging in through the keyless mount: workload identity federation, no key anywhere');
-    const klogin = await call(engine.url, 'POST', 'auth/keyless/login', undefined, { role: 'app', jwt: emulator.mintServiceAccountJwt({ account: APP_ACCOUNT, audience: 'vault/app' }) });
+    const klogin = await call(engine.url, 'POST', 'auth/keyless/login', undefined, {
+      role: 'app',
+      jwt: emulator.mintServiceAccountJwt({ account: APP_ACCOUNT, audience: 'vault/app' }),
+    });
     if (klogin.status !== 200) throw new Error(`keyless login failed (${klogin.status}): ${JSON.stringify(klogin.json)}`);
     const stored = (await call(engine.url, 'GET', 'auth/keyless/config', rootToken)).json.data;
     say(`  auth/keyless/config: service_account_email ${stored.service_account_email}, private_key_id ${stored.private_key_id ?? '(none: no key stored)'}`);

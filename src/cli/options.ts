@@ -61,8 +61,14 @@ export function addShowServerNamesOption(c: Command): Command {
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
     .option('--address <url>', "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is a warning)")
-    .option('--snapshot-address <url>', "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: the manifest's server.snapshotAddress, then $KEYWARD_SNAPSHOT_ADDR, then --address; a different $KEYWARD_SNAPSHOT_ADDR is a warning)")
-    .option('--cloud-plugin <name>', "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)")
+    .option(
+      '--snapshot-address <url>',
+      "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: the manifest's server.snapshotAddress, then $KEYWARD_SNAPSHOT_ADDR, then --address; a different $KEYWARD_SNAPSHOT_ADDR is a warning)",
+    )
+    .option(
+      '--cloud-plugin <name>',
+      "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)",
+    )
     .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only; default: $VAULT_SKIP_VERIFY)')
@@ -78,10 +84,10 @@ export function addSourceOptions(c: Command): Command {
     .option('--last-applied <file>', 'last-applied record file (default: beside the manifest or the synthesized output)')
     .option('--last-applied-env <var>', 'read the last-applied record (or previous manifest) as JSON from this environment variable')
     .addOption(
-      new Option('--record <kind>', "what was applied, for a synthesized stack: terraform (the stack's Terraform state, after cdktf deploy) or keyward (keyward apply's record file) (default: the one that exists; both is an error)").choices([
-        'terraform',
-        'keyward',
-      ]),
+      new Option(
+        '--record <kind>',
+        "what was applied, for a synthesized stack: terraform (the stack's Terraform state, after cdktf deploy) or keyward (keyward apply's record file) (default: the one that exists; both is an error)",
+      ).choices(['terraform', 'keyward']),
     );
 }
 
@@ -94,5 +100,8 @@ export function addPlanOutputOptions(c: Command): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--out <file>', 'save the plan for `keyward apply --plan FILE`')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
-    .option('--plan-only', 'plan without secrets: an unset secret variable is taken as unchanged and the plan lists it (default: $KEYWARD_PLAN_ONLY); such a plan cannot be saved or applied');
+    .option(
+      '--plan-only',
+      'plan without secrets: an unset secret variable is taken as unchanged and the plan lists it (default: $KEYWARD_PLAN_ONLY); such a plan cannot be saved or applied',
+    );
 }

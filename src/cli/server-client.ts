@@ -5,9 +5,20 @@ import { VaultClient } from '../client/vault-client';
 import type { ConnectionFlags } from './options';
 
 /** A client for the session; the token comes from $VAULT_TOKEN, then ~/.vault-token. Retries are reported on stderr. */
-export function openClient(flags: ConnectionFlags, manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {}): VaultClient {
+export function openClient(
+  flags: ConnectionFlags,
+  manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {},
+): VaultClient {
   const settings = settingsFromEnv(
-    { address: flags.address, snapshotAddress: flags.snapshotAddress, cloudPlugin: flags.cloudPlugin, namespace: flags.namespace, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect },
+    {
+      address: flags.address,
+      snapshotAddress: flags.snapshotAddress,
+      cloudPlugin: flags.cloudPlugin,
+      namespace: flags.namespace,
+      caFile: flags.caCert,
+      tlsSkipVerify: flags.tlsSkipVerify,
+      dialect: flags.dialect,
+    },
     process.env,
     manifestServer,
   );

@@ -10,7 +10,10 @@ const sameAddress = (a: string, b: string) => a.trim().replace(/\/+$/, '').toLow
 /** The declared value wins over the environment variable; a different one is reported. */
 function declaredOverEnv(variable: string, what: string, declared: string, fromEnv: string | undefined): { address: string; warning?: string } {
   if (!fromEnv || sameAddress(fromEnv, declared)) return { address: declared };
-  return { address: declared, warning: `${variable} (${fromEnv}) differs from the ${what} the stack declares (${declared}); using ${declared}. Unset ${variable} or change the stack's ${what}.` };
+  return {
+    address: declared,
+    warning: `${variable} (${fromEnv}) differs from the ${what} the stack declares (${declared}); using ${declared}. Unset ${variable} or change the stack's ${what}.`,
+  };
 }
 
 /**

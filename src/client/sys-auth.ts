@@ -131,10 +131,14 @@ export class SysAuthApi {
       const status = await this.migrationStatus(id, src, dst);
       if (status === 'success') return warnings;
       if (status === 'failure') {
-        throw new VaultClientError(200, 'GET', `sys/remount/status/${id}`, [`moving ${src}/ to ${dst}/ failed (migration ${id}); the server's log has the cause, and the mount stays at ${src}/`]);
+        throw new VaultClientError(200, 'GET', `sys/remount/status/${id}`, [
+          `moving ${src}/ to ${dst}/ failed (migration ${id}); the server's log has the cause, and the mount stays at ${src}/`,
+        ]);
       }
       if (Date.now() + pause > deadline) {
-        throw new VaultClientError(0, 'GET', `sys/remount/status/${id}`, [], 1, { cause: new Error(`moving ${src}/ to ${dst}/ still "${status || 'unknown'}" after ${options.timeoutMs ?? 60_000} ms`) });
+        throw new VaultClientError(0, 'GET', `sys/remount/status/${id}`, [], 1, {
+          cause: new Error(`moving ${src}/ to ${dst}/ still "${status || 'unknown'}" after ${options.timeoutMs ?? 60_000} ms`),
+        });
       }
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 2000);

@@ -15,7 +15,10 @@ function tokenize(text: string): string[] {
     if (/^\s*$/.test(text.slice(at))) break;
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(text);
-    if (!m) throw new Error(`attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub or google.subject with ==, !=, .startsWith(), .endsWith(), !, &&, ||)`);
+    if (!m)
+      throw new Error(
+        `attribute condition: unsupported syntax at ${JSON.stringify(text.slice(at).trim().slice(0, 30))} (the emulator understands assertion.sub or google.subject with ==, !=, .startsWith(), .endsWith(), !, &&, ||)`,
+      );
     out.push(m[1].replace(/^google\.subject/, 'assertion.sub'));
     at = TOKEN.lastIndex;
   }
@@ -36,7 +39,12 @@ export function parseAttributeCondition(text: string): Condition {
     const t = take();
     if (!t.startsWith('"') && !t.startsWith("'")) throw new Error(`attribute condition: expected a string literal, found ${t}`);
     // CEL strings take either quote; the escapes the emulator needs are JSON's.
-    return JSON.parse(`"${t.slice(1, -1).replace(/\\'/g, "'").replace(/(^|[^\\])"/g, '$1\\"')}"`) as string;
+    return JSON.parse(
+      `"${t
+        .slice(1, -1)
+        .replace(/\\'/g, "'")
+        .replace(/(^|[^\\])"/g, '$1\\"')}"`,
+    ) as string;
   };
   const atom = (): Condition => {
     const t = take();

@@ -57,9 +57,7 @@ export function computeRoutes(x: EmulatorScope): EmulatorRoute[] {
       async (m, req, q) => {
         x.checkAuth(req);
         await readBody(req);
-        const g = x.d.instanceGroups.find(
-          (x) => x.project === m[1] && x.name === m[4] && (m[2] === 'zones' ? x.zone === m[3] : x.region === m[3]),
-        );
+        const g = x.d.instanceGroups.find((x) => x.project === m[1] && x.name === m[4] && (m[2] === 'zones' ? x.zone === m[3] : x.region === m[3]));
         if (!g) throw new HttpError(404, `The resource 'projects/${m[1]}/${m[2]}/${m[3]}/instanceGroups/${m[4]}' was not found`);
         const filter = /^instance eq (.+)$/.exec(q.get('filter') ?? '');
         const members = g.instances

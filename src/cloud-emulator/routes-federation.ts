@@ -17,10 +17,7 @@ export const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 export const WORKLOAD_IDENTITY_USER = 'roles/iam.workloadIdentityUser';
 
-
-
 const AUDIENCE_RE = /^(?:https:)?\/\/iam\.googleapis\.com\/projects\/(\d+)\/locations\/global\/workloadIdentityPools\/([^/]+)\/providers\/([^/]+)$/;
-
 
 async function form(req: IncomingMessage): Promise<URLSearchParams> {
   const body = await readBody(req);
@@ -66,7 +63,10 @@ export function federationRoutes(x: EmulatorScope): EmulatorRoute[] {
   async function verifySubject(token: string, provider: DescribedProvider, resource: string): Promise<string> {
     const discovery = await fetchJson(`${provider.issuerUri.replace(/\/+$/, '')}/.well-known/openid-configuration`, 'OpenID discovery document');
     if (discovery.issuer !== provider.issuerUri) {
-      throw new OAuthError('invalid_grant', `the discovery document's issuer ${JSON.stringify(discovery.issuer)} is not the provider's issuer ${JSON.stringify(provider.issuerUri)}`);
+      throw new OAuthError(
+        'invalid_grant',
+        `the discovery document's issuer ${JSON.stringify(discovery.issuer)} is not the provider's issuer ${JSON.stringify(provider.issuerUri)}`,
+      );
     }
     if (typeof discovery.jwks_uri !== 'string') throw new OAuthError('invalid_grant', "the issuer's discovery document has no jwks_uri");
     const jwks = (await fetchJson(discovery.jwks_uri, 'keys (JWKS)')) as unknown as JSONWebKeySet;
@@ -103,7 +103,8 @@ export function federationRoutes(x: EmulatorScope): EmulatorRoute[] {
     try {
       if (f.get('grant_type') !== TOKEN_EXCHANGE_GRANT) throw new OAuthError('unsupported_grant_type', `grant_type must be ${TOKEN_EXCHANGE_GRANT}`);
       const subjectType = f.get('subject_token_type');
-      if (subjectType !== JWT_TOKEN_TYPE && subjectType !== ID_TOKEN_TYPE) throw new OAuthError('invalid_request', `subject_token_type must be ${JWT_TOKEN_TYPE} or ${ID_TOKEN_TYPE}`);
+      if (subjectType !== JWT_TOKEN_TYPE && subjectType !== ID_TOKEN_TYPE)
+        throw new OAuthError('invalid_request', `subject_token_type must be ${JWT_TOKEN_TYPE} or ${ID_TOKEN_TYPE}`);
       const requested = f.get('requested_token_type');
       if (requested !== null && requested !== ACCESS_TOKEN_TYPE) throw new OAuthError('invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
       const token = f.get('subject_token') ?? '';
@@ -111,7 +112,11 @@ export function federationRoutes(x: EmulatorScope): EmulatorRoute[] {
       record.subject = subjectOf(token);
       const m = AUDIENCE_RE.exec(audience);
       const found = m && find(m[1], m[2], m[3]);
-      if (!m || !found) throw new OAuthError('invalid_target', `The target service indicated by the "audience" parameter is invalid: no workload identity pool provider ${JSON.stringify(audience)}.`);
+      if (!m || !found)
+        throw new OAuthError(
+          'invalid_target',
+          `The target service indicated by the "audience" parameter is invalid: no workload identity pool provider ${JSON.stringify(audience)}.`,
+        );
       const resource = `//iam.googleapis.com/projects/${m[1]}/locations/global/workloadIdentityPools/${m[2]}/providers/${m[3]}`;
       record.audience = resource;
       if (found.pool.disabled || found.provider.disabled) throw new OAuthError('invalid_target', `The workload identity pool provider ${resource} is disabled.`);
@@ -141,14 +146,18 @@ export function federationRoutes(x: EmulatorScope): EmulatorRoute[] {
     const record: ImpersonationRecord = { at: x.now(), principal: fed?.principal ?? '', serviceAccount: decodeURIComponent(account), ok: false };
     x.records.impersonations.push(record);
     try {
-      if (!fed || fed.expires < x.now()) throw new HttpError(401, 'Request had invalid authentication credentials: a federated access token from the Security Token Service is required.');
+      if (!fed || fed.expires < x.now())
+        throw new HttpError(401, 'Request had invalid authentication credentials: a federated access token from the Security Token Service is required.');
       const sa = x.liveAccount(account);
       record.serviceAccount = sa.email;
       // The account's own policy, or its project's (a project-level grant covers every account in it).
       const project = x.d.projects.find((p) => p.id === sa.project);
       const members = [...sa.bindings, ...(project?.bindings ?? [])].filter((b) => b.role === WORKLOAD_IDENTITY_USER).flatMap((b) => b.members);
       if (!members.includes(fed.principal) && !members.includes(fed.poolSet)) {
-        throw new HttpError(403, `Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist): ${fed.principal} has no ${WORKLOAD_IDENTITY_USER} binding on ${sa.email}.`);
+        throw new HttpError(
+          403,
+          `Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist): ${fed.principal} has no ${WORKLOAD_IDENTITY_USER} binding on ${sa.email}.`,
+        );
       }
       if (sa.disabled) throw new HttpError(400, `service account ${sa.email} is disabled`);
       const body = JSON.parse((await readBody(req)) || '{}') as { scope?: string[]; lifetime?: string };

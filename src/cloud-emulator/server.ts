@@ -113,24 +113,9 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     ...computeRoutes(scope),
     ...federationRoutes(scope),
     ...keyRoutes(scope),
-    [
-      'emu-key-file',
-      'GET',
-      /^\/_emulator\/key-file\/([^/]+)$/,
-      (m, _req, q) => api.keyFile(decodeURIComponent(m[1]), Number(q.get('key') ?? '0')),
-    ],
-    [
-      'emu-mint-sa',
-      'POST',
-      /^\/_emulator\/mint\/service-account$/,
-      async (_m, req) => ({ jwt: api.mintServiceAccountJwt(JSON.parse((await readBody(req)) || '{}')) }),
-    ],
-    [
-      'emu-mint-instance',
-      'POST',
-      /^\/_emulator\/mint\/instance$/,
-      async (_m, req) => ({ jwt: api.mintInstanceToken(JSON.parse((await readBody(req)) || '{}')) }),
-    ],
+    ['emu-key-file', 'GET', /^\/_emulator\/key-file\/([^/]+)$/, (m, _req, q) => api.keyFile(decodeURIComponent(m[1]), Number(q.get('key') ?? '0'))],
+    ['emu-mint-sa', 'POST', /^\/_emulator\/mint\/service-account$/, async (_m, req) => ({ jwt: api.mintServiceAccountJwt(JSON.parse((await readBody(req)) || '{}')) })],
+    ['emu-mint-instance', 'POST', /^\/_emulator\/mint\/instance$/, async (_m, req) => ({ jwt: api.mintInstanceToken(JSON.parse((await readBody(req)) || '{}')) })],
   ];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -163,9 +148,7 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
         res.writeHead(he.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: he.code, error_description: he.message }));
         return;
       }
-      res
-        .writeHead(he.status, { 'content-type': 'application/json; charset=utf-8' })
-        .end(JSON.stringify({ error: { code: he.status, message: he.message, status: he.reason } }));
+      res.writeHead(he.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: he.status, message: he.message, status: he.reason } }));
     }
   };
 
@@ -187,7 +170,10 @@ export async function startCloudEmulator(opts: CloudEmulatorOptions): Promise<Cl
     listKeyIds(account) {
       const sa = findAccount(d, account);
       if (!sa) throw new Error(`unknown service account ${JSON.stringify(account)}`);
-      return keys.accounts.get(sa.email)!.user.filter((k) => !deletedKids.has(k.kid)).map((k) => k.kid);
+      return keys.accounts
+        .get(sa.email)!
+        .user.filter((k) => !deletedKids.has(k.kid))
+        .map((k) => k.kid);
     },
     keyFile(account, keyIndex = 0) {
       const sa = findAccount(d, account);

@@ -25,7 +25,11 @@ export const serverConfigSchema = z
     seal_key_file: z.string().min(1, 'seal_key_file is required: a file holding the 32-byte seal key'),
     edition: z.enum(['oss', 'enterprise', 'plus']).default('oss'),
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'off']).default('info'),
-    max_request_bytes: z.number().int().positive().default(1024 * 1024),
+    max_request_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     cluster_name: z.string().default('keyward'),
     // The listener, with Vault's names (its tcp listener block).
     tls_cert_file: z.string().min(1).optional(),

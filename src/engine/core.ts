@@ -257,7 +257,11 @@ export class Core {
         // The envelope written around the ready text, in envelope()'s key order.
         const head = JSON.stringify({ request_id: requestId, lease_id: '', renewable: false, lease_duration: 0 }).slice(0, -1);
         const warnings = JSON.stringify(ctx.warnings.length > 0 ? ctx.warnings : null);
-        return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: `${head},"data":${r.json},"wrap_info":null,"warnings":${warnings},"auth":null}\n` };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+          body: `${head},"data":${r.json},"wrap_info":null,"warnings":${warnings},"auth":null}\n`,
+        };
       }
       case 'auth':
         return jsonResponse(200, envelope(null, r.auth));

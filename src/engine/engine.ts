@@ -103,8 +103,13 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
 
   const namespaces = new Namespaces(root);
   const identity = new IdentityStore(root.sub('sys/identity/'));
-  const mounts = new Mounts(root, options.authMethods ?? authMethodFactories, clock, log, (id) => namespaces.byId(id), (m) =>
-    identity.forgetMount(m.accessor),
+  const mounts = new Mounts(
+    root,
+    options.authMethods ?? authMethodFactories,
+    clock,
+    log,
+    (id) => namespaces.byId(id),
+    (m) => identity.forgetMount(m.accessor),
   );
   let listenUrl = '';
   const pluginIdentity = new PluginIdentity(root, clock, () => options.apiAddr ?? listenUrl);

@@ -1,7 +1,8 @@
 // JSON parse errors said without the input: V8's messages can quote the text around the error.
 
 /** V8 messages that name only JSON's grammar, never the input's bytes. */
-const GRAMMAR_ONLY = /^(Expected [^"]*?|Unterminated string|Unterminated fractional number|Bad control character in string literal|Bad escaped character|No number after minus sign|Exponent part is missing a number|Unexpected non-whitespace character after JSON) in JSON at position (\d+)/;
+const GRAMMAR_ONLY =
+  /^(Expected [^"]*?|Unterminated string|Unterminated fractional number|Bad control character in string literal|Bad escaped character|No number after minus sign|Exponent part is missing a number|Unexpected non-whitespace character after JSON) in JSON at position (\d+)/;
 
 /**
  * What is wrong with a JSON body, without a byte of it: some of V8's messages quote the text

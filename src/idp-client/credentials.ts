@@ -118,12 +118,7 @@ export class MetadataServerSource extends CachingSource {
  * Picks the token source: configured key, else GOOGLE_APPLICATION_CREDENTIALS (a service-account
  * key file), else the metadata server. Errors name the source, never key material.
  */
-export async function resolveTokenSource(
-  configured: KeyCredentials | undefined,
-  env: NodeJS.ProcessEnv,
-  clock: NowSource,
-  http: HttpOptions,
-): Promise<TokenSource> {
+export async function resolveTokenSource(configured: KeyCredentials | undefined, env: NodeJS.ProcessEnv, clock: NowSource, http: HttpOptions): Promise<TokenSource> {
   if (configured) return new ServiceAccountKeySource(configured, clock, http);
   const file = env.GOOGLE_APPLICATION_CREDENTIALS;
   if (file) {

@@ -76,7 +76,8 @@ function exchange(req: JsonRequest, dispatcher: Dispatcher, timeout: number, lim
         status = statusCode;
         headers = h;
         const declared = Number(h['content-length']);
-        if (h['content-length'] !== undefined && Number.isFinite(declared) && declared > limit) refuse(controller, new IdpError(0, `${where}: answer is larger than ${limit} bytes`));
+        if (h['content-length'] !== undefined && Number.isFinite(declared) && declared > limit)
+          refuse(controller, new IdpError(0, `${where}: answer is larger than ${limit} bytes`));
       },
       onResponseData(controller, chunk) {
         if (settled) return;

@@ -114,7 +114,8 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
     await run(kind('auth-mount', (o) => o.action === 'delete'));
   };
   // An autoload move: the config that gives it up is written before the one that takes it.
-  const disablesAutoload = (o: ObjectPlan) => autoloadFirst({ action: o.action, autoloadAfter: o.changes.find((c) => c.field === 'autoload_enabled')?.after as boolean | undefined });
+  const disablesAutoload = (o: ObjectPlan) =>
+    autoloadFirst({ action: o.action, autoloadAfter: o.changes.find((c) => c.field === 'autoload_enabled')?.after as boolean | undefined });
   const snapshotChain = async () => {
     await run(kind('snapshot-config', disablesAutoload));
     await run(kind('snapshot-config', (o) => !disablesAutoload(o)));
@@ -138,7 +139,10 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   if (result.verify && hasChanges(result.verify)) {
     const lines = result.verify.objects
       .filter((o) => o.action !== 'no-op')
-      .map((o) => `  ${o.id}: ${o.action === 'update' ? o.changes.map((c) => (c.sensitive ? `${c.field} (sensitive)` : `${c.field} (wanted ${JSON.stringify(c.after)}, server has ${JSON.stringify(c.before)})`)).join(', ') : `still needs ${o.action}`}`);
+      .map(
+        (o) =>
+          `  ${o.id}: ${o.action === 'update' ? o.changes.map((c) => (c.sensitive ? `${c.field} (sensitive)` : `${c.field} (wanted ${JSON.stringify(c.after)}, server has ${JSON.stringify(c.before)})`)).join(', ') : `still needs ${o.action}`}`,
+      );
     throw new ApplyError(`apply did not converge: the server did not take these fields:\n${lines.join('\n')}`, result);
   }
   return result;
@@ -148,7 +152,9 @@ function snapshotSecretCheck(id: string, field: string, s: { env: string; finger
   const v = src.env[s.env];
   if (v === undefined) throw new Error(`${id}: field "${field}" needs environment variable ${s.env}, which is not set`);
   if (fingerprintSecret(src.salt, v) !== s.fingerprint) {
-    throw new Error(`${id}: the value of ${s.env} does not match the fingerprint planned for field "${field}" (the secret changed after the manifest or plan was made; synthesize or plan again)`);
+    throw new Error(
+      `${id}: the value of ${s.env} does not match the fingerprint planned for field "${field}" (the secret changed after the manifest or plan was made; synthesize or plan again)`,
+    );
   }
 }
 
@@ -183,7 +189,11 @@ async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan
     }
     case 'role': {
       // The planned action's write, as the provider's role resources send it (objects/role.ts).
-      const decision = roleWriteFor(o.action, d?.fields ?? {}, o.changes.map((c) => c.field));
+      const decision = roleWriteFor(
+        o.action,
+        d?.fields ?? {},
+        o.changes.map((c) => c.field),
+      );
       w(await applyRoleDecision(client.cloud(a.mount!), a.name!, decision));
       return warnings;
     }

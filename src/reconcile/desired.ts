@@ -4,15 +4,7 @@
 
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
 import { CONFIG_SECRET } from '../schema/cloud-config-fields';
-import {
-  ManifestValueError,
-  desiredConfigFields,
-  desiredRoleFields,
-  desiredSnapshotFields,
-  MOUNT_IMMUTABLE,
-  mountFields,
-  snapshotSecretFields,
-} from './canonical';
+import { ManifestValueError, desiredConfigFields, desiredRoleFields, desiredSnapshotFields, MOUNT_IMMUTABLE, mountFields, snapshotSecretFields } from './canonical';
 import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
 import { keyIdOf } from './objects/auth-config';
 import { autoloadProblem } from './objects/snapshot-config';
@@ -70,7 +62,13 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       const where = objectId({ kind: 'auth-config', mount });
       const secrets: DesiredObject['secrets'] = {};
       if (b.config.credentials) secrets[CONFIG_SECRET] = secretOf(where, CONFIG_SECRET, b.config.credentials, m.fingerprintSalt, env, opts);
-      add({ kind: 'auth-config', mount }, desiredConfigFields(where, b.config), secrets, [], Object.keys(b.config).filter((k) => k !== CONFIG_SECRET));
+      add(
+        { kind: 'auth-config', mount },
+        desiredConfigFields(where, b.config),
+        secrets,
+        [],
+        Object.keys(b.config).filter((k) => k !== CONFIG_SECRET),
+      );
     }
     for (const r of b.roles) {
       const name = r.name.toLowerCase();
@@ -88,7 +86,13 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
     for (const field of snapshotSecretFields(s.storage_type)) {
       if (raw[field] !== undefined) secrets[field] = secretOf(where, field, raw[field], m.fingerprintSalt, env, opts);
     }
-    add(address, desiredSnapshotFields(where, raw), secrets, ['storage_type'], Object.keys(raw).filter((k) => k !== 'name' && !(k in secrets)));
+    add(
+      address,
+      desiredSnapshotFields(where, raw),
+      secrets,
+      ['storage_type'],
+      Object.keys(raw).filter((k) => k !== 'name' && !(k in secrets)),
+    );
   }
   const autoload = autoloadProblem(m.snapshotConfigs.filter((s) => (s as Record<string, unknown>).autoload_enabled === true).map((s) => s.name));
   if (autoload) throw new ManifestValueError(autoload);

@@ -3,18 +3,7 @@
 
 import type { DesiredState } from './desired';
 import type { LiveState } from './live';
-import {
-  KIND_ORDER,
-  objectId,
-  parseObjectId,
-  sameValue,
-  summarize,
-  type DesiredObject,
-  type DriftEntry,
-  type FieldChange,
-  type LiveObject,
-  type ObjectPlan,
-} from './model';
+import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DesiredObject, type DriftEntry, type FieldChange, type LiveObject, type ObjectPlan } from './model';
 import { CONFIG_SECRET, rotationConfigured } from '../schema/cloud-config-fields';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy, moveWarning } from './objects/auth-mount';
@@ -47,7 +36,12 @@ function fieldChanges(d: DesiredObject, live: LiveObject | undefined): { changes
 }
 
 /** Secret fields: compared through fingerprints (reads never return secrets). */
-function secretChanges(d: DesiredObject, live: LiveObject | undefined, rec: RecordedObject | undefined, force: boolean): { changes: FieldChange[]; unchanged: number; warnings: string[] } {
+function secretChanges(
+  d: DesiredObject,
+  live: LiveObject | undefined,
+  rec: RecordedObject | undefined,
+  force: boolean,
+): { changes: FieldChange[]; unchanged: number; warnings: string[] } {
   const changes: FieldChange[] = [];
   const warnings: string[] = [];
   let unchanged = 0;
@@ -124,7 +118,16 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const moving = d.address.kind === 'auth-mount' && l && movedFrom;
     if (moving) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
     // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
-    const action = d.address.kind === 'role' ? roleDecision(l?.fields, d.fields).action : !l ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
+    const action =
+      d.address.kind === 'role'
+        ? roleDecision(l?.fields, d.fields).action
+        : !l
+          ? 'create'
+          : changes.some((c) => c.forcesReplace)
+            ? 'replace'
+            : changes.length > 0
+              ? 'update'
+              : 'no-op';
     const plan: ObjectPlan = { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged };
     const warnings = [...(moving ? [moveWarning(movedFrom, d.address.mount!)] : []), ...s.warnings];
     if (warnings.length > 0) plan.warnings = warnings;
@@ -169,9 +172,7 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     if (a.kind === 'snapshot-config' && desired.exclusiveSnapshotConfigs) deleting(l.id, 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', l);
   }
 
-  const objects = [...plans.values()].sort(
-    (a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  const objects = [...plans.values()].sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { objects, drift };
 }
 

@@ -51,13 +51,18 @@ export async function readMountForImport(client: VaultClient, path: string, para
 export async function readSnapshotsForImport(client: VaultClient, parallelism = 16): Promise<ImportedSnapshot[]> {
   const names = await client.snapshots.list();
   const out = await mapLimit(names, parallelism, async (name) => ({ name, data: await client.snapshots.read(name) }));
-  return out.filter((s) => s.data).map((s) => ({ name: s.name, fields: liveSnapshotFields(s.data!), secretsHeld: Array.isArray(s.data![SECRETS_HELD]) ? (s.data![SECRETS_HELD] as string[]) : undefined }));
+  return out
+    .filter((s) => s.data)
+    .map((s) => ({ name: s.name, fields: liveSnapshotFields(s.data!), secretsHeld: Array.isArray(s.data![SECRETS_HELD]) ? (s.data![SECRETS_HELD] as string[]) : undefined }));
 }
 
 // ---- code generation -------------------------------------------------------------------------
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-const lit = (v: Json): string => JSON.stringify(v).replace(/"([A-Za-z_$][\w$]*)":/g, '$1: ').replace(/,(?=\S)/g, ', ');
+const lit = (v: Json): string =>
+  JSON.stringify(v)
+    .replace(/"([A-Za-z_$][\w$]*)":/g, '$1: ')
+    .replace(/,(?=\S)/g, ', ');
 const ident = (s: string) => s.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1');
 const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -107,7 +112,9 @@ function app(o: CodeOptions, imports: string[], body: string[], vars: boolean): 
 function secretVar(name: string, description: string, out: string[]): string {
   const v = ident(name);
   // The value comes from the environment of the deploy: Terraform reads TF_VAR_<name>.
-  out.push(`const ${v} = new TerraformVariable(stack, ${JSON.stringify(name)}, { type: 'string', sensitive: true, description: ${JSON.stringify(`${description} (set TF_VAR_${name})`)} });`);
+  out.push(
+    `const ${v} = new TerraformVariable(stack, ${JSON.stringify(name)}, { type: 'string', sensitive: true, description: ${JSON.stringify(`${description} (set TF_VAR_${name})`)} });`,
+  );
   return `${v}.stringValue`;
 }
 

@@ -85,7 +85,7 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
       }
       const names = await api.listRoles();
       listedRoles.set(mount, names);
-      const wanted = desired.exclusiveRoleMounts.has(mount) ? null : scope.roles.get(mount) ?? new Set<string>();
+      const wanted = desired.exclusiveRoleMounts.has(mount) ? null : (scope.roles.get(mount) ?? new Set<string>());
       for (const name of names) if (!wanted || wanted.has(name)) getRoles.push({ kind: 'role', mount, name });
     });
     await mapLimit(getRoles, par, async (a) => {

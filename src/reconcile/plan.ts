@@ -16,7 +16,14 @@ export interface PlanResult {
 
 export async function makePlan(client: VaultClient, desired: DesiredState, record: LastApplied, opts: ReadOptions = {}): Promise<PlanResult> {
   const live = await readLive(client, desired, record, opts);
-  return { plan: planFrom(desired, live, record, { address: client.address, namespace: client.namespace, snapshotAddress: client.snapshotAddress === client.address ? undefined : client.snapshotAddress }), live };
+  return {
+    plan: planFrom(desired, live, record, {
+      address: client.address,
+      namespace: client.namespace,
+      snapshotAddress: client.snapshotAddress === client.address ? undefined : client.snapshotAddress,
+    }),
+    live,
+  };
 }
 
 /** The pure part: a plan from states already read. */
@@ -24,7 +31,11 @@ export function planFrom(desired: DesiredState, live: LiveState, record: LastApp
   const { objects, drift } = diff(desired, live, record);
   return {
     formatVersion: 1,
-    server: { address: server.address, ...(server.namespace ? { namespace: server.namespace } : {}), ...(server.snapshotAddress ? { snapshotAddress: server.snapshotAddress } : {}) },
+    server: {
+      address: server.address,
+      ...(server.namespace ? { namespace: server.namespace } : {}),
+      ...(server.snapshotAddress ? { snapshotAddress: server.snapshotAddress } : {}),
+    },
     objects,
     drift,
     summary: summarize(objects),

@@ -22,11 +22,7 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /** Like mapLimit but never stops early: every item runs, results say which failed. */
-export async function settleLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<Array<{ ok: true; value: R } | { ok: false; error: unknown }>> {
+export async function settleLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<Array<{ ok: true; value: R } | { ok: false; error: unknown }>> {
   return mapLimit(items, limit, async (item) => {
     try {
       return { ok: true as const, value: await fn(item) };

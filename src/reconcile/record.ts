@@ -56,7 +56,11 @@ export const APPLIED_UNKNOWN_FINGERPRINT = 'applied-by-terraform';
 export function recordedFrom(o: DesiredObject, observed: Record<string, string> = {}): RecordedObject {
   return {
     fields: o.fields,
-    secrets: Object.fromEntries(Object.entries(o.secrets).filter(([, s]) => s.fingerprint !== '').map(([k, s]) => [k, s.fingerprint])),
+    secrets: Object.fromEntries(
+      Object.entries(o.secrets)
+        .filter(([, s]) => s.fingerprint !== '')
+        .map(([k, s]) => [k, s.fingerprint]),
+    ),
     observed,
   };
 }
@@ -69,7 +73,14 @@ export function loadRecordFile(path: string): LastApplied {
 /** Written atomically (temp file + rename) so a killed apply never leaves a torn record. */
 export function saveRecordFile(path: string, rec: LastApplied): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  const sorted: LastApplied = { version: 1, objects: Object.fromEntries(Object.keys(rec.objects).sort().map((k) => [k, rec.objects[k]])) };
+  const sorted: LastApplied = {
+    version: 1,
+    objects: Object.fromEntries(
+      Object.keys(rec.objects)
+        .sort()
+        .map((k) => [k, rec.objects[k]]),
+    ),
+  };
   writeFileSync(tmp, JSON.stringify(sorted, null, 1) + '\n', { mode: 0o644 });
   renameSync(tmp, path);
 }

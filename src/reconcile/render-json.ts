@@ -16,9 +16,7 @@ export const planJsonSchema = z
       z
         .object({
           id: z.string(),
-          address: z
-            .object({ kind: z.enum(['auth-mount', 'auth-config', 'role', 'snapshot-config']), mount: z.string().optional(), name: z.string().optional() })
-            .strict(),
+          address: z.object({ kind: z.enum(['auth-mount', 'auth-config', 'role', 'snapshot-config']), mount: z.string().optional(), name: z.string().optional() }).strict(),
           action,
           reason: z.string().optional(),
           changes: z.array(
@@ -54,7 +52,10 @@ export const planJsonSchema = z
     summary: z.object({ create: z.number().int(), update: z.number().int(), replace: z.number().int(), delete: z.number().int(), noop: z.number().int() }).strict(),
     liveDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
     unsetSecrets: z.array(z.object({ id: z.string(), field: z.string(), env: z.string() }).strict()).optional(),
-    lastApplied: z.object({ kind: z.enum(['terraform-state', 'terraform-plan', 'keyward-record', 'environment', 'none']), location: z.string().optional() }).strict().optional(),
+    lastApplied: z
+      .object({ kind: z.enum(['terraform-state', 'terraform-plan', 'keyward-record', 'environment', 'none']), location: z.string().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

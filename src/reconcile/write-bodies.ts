@@ -35,7 +35,12 @@ export interface ConfigDeclaration {
 }
 
 /** auth/<mount>/config: changed fields; metadata back to "default" when it equals the default set. */
-export function configBody(d: DesiredObject | undefined, changes: readonly FieldChange[], src: SecretSource, decl: ConfigDeclaration | undefined = d && { fields: d.fields, declared: d.declared ?? Object.keys(d.fields) }): Record<string, unknown> {
+export function configBody(
+  d: DesiredObject | undefined,
+  changes: readonly FieldChange[],
+  src: SecretSource,
+  decl: ConfigDeclaration | undefined = d && { fields: d.fields, declared: d.declared ?? Object.keys(d.fields) },
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const defaults = finishConfig({});
   const all = [...changes];
@@ -89,7 +94,12 @@ export function snapshotBody(d: DesiredObject, changes: readonly FieldChange[] |
  * field that is required, not at its default, or changed (`changed`), and every secret given
  * (values, or "" to clear one the declaration dropped), and every `declared` field.
  */
-export function completeSnapshotBody(fields: Readonly<Record<string, Json>>, changed: ReadonlySet<string>, secrets: Readonly<Record<string, string>>, declared: readonly string[] = []): Record<string, unknown> {
+export function completeSnapshotBody(
+  fields: Readonly<Record<string, Json>>,
+  changed: ReadonlySet<string>,
+  secrets: Readonly<Record<string, string>>,
+  declared: readonly string[] = [],
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [field, v] of Object.entries(fields)) {
     const spec = snapshotFieldSpec(field);

@@ -22,11 +22,31 @@ export const MOUNT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 export const MOUNT_FIELDS: readonly MountFieldSpec[] = [
   { name: 'description', kind: 'string', default: '', description: 'Human-readable description of the mount.' },
-  { name: 'local', kind: 'bool', default: false, immutable: true, description: 'Keep the mount on this cluster only (not replicated). Set when the mount is enabled; a change replaces the mount.' },
+  {
+    name: 'local',
+    kind: 'bool',
+    default: false,
+    immutable: true,
+    description: 'Keep the mount on this cluster only (not replicated). Set when the mount is enabled; a change replaces the mount.',
+  },
   { name: 'default_lease_ttl', kind: 'duration', default: 0, tune: true, description: 'Default lifetime of tokens issued through this mount; 0 = the system default.' },
   { name: 'max_lease_ttl', kind: 'duration', default: 0, tune: true, description: 'Longest lifetime of tokens issued through this mount; 0 = the system default.' },
-  { name: 'token_type', kind: 'string', default: 'default-service', tune: true, values: MOUNT_TOKEN_TYPES, description: 'Token type the mount issues: `default-service` (default), `default-batch`, `service` or `batch`.' },
-  { name: 'listing_visibility', kind: 'string', default: '', tune: true, values: LISTING_VISIBILITY, description: 'Whether the mount is listed to unauthenticated users: `unauth`, or `""`/`hidden` (not listed).' },
+  {
+    name: 'token_type',
+    kind: 'string',
+    default: 'default-service',
+    tune: true,
+    values: MOUNT_TOKEN_TYPES,
+    description: 'Token type the mount issues: `default-service` (default), `default-batch`, `service` or `batch`.',
+  },
+  {
+    name: 'listing_visibility',
+    kind: 'string',
+    default: '',
+    tune: true,
+    values: LISTING_VISIBILITY,
+    description: 'Whether the mount is listed to unauthenticated users: `unauth`, or `""`/`hidden` (not listed).',
+  },
 ];
 
 export const MOUNT_TUNE_FIELDS: readonly string[] = MOUNT_FIELDS.filter((f) => f.tune).map((f) => f.name);

@@ -35,17 +35,63 @@ export const VM_METADATA_KEYS = [
 export const IDENTITY_TOKEN_TTL_DEFAULT = 3600;
 
 export const CLOUD_CONFIG_FIELDS: readonly CloudConfigFieldSpec[] = [
-  { name: 'credentials', kind: 'string', default: '', secret: true, description: 'Service account key JSON the method uses for the identity provider\'s APIs; empty = ambient credentials. Not with identity_token_audience.' },
-  { name: 'iam_alias', kind: 'string', default: 'role_id', values: ['role_id', 'unique_id'], description: 'Entity alias of iam logins: `role_id` (default) or `unique_id` (the service account\'s id).' },
+  {
+    name: 'credentials',
+    kind: 'string',
+    default: '',
+    secret: true,
+    description: "Service account key JSON the method uses for the identity provider's APIs; empty = ambient credentials. Not with identity_token_audience.",
+  },
+  {
+    name: 'iam_alias',
+    kind: 'string',
+    default: 'role_id',
+    values: ['role_id', 'unique_id'],
+    description: "Entity alias of iam logins: `role_id` (default) or `unique_id` (the service account's id).",
+  },
   { name: 'iam_metadata', kind: 'list', default: [...IAM_METADATA_KEYS], description: 'Metadata keys attached to iam logins; `["default"]` = the default keys, `[]` = none.' },
-  { name: 'vm_alias', kind: 'string', default: 'role_id', values: ['role_id', 'instance_id'], vault: 'gce_alias', description: 'Entity alias of vm logins: `role_id` (default) or `instance_id`.' },
-  { name: 'vm_metadata', kind: 'list', default: [...VM_METADATA_KEYS], vault: 'gce_metadata', description: 'Metadata keys attached to vm logins; `["default"]` = the default keys, `[]` = none.' },
-  { name: 'custom_endpoint', kind: 'map', default: {}, description: 'Base URLs replacing the identity provider\'s, by key: `api`, `iam`, `crm`, `compute`; on keyward\'s engine also `sts` and `iamcredentials` (workload identity federation; Vault refuses them).' },
-  { name: 'service_account_email', kind: 'string', default: '', description: 'Service account impersonated through workload identity federation (WIF); required with identity_token_audience.' },
-  { name: 'identity_token_audience', kind: 'string', default: '', description: 'Audience of the plugin identity token exchanged for cloud credentials (WIF); setting it excludes credentials.' },
+  {
+    name: 'vm_alias',
+    kind: 'string',
+    default: 'role_id',
+    values: ['role_id', 'instance_id'],
+    vault: 'gce_alias',
+    description: 'Entity alias of vm logins: `role_id` (default) or `instance_id`.',
+  },
+  {
+    name: 'vm_metadata',
+    kind: 'list',
+    default: [...VM_METADATA_KEYS],
+    vault: 'gce_metadata',
+    description: 'Metadata keys attached to vm logins; `["default"]` = the default keys, `[]` = none.',
+  },
+  {
+    name: 'custom_endpoint',
+    kind: 'map',
+    default: {},
+    description:
+      "Base URLs replacing the identity provider's, by key: `api`, `iam`, `crm`, `compute`; on keyward's engine also `sts` and `iamcredentials` (workload identity federation; Vault refuses them).",
+  },
+  {
+    name: 'service_account_email',
+    kind: 'string',
+    default: '',
+    description: 'Service account impersonated through workload identity federation (WIF); required with identity_token_audience.',
+  },
+  {
+    name: 'identity_token_audience',
+    kind: 'string',
+    default: '',
+    description: 'Audience of the plugin identity token exchanged for cloud credentials (WIF); setting it excludes credentials.',
+  },
   // Stored only when sent (pluginidentityutil reads it with GetOk): unset reads 0, and the issuer
   // then uses IDENTITY_TOKEN_TTL_DEFAULT. So 0 is what "undeclared" means, and a stored 0 reads as 0.
-  { name: 'identity_token_ttl', kind: 'duration', default: 0, description: 'Lifetime of the plugin identity token (WIF). Unset or 0: the server\'s default (1h); a declared value is written as given, 1h included.' },
+  {
+    name: 'identity_token_ttl',
+    kind: 'duration',
+    default: 0,
+    description: "Lifetime of the plugin identity token (WIF). Unset or 0: the server's default (1h); a declared value is written as given, 1h included.",
+  },
   { name: 'rotation_period', kind: 'duration', default: 0, description: 'Rotate the root credentials this often; 0 = no periodic rotation. Not with rotation_schedule.' },
   { name: 'rotation_schedule', kind: 'string', default: '', description: 'Cron schedule for rotating the root credentials, such as `0 3 * * SAT`. Not with rotation_period.' },
   { name: 'rotation_window', kind: 'duration', default: 0, description: 'How long after a scheduled time a rotation may still start; needs rotation_schedule.' },

@@ -60,7 +60,8 @@ export function applyKeylessWrite<C extends KeylessConfig>(next: C, values: Keyl
   const v = values;
   if (v.service_account_email !== undefined) {
     const email = v.service_account_email.trim();
-    if (email !== '' && !EMAIL.test(email)) throw bad(`field "service_account_email" must be a service account email (name@project.iam.gserviceaccount.com), got ${JSON.stringify(email)}`);
+    if (email !== '' && !EMAIL.test(email))
+      throw bad(`field "service_account_email" must be a service account email (name@project.iam.gserviceaccount.com), got ${JSON.stringify(email)}`);
     setOrClear(next, 'service_account_email', email, email === '');
   }
   if (v.identity_token_audience !== undefined) {

@@ -115,9 +115,7 @@ export function parseMetadataList(items: string[], which: 'iam' | 'vm'): string[
   }
   const unknown = cleaned.filter((s) => !allowed.includes(s));
   if (unknown.length > 0) {
-    throw bad(
-      `${prefix}${JSON.stringify(unknown.join(', '))} contains an unavailable field, please select from ${JSON.stringify(allowed.join(', '))}`,
-    );
+    throw bad(`${prefix}${JSON.stringify(unknown.join(', '))} contains an unavailable field, please select from ${JSON.stringify(allowed.join(', '))}`);
   }
   return [...new Set(cleaned)].sort();
 }
@@ -131,9 +129,7 @@ export function effectiveMetadata(stored: string[] | null | undefined, which: 'i
 export function validateAlias(value: string, which: 'iam' | 'vm'): string {
   const allowed: readonly string[] = which === 'iam' ? IAM_ALIAS_VALUES : VM_ALIAS_VALUES;
   if (value === '' || allowed.includes(value)) return value;
-  throw bad(
-    `invalid ${which === 'iam' ? 'IAM' : 'VM'} alias type ${JSON.stringify(value)} for field "${which}_alias": must be one of: ${[...allowed].sort().join(', ')}`,
-  );
+  throw bad(`invalid ${which === 'iam' ? 'IAM' : 'VM'} alias type ${JSON.stringify(value)} for field "${which}_alias": must be one of: ${[...allowed].sort().join(', ')}`);
 }
 
 /**

@@ -12,17 +12,33 @@ export const ROLE_TYPES = ['iam', 'vm'] as const satisfies readonly RoleType[];
 
 /** The table with its literal names and kinds (the stored record's type is derived from it). */
 const ROLE_FIELD_TABLE = [
-  f('type', 'string', 'both', { description: '`iam` (service-account JWTs) or `vm` (instance identity tokens); a change deletes the role and creates it again with a new role_id.' }),
+  f('type', 'string', 'both', {
+    description: '`iam` (service-account JWTs) or `vm` (instance identity tokens); a change deletes the role and creates it again with a new role_id.',
+  }),
   // path_role.go shows the bound_* lists only when set: a read without one means an empty list.
-  f('bound_service_accounts', 'commaList', 'both', { default: [], readAbsent: [], set: true, description: 'Service account emails or ids that may log in; required for iam roles. `*` allows any (iam: alone only).' }),
+  f('bound_service_accounts', 'commaList', 'both', {
+    default: [],
+    readAbsent: [],
+    set: true,
+    description: 'Service account emails or ids that may log in; required for iam roles. `*` allows any (iam: alone only).',
+  }),
   f('bound_projects', 'commaList', 'both', { default: [], readAbsent: [], set: true, description: 'Projects the identity must belong to.' }),
-  f('add_group_aliases', 'bool', 'both', { default: false, description: 'Add group aliases for the project and its folders and organization to the token\'s entity.' }),
+  f('add_group_aliases', 'bool', 'both', { default: false, description: "Add group aliases for the project and its folders and organization to the token's entity." }),
   // path_role.go reads max_jwt_exp only when non-zero: a stored 0 (every JWT refused) reads as absent.
   f('max_jwt_exp', 'duration', 'iam', { default: 900, readAbsent: 0, description: 'Longest lifetime a login JWT may have (iam roles; at most 1h). Default 15m.' }),
-  f('allow_vm_inference', 'bool', 'iam', { default: true, vault: 'allow_gce_inference', description: 'Accept instance identity tokens for this iam role, inferring the service account. Default true.' }),
+  f('allow_vm_inference', 'bool', 'iam', {
+    default: true,
+    vault: 'allow_gce_inference',
+    description: 'Accept instance identity tokens for this iam role, inferring the service account. Default true.',
+  }),
   f('bound_zones', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Zones the instance must run in (vm roles).' }),
   f('bound_regions', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Regions the instance must run in (vm roles); ignored where bound_zones is set.' }),
-  f('bound_instance_groups', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Instance groups the instance must belong to (vm roles); needs bound_zones or bound_regions.' }),
+  f('bound_instance_groups', 'commaList', 'vm', {
+    default: [],
+    readAbsent: [],
+    set: true,
+    description: 'Instance groups the instance must belong to (vm roles); needs bound_zones or bound_regions.',
+  }),
   f('bound_labels', 'labels', 'vm', { default: {}, readAbsent: {}, description: 'Labels the instance must carry, as a map (vm roles).' }),
   ...TOKEN_FIELDS,
   // Deprecated aliases.
@@ -46,4 +62,3 @@ export const storedRoleFields = (type: RoleType): readonly RoleFieldSpec[] =>
 
 /** keyward name -> Vault name, for the role fields Vault spells differently. */
 export const ROLE_VAULT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(ROLE_FIELDS.filter((f) => f.vault).map((f) => [f.name, f.vault!]));
-

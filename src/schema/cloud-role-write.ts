@@ -10,17 +10,7 @@ import { formatGoDuration } from './duration';
 import { ROLE_FIELDS, storedRoleFields, type RoleFieldValues } from './cloud-role-fields';
 import type { AliasValues } from './role-field-spec';
 import { TOKEN_ALIASES } from './token-fields';
-import {
-  MAX_JWT_EXP_LIMIT,
-  ROLE_TYPES,
-  TOKEN_TYPE_VALUES,
-  TYPE_ONLY_FIELDS,
-  canonicalList,
-  canonicalSet,
-  parseLabels,
-  sortedLabels,
-  type RoleType,
-} from './cloud-role';
+import { MAX_JWT_EXP_LIMIT, ROLE_TYPES, TOKEN_TYPE_VALUES, TYPE_ONLY_FIELDS, canonicalList, canonicalSet, parseLabels, sortedLabels, type RoleType } from './cloud-role';
 
 /**
  * The engine's stored role: the role field table's canonical fields, typed by their kinds
@@ -117,8 +107,7 @@ function applyTokenFields(role: StoredRole, v: RoleWriteValues, fail: Fail): voi
       if (has(v, old)) (role.legacy as Record<string, unknown>)[old] = val;
       else delete role.legacy[old];
     } else if (has(v, old)) {
-      const val =
-        old === 'policies' ? canonicalSet((v[old] as string[]).map((p) => p.toLowerCase())) : (v[old] as number);
+      const val = old === 'policies' ? canonicalSet((v[old] as string[]).map((p) => p.toLowerCase())) : (v[old] as number);
       (role as unknown as Record<string, unknown>)[neu] = val;
       (role.legacy as Record<string, unknown>)[old] = val;
     }
@@ -135,11 +124,7 @@ function applyTokenFields(role: StoredRole, v: RoleWriteValues, fail: Fail): voi
 }
 
 /** Applies a role write (create when existing is undefined); returns the role and warnings. */
-export function applyRoleWrite(
-  existing: StoredRole | undefined,
-  v: RoleWriteValues,
-  opts: RoleWriteOptions,
-): { role: StoredRole; warnings: string[] } {
+export function applyRoleWrite(existing: StoredRole | undefined, v: RoleWriteValues, opts: RoleWriteOptions): { role: StoredRole; warnings: string[] } {
   const warnings: string[] = [];
   const fail = problemSink(opts.problems);
   // Without a valid type no other rule can be checked: stop at once, collecting or not.
@@ -203,11 +188,7 @@ export function applyRoleWrite(
  * Whole-role validation (after writes and edits); returns warnings, throws on errors (or, with
  * `problems`, records each with its field and goes on).
  */
-function checkStoredRole(
-  role: StoredRole,
-  opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {},
-  problems?: FieldProblem[],
-): string[] {
+function checkStoredRole(role: StoredRole, opts: Pick<RoleWriteOptions, 'mountMaxTtl' | 'mountDefaultTtl' | 'engineRules'> = {}, problems?: FieldProblem[]): string[] {
   const warnings: string[] = [];
   const fail = problemSink(problems);
   // Vault refuses "*" beside other accounts on iam roles only (path_role.go); on a gce role it
@@ -229,7 +210,10 @@ function checkStoredRole(
     if (role.max_jwt_exp > MAX_JWT_EXP_LIMIT) fail('max_jwt_exp', `max_jwt_exp cannot be more than 60 minutes (got ${role.max_jwt_exp} seconds)`);
   } else {
     if (role.bound_instance_groups.length > 0 && role.bound_zones.length === 0 && role.bound_regions.length === 0) {
-      fail('bound_instance_groups', 'region or zone information must be specified if an instance group is given (set "bound_zones" or "bound_regions")', ['bound_zones', 'bound_regions']);
+      fail('bound_instance_groups', 'region or zone information must be specified if an instance group is given (set "bound_zones" or "bound_regions")', [
+        'bound_zones',
+        'bound_regions',
+      ]);
     }
     if (role.bound_zones.length > 0 && role.bound_regions.length > 0) {
       warnings.push('Given both bound_zones and bound_regions: bound_regions will be ignored at login');
@@ -241,10 +225,10 @@ function checkStoredRole(
     fail('token_period', `'period' of '${formatGoDuration(role.token_period)}' is greater than the backend's maximum lease TTL of '${formatGoDuration(mountMax)}'`);
   }
   if (mountMax > 0 && role.token_max_ttl > mountMax) {
-    warnings.push('token_max_ttl is greater than the backend mount\'s maximum TTL value; issued tokens\' max TTL value will be truncated');
+    warnings.push("token_max_ttl is greater than the backend mount's maximum TTL value; issued tokens' max TTL value will be truncated");
   }
   if ((opts.mountDefaultTtl ?? 0) > 0 && role.token_ttl > (opts.mountDefaultTtl ?? 0) && mountMax > 0 && role.token_ttl > mountMax) {
-    warnings.push('token_ttl is greater than the backend mount\'s maximum TTL value; issued tokens\' TTL will be truncated');
+    warnings.push("token_ttl is greater than the backend mount's maximum TTL value; issued tokens' TTL will be truncated");
   }
   return warnings;
 }
@@ -270,7 +254,8 @@ export function roleReadShape(r: StoredRole): Record<string, unknown> {
 }
 
 /** A stored zero value: undefined, 0, "", an empty list or map. */
-const isEmpty = (v: unknown): boolean => v === undefined || v === 0 || v === '' || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+const isEmpty = (v: unknown): boolean =>
+  v === undefined || v === 0 || v === '' || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 function requireType(role: StoredRole, want: RoleType, attr: string): void {
   if (role.type !== want) {

@@ -39,9 +39,7 @@ const kindSchema = {
 };
 
 /** zod field schemas for parseFields on role writes. */
-export const roleWriteShape: Record<string, ReturnType<(typeof kindSchema)[RoleFieldKind]>> = Object.fromEntries(
-  ROLE_FIELDS.map((s) => [s.name, kindSchema[s.kind]()]),
-);
+export const roleWriteShape: Record<string, ReturnType<(typeof kindSchema)[RoleFieldKind]>> = Object.fromEntries(ROLE_FIELDS.map((s) => [s.name, kindSchema[s.kind]()]));
 
 /** Edit endpoints (service-accounts, labels). */
 export const roleEditShape = { add: field.commaList(), remove: field.commaList() };
@@ -79,7 +77,11 @@ export function parseLabels(items: readonly string[]): { labels: Record<string, 
 
 /** Labels as a map with sorted keys (the canonical read form). */
 export function sortedLabels(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  return Object.fromEntries(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
 }
 
 /** Region of a zone name: everything before the last "-" (us-east1-b -> us-east1). */

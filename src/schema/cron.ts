@@ -35,7 +35,8 @@ export interface CronSchedule {
 
 /** Go's strconv.Atoi, as robfig reads numbers: an optional sign, then digits. */
 function integer(spec: FieldSpec, text: string): number {
-  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new CronError(`${spec.name} value ${JSON.stringify(text)} is not a number${spec.names ? ' or a name' : ''}`);
+  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new CronError(`${spec.name} value ${JSON.stringify(text)} is not a number${spec.names ? ' or a name' : ''}`);
   const n = Number(text);
   if (n < 0) throw new CronError(`${spec.name} value ${JSON.stringify(text)} is negative`);
   return n;
@@ -74,7 +75,8 @@ function parseField(spec: FieldSpec, text: string): { values: Set<number>; star:
       if (lowAndHigh.length === 1) hi = spec.max;
       if (step > 1) partStar = false;
     }
-    if (lo < spec.min || hi > spec.max) throw new CronError(`${spec.name} value ${JSON.stringify(lo < spec.min ? String(lo) : String(hi))} is out of range ${spec.min}-${spec.max}`);
+    if (lo < spec.min || hi > spec.max)
+      throw new CronError(`${spec.name} value ${JSON.stringify(lo < spec.min ? String(lo) : String(hi))} is out of range ${spec.min}-${spec.max}`);
     if (lo > hi) throw new CronError(`${spec.name} range ${JSON.stringify(part)} is backwards`);
     if (step === 0) throw new CronError(`${spec.name} step in ${JSON.stringify(part)} must be a positive number`);
     for (let v = lo; v <= hi; v += step) values.add(v);
@@ -106,7 +108,8 @@ export function parseCron(expr: string): CronSchedule {
     if (!knownZone(zone)) throw new CronError(`unknown time zone ${JSON.stringify(zone)}`);
     spec = spec.slice(space).trim();
   }
-  if (spec.startsWith('@')) throw new CronError(`descriptors such as ${JSON.stringify(spec)} are not accepted: give five fields (minute hour day-of-month month day-of-week), e.g. "0 0 * * *"`);
+  if (spec.startsWith('@'))
+    throw new CronError(`descriptors such as ${JSON.stringify(spec)} are not accepted: give five fields (minute hour day-of-month month day-of-week), e.g. "0 0 * * *"`);
   const parts = spec.split(/\s+/).filter((p) => p !== '');
   if (parts.length !== 5) throw new CronError(`expected exactly 5 fields, found ${parts.length}: [${parts.join(' ')}]`);
   const [minutes, hours, days, months, weekdays] = parts.map((p, i) => parseField(FIELDS[i]!, p));

@@ -44,14 +44,16 @@ export const Errors = {
   unsupportedPath: () => new ApiError('unsupported_path', ['unsupported path']),
   unsupportedOperation: () => new ApiError('unsupported_operation', ['unsupported operation']),
   malformedJson: (detail: string) => new ApiError('malformed_json', [`failed to parse JSON input: ${detail}`]),
-  payloadTooLarge: (limit: number) =>
-    new ApiError('payload_too_large', [`request body too large: the limit is ${limit} bytes`]),
+  payloadTooLarge: (limit: number) => new ApiError('payload_too_large', [`request body too large: the limit is ${limit} bytes`]),
   unknownFields: (names: string[]) =>
-    new ApiError('unknown_fields', [`unknown fields: [${[...names].sort().map((n) => JSON.stringify(n)).join(' ')}]`]),
+    new ApiError('unknown_fields', [
+      `unknown fields: [${[...names]
+        .sort()
+        .map((n) => JSON.stringify(n))
+        .join(' ')}]`,
+    ]),
   namespaceUnavailable: () => new ApiError('namespace_unavailable', ['operation unavailable in namespaces']),
   editionRequired: (feature: string) =>
-    new ApiError('edition_required', [
-      `${feature} requires the enterprise or plus edition; this server runs the oss edition (set edition = "enterprise" in the server config)`,
-    ]),
+    new ApiError('edition_required', [`${feature} requires the enterprise or plus edition; this server runs the oss edition (set edition = "enterprise" in the server config)`]),
   internal: () => new ApiError('internal', ['internal error']),
 };

@@ -15,7 +15,10 @@ export interface FieldProblem {
 /** A 400 carrying every problem found, each with its field (the `errors` list holds the messages). */
 export class FieldProblemsError extends ApiError {
   constructor(readonly problems: FieldProblem[]) {
-    super('invalid_request', problems.map((p) => p.message));
+    super(
+      'invalid_request',
+      problems.map((p) => p.message),
+    );
   }
 }
 

@@ -3,15 +3,7 @@
 // and which were unknown (for warnings or 422s, per endpoint).
 
 import { z } from 'zod';
-import {
-  CoerceError,
-  coerceBool,
-  coerceCommaList,
-  coerceDuration,
-  coerceInt,
-  coerceKvMap,
-  coerceString,
-} from './coerce';
+import { CoerceError, coerceBool, coerceCommaList, coerceDuration, coerceInt, coerceKvMap, coerceString } from './coerce';
 import { ApiError } from './errors';
 import type { FieldProblem } from './field-problems';
 

@@ -78,8 +78,7 @@ const KIND: Record<string, () => z.ZodType> = {
   labels: () => z.union([stringList, z.record(z.string(), z.string())]),
   map: () => z.record(z.string(), z.string()),
 };
-const ofValues = (values: readonly string[] | undefined, kind: string) =>
-  values ? z.enum(values as [string, ...string[]]) : KIND[kind]();
+const ofValues = (values: readonly string[] | undefined, kind: string) => (values ? z.enum(values as [string, ...string[]]) : KIND[kind]());
 
 /** Deprecated role aliases a manifest may use (folded into token_* by the reconciler). */
 const MANIFEST_ROLE_ALIASES = new Set(['policies', 'ttl', 'max_ttl', 'period']);
@@ -102,18 +101,13 @@ export const vmRoleSchema = z.object({ name: objectName, type: z.literal('vm'), 
 
 export const roleSchema = z.discriminatedUnion('type', [iamRoleSchema, vmRoleSchema]) as unknown as z.ZodType<ManifestRole, ManifestRole>;
 
-const customEndpoint = z
-  .object(Object.fromEntries(CUSTOM_ENDPOINT_KEYS.map((k) => [k, z.string().optional()])))
-  .strict();
+const customEndpoint = z.object(Object.fromEntries(CUSTOM_ENDPOINT_KEYS.map((k) => [k, z.string().optional()]))).strict();
 
 export type ManifestCloudConfig = TableFields;
 export const cloudConfigSchema = z
   .object(
     Object.fromEntries(
-      CLOUD_CONFIG_FIELDS.map((f) => [
-        f.name,
-        (f.secret ? secretRefSchema : f.name === 'custom_endpoint' ? customEndpoint : ofValues(f.values, f.kind)).optional(),
-      ]),
+      CLOUD_CONFIG_FIELDS.map((f) => [f.name, (f.secret ? secretRefSchema : f.name === 'custom_endpoint' ? customEndpoint : ofValues(f.values, f.kind)).optional()]),
     ),
   )
   .strict() as unknown as z.ZodType<ManifestCloudConfig, ManifestCloudConfig>;
@@ -121,9 +115,7 @@ export const cloudConfigSchema = z
 /** Mount path: no leading or trailing slash, segments of word characters, "-" and ".". */
 const mountPath = z.string().regex(/^[\w.-]+(\/[\w.-]+)*$/, 'must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")');
 
-const mountShape = Object.fromEntries(
-  MOUNT_FIELDS.map((f) => [f.name, ofValues(f.values, f.kind).optional()]),
-);
+const mountShape = Object.fromEntries(MOUNT_FIELDS.map((f) => [f.name, ofValues(f.values, f.kind).optional()]));
 
 interface AuthBackendBase {
   path: string;
@@ -186,7 +178,10 @@ export const manifestSchema = z
         /** Where snapshot configs go when not to `address`: a keyward snapshot agent. */
         snapshotAddress: z.string().url().optional(),
         /** The auth method type cloud mounts have on the server (OpenBao: the GCP plugin's registered name). */
-        cloudPlugin: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a plugin name such as gcp or vault-plugin-auth-gcp').optional(),
+        cloudPlugin: z
+          .string()
+          .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a plugin name such as gcp or vault-plugin-auth-gcp')
+          .optional(),
       })
       .strict()
       .default({}),
@@ -204,9 +199,23 @@ export const manifestSchema = z
         seen.add(n);
       });
     };
-    dup(m.authBackends.map((b) => b.path.toLowerCase()), ['authBackends'], 'auth backend path');
-    m.authBackends.forEach((b, i) => dup(b.roles.map((r) => r.name.toLowerCase()), ['authBackends', i, 'roles'], 'role name'));
-    dup(m.snapshotConfigs.map((s) => s.name), ['snapshotConfigs'], 'snapshot config name');
+    dup(
+      m.authBackends.map((b) => b.path.toLowerCase()),
+      ['authBackends'],
+      'auth backend path',
+    );
+    m.authBackends.forEach((b, i) =>
+      dup(
+        b.roles.map((r) => r.name.toLowerCase()),
+        ['authBackends', i, 'roles'],
+        'role name',
+      ),
+    );
+    dup(
+      m.snapshotConfigs.map((s) => s.name),
+      ['snapshotConfigs'],
+      'snapshot config name',
+    );
   });
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestInput = z.input<typeof manifestSchema>;
@@ -214,7 +223,12 @@ export type ManifestInput = z.input<typeof manifestSchema>;
 /** null object members mean "absent" (Terraform's jsonencode may add them when unifying types). */
 function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, dropNulls(x)]),
+    );
   return v;
 }
 

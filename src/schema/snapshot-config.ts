@@ -16,9 +16,7 @@ const KIND_SCHEMA: Record<SnapshotFieldKind, () => z.ZodType> = {
 };
 
 /** zod field shape of the write body, for parseFields (loose Vault-style coercion per field). */
-export const snapshotConfigFieldShape: Record<string, z.ZodType> = Object.fromEntries(
-  SNAPSHOT_FIELDS.map((s) => [s.name, KIND_SCHEMA[s.kind]()]),
-);
+export const snapshotConfigFieldShape: Record<string, z.ZodType> = Object.fromEntries(SNAPSHOT_FIELDS.map((s) => [s.name, KIND_SCHEMA[s.kind]()]));
 
 /** A stored configuration: every field of its storage type, defaults filled, secrets included. */
 export interface SnapshotConfig {

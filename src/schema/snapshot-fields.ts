@@ -50,12 +50,19 @@ const f = (name: string, kind: SnapshotFieldKind, owner: SnapshotFieldSpec['owne
 
 /** Every field, in the order reads list them. Seed section 2.3, reference sections 2.1-2.2, vault-fidelity.md 1c. */
 export const SNAPSHOT_FIELDS: readonly SnapshotFieldSpec[] = [
-  f('storage_type', 'string', 'common', 'Where snapshots are written: `local`, `cloudone-store`, `cloudtwo-store` or `cloudthree-store`. Cannot change in place.', { required: true }),
+  f('storage_type', 'string', 'common', 'Where snapshots are written: `local`, `cloudone-store`, `cloudtwo-store` or `cloudthree-store`. Cannot change in place.', {
+    required: true,
+  }),
   f('interval', 'duration', 'common', 'Time between snapshots: seconds or a duration string such as `"1h"` or `"24h"`.', { required: true }),
   f('retain', 'int', 'common', 'How many snapshots to keep; older ones are deleted after a new one is complete. Default 1.', { default: DEFAULT_RETAIN }),
   f('path_prefix', 'string', 'common', 'Directory (local) or object-name prefix (object stores) snapshots are written under.', { required: true }),
   f('file_prefix', 'string', 'common', 'Prefix of each snapshot file name. Default `vault-snapshot`.', { default: DEFAULT_FILE_PREFIX }),
-  f('autoload_enabled', 'bool', 'common', 'Load the newest snapshot of this config automatically when recovering (Vault 1.21+). Not for local storage; at most one config may enable it.'),
+  f(
+    'autoload_enabled',
+    'bool',
+    'common',
+    'Load the newest snapshot of this config automatically when recovering (Vault 1.21+). Not for local storage; at most one config may enable it.',
+  ),
   f('local_max_space', 'int', 'local', 'Bytes the snapshots of this config may use in total; required (above 0) for local storage.', { required: true }),
   f('cloudone_bucket', 'string', 'cloudone-store', 'Bucket name (S3-style store).', { required: true, vault: 'aws_s3_bucket' }),
   f('cloudone_region', 'string', 'cloudone-store', 'Region of the bucket.', { required: true, vault: 'aws_s3_region' }),
@@ -66,7 +73,7 @@ export const SNAPSHOT_FIELDS: readonly SnapshotFieldSpec[] = [
   f('cloudone_disable_tls', 'bool', 'cloudone-store', 'Use plain HTTP to the endpoint (testing only).', { vault: 'aws_s3_disable_tls' }),
   f('cloudone_force_path_style', 'bool', 'cloudone-store', 'Address the bucket in the path instead of the host name.', { vault: 'aws_s3_force_path_style' }),
   f('cloudone_enable_kms', 'bool', 'cloudone-store', 'Encrypt with a KMS key (excludes server-side encryption).', { vault: 'aws_s3_enable_kms' }),
-  f('cloudone_server_side_encryption', 'bool', 'cloudone-store', 'Use the store\'s server-side encryption (excludes KMS).', { vault: 'aws_s3_server_side_encryption' }),
+  f('cloudone_server_side_encryption', 'bool', 'cloudone-store', "Use the store's server-side encryption (excludes KMS).", { vault: 'aws_s3_server_side_encryption' }),
   f('cloudone_kms_key', 'string', 'cloudone-store', 'KMS key id when KMS encryption is enabled.', { vault: 'aws_s3_kms_key' }),
   f('cloudtwo_bucket', 'string', 'cloudtwo-store', 'Bucket name (GCS-style store).', { required: true, vault: 'google_gcs_bucket' }),
   f('cloudtwo_service_account_key', 'string', 'cloudtwo-store', 'Service account key JSON; empty = ambient credentials.', { secret: true, vault: 'google_service_account_key' }),
@@ -74,7 +81,13 @@ export const SNAPSHOT_FIELDS: readonly SnapshotFieldSpec[] = [
   f('cloudtwo_disable_tls', 'bool', 'cloudtwo-store', 'Use plain HTTP to the endpoint (testing only).', { vault: 'google_disable_tls' }),
   f('cloudthree_container_name', 'string', 'cloudthree-store', 'Blob container name (Azure-style store).', { required: true, vault: 'azure_container_name' }),
   f('cloudthree_account_name', 'string', 'cloudthree-store', 'Storage account name; required in `shared` and `managed` auth modes.', { vault: 'azure_account_name' }),
-  f('cloudthree_auth_mode', 'string', 'cloudthree-store', 'How the store is authenticated: `shared` (account key, the default), `managed` (managed identity, needs the client id) or `environment` (credentials from the server\'s environment). Vault 1.18+.', { default: 'shared', values: CLOUDTHREE_AUTH_MODES, vault: 'azure_auth_mode', alwaysSent: true }),
+  f(
+    'cloudthree_auth_mode',
+    'string',
+    'cloudthree-store',
+    "How the store is authenticated: `shared` (account key, the default), `managed` (managed identity, needs the client id) or `environment` (credentials from the server's environment). Vault 1.18+.",
+    { default: 'shared', values: CLOUDTHREE_AUTH_MODES, vault: 'azure_auth_mode', alwaysSent: true },
+  ),
   f('cloudthree_account_key', 'string', 'cloudthree-store', 'Storage account key; required in `shared` auth mode.', { secret: true, vault: 'azure_account_key' }),
   f('cloudthree_client_id', 'string', 'cloudthree-store', 'Client id of the managed identity (`managed` auth mode).', { vault: 'azure_client_id' }),
   f('cloudthree_blob_environment', 'string', 'cloudthree-store', 'Azure cloud of the account, such as `AZUREPUBLICCLOUD`.', { vault: 'azure_blob_environment' }),

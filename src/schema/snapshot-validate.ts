@@ -131,13 +131,7 @@ export function validateSnapshotConfigWrite(body: Record<string, unknown>, opts:
   return { config: merged as SnapshotConfig, unknown: unknown.sort() };
 }
 
-function checkRules(
-  type: StorageType,
-  c: Record<string, string | number | boolean>,
-  failed: Set<string>,
-  problems: Problems,
-  secretsOptional: boolean,
-): void {
+function checkRules(type: StorageType, c: Record<string, string | number | boolean>, failed: Set<string>, problems: Problems, secretsOptional: boolean): void {
   if (!failed.has('interval')) {
     if (c.interval === undefined) problems.push('interval', 'interval is required');
     else if (!(typeof c.interval === 'number' && c.interval > 0)) problems.push('interval', 'interval must be a positive number of seconds or a duration string');
@@ -151,9 +145,7 @@ function checkRules(
     if (missing) {
       problems.push(
         spec.name,
-        spec.kind === 'int'
-          ? `${spec.name} is required for storage_type=${type} (a positive number of bytes)`
-          : `${spec.name} is required for storage_type=${type}`,
+        spec.kind === 'int' ? `${spec.name} is required for storage_type=${type} (a positive number of bytes)` : `${spec.name} is required for storage_type=${type}`,
       );
     }
   }
@@ -166,7 +158,9 @@ function checkRules(
     const hasId = c.cloudone_access_key_id !== '';
     const hasSecret = c.cloudone_secret_access_key !== '';
     if (hasId !== hasSecret && !(secretsOptional && hasId)) {
-      problems.push(hasId ? 'cloudone_secret_access_key' : 'cloudone_access_key_id', 'cloudone_access_key_id and cloudone_secret_access_key must be set together', [hasId ? 'cloudone_access_key_id' : 'cloudone_secret_access_key']);
+      problems.push(hasId ? 'cloudone_secret_access_key' : 'cloudone_access_key_id', 'cloudone_access_key_id and cloudone_secret_access_key must be set together', [
+        hasId ? 'cloudone_access_key_id' : 'cloudone_secret_access_key',
+      ]);
     }
   }
   if (type === 'cloudtwo-store') {

@@ -152,7 +152,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     );
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
     // Callers send their tokens in the clear: only loopback is safe without a TLS proxy in front.
-    if (!/^(127\.|\[::1\]|localhost)/.test(new URL(url).host)) log.warn('the agent serves plain HTTP on a non-loopback address: callers\' tokens cross the network unencrypted; put a TLS-terminating proxy in front', { url });
+    if (!/^(127\.|\[::1\]|localhost)/.test(new URL(url).host))
+      log.warn("the agent serves plain HTTP on a non-loopback address: callers' tokens cross the network unencrypted; put a TLS-terminating proxy in front", { url });
     return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
   } catch (e) {
     await undo();

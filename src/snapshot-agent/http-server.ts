@@ -99,7 +99,16 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
           body,
         });
         if (r.status === 204) return send(res, 204);
-        send(res, r.status, { request_id: requestId, lease_id: '', renewable: false, lease_duration: 0, data: r.data ?? null, wrap_info: null, warnings: r.warnings ?? null, auth: null });
+        send(res, r.status, {
+          request_id: requestId,
+          lease_id: '',
+          renewable: false,
+          lease_duration: 0,
+          data: r.data ?? null,
+          wrap_info: null,
+          warnings: r.warnings ?? null,
+          auth: null,
+        });
       } catch (e) {
         if (ApiError.isApiError(e)) return send(res, e.status, { errors: translator.errorsToServer(e.errors) });
         // No request detail in the log: bodies may carry store credentials.

@@ -50,7 +50,11 @@ export class ManagedServer {
 
   /** The managed server's own sys/health body (status code and fields), for the agent's health. */
   async health(query: string): Promise<{ status: number; body: unknown }> {
-    const res = await this.dispatcher.request({ origin: new URL(this.address).origin, path: `${new URL(this.address).pathname.replace(/\/+$/, '')}/v1/sys/health${query}`, method: 'GET' });
+    const res = await this.dispatcher.request({
+      origin: new URL(this.address).origin,
+      path: `${new URL(this.address).pathname.replace(/\/+$/, '')}/v1/sys/health${query}`,
+      method: 'GET',
+    });
     const text = await res.body.text();
     return { status: res.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   }
@@ -107,7 +111,16 @@ export class ManagedServer {
     }
     const { size } = await stat(file);
     const stream = createReadStream(file);
-    const removed = new Promise<void>((resolve) => stream.once('close', () => void rm(file, { force: true }).then(() => resolve(), () => resolve())));
+    const removed = new Promise<void>((resolve) =>
+      stream.once(
+        'close',
+        () =>
+          void rm(file, { force: true }).then(
+            () => resolve(),
+            () => resolve(),
+          ),
+      ),
+    );
     void removed;
     return { size, stream, done: Promise.resolve(), producerError: () => undefined };
   }

@@ -35,7 +35,9 @@ export class ObjectState implements StateStore {
     const second = await this.target.createIfAbsent(probe, Buffer.from('2'));
     await this.target.delete(probe).catch(() => undefined);
     if (!first || second) {
-      throw new Error(`--state ${this.location}: the store does not honour conditional writes (a second create-if-absent of one key succeeded); agents could not coordinate on it. Use a store that does, or a directory`);
+      throw new Error(
+        `--state ${this.location}: the store does not honour conditional writes (a second create-if-absent of one key succeeded); agents could not coordinate on it. Use a store that does, or a directory`,
+      );
     }
     return this;
   }

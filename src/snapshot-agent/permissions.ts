@@ -20,7 +20,13 @@ export async function requireCapabilities(server: ManagedServer, token: string |
   } catch (e) {
     // No answer (or a 5xx): nothing was decided, so not a 403 the caller would take as final.
     if (VaultClientError.is(e) && (e.status === 0 || e.status >= 500)) {
-      throw new ApiError('upstream', [`could not check the caller's permissions: the managed server ${server.address} did not answer sys/capabilities-self (${e.status === 0 ? 'no response' : `HTTP ${e.status}`})`], 503);
+      throw new ApiError(
+        'upstream',
+        [
+          `could not check the caller's permissions: the managed server ${server.address} did not answer sys/capabilities-self (${e.status === 0 ? 'no response' : `HTTP ${e.status}`})`,
+        ],
+        503,
+      );
     }
     // An unknown, expired or revoked token: the managed server refused to even look it up.
     throw Errors.permissionDenied();

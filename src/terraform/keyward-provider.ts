@@ -23,23 +23,39 @@ export type { KeywardProviderContext } from './resources/context';
 
 const providerSchema: BlockSchema = {
   version: 0,
-  description: 'Manages a keyward or Vault-compatible server\'s `cloud` auth method (mount, config, roles) and its automated snapshot configurations. The token is read from the `VAULT_TOKEN` environment variable, then from `~/.vault-token` (as Vault\'s own clients do), never from the configuration or the state. Several servers in one configuration: one provider block per server, with `alias`.',
+  description:
+    "Manages a keyward or Vault-compatible server's `cloud` auth method (mount, config, roles) and its automated snapshot configurations. The token is read from the `VAULT_TOKEN` environment variable, then from `~/.vault-token` (as Vault's own clients do), never from the configuration or the state. Several servers in one configuration: one provider block per server, with `alias`.",
   attributes: {
-    address: { type: { kind: 'string' }, optional: true, description: 'Server URL, such as `https://vault.example.com:8200`. It wins over `VAULT_ADDR` (a different `VAULT_ADDR` is a warning); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.' },
+    address: {
+      type: { kind: 'string' },
+      optional: true,
+      description:
+        'Server URL, such as `https://vault.example.com:8200`. It wins over `VAULT_ADDR` (a different `VAULT_ADDR` is a warning); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.',
+    },
     namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
     cloud_plugin: {
       type: { kind: 'string' },
       optional: true,
-      description: 'The auth method type `keyward_cloud_auth_backend` mounts have on the server: on OpenBao the name the GCP plugin was registered under in its plugin catalog; `KEYWARD_CLOUD_PLUGIN` overrides it; default: `gcp` on Vault and OpenBao, `cloud` on the engine.',
+      description:
+        'The auth method type `keyward_cloud_auth_backend` mounts have on the server: on OpenBao the name the GCP plugin was registered under in its plugin catalog; `KEYWARD_CLOUD_PLUGIN` overrides it; default: `gcp` on Vault and OpenBao, `cloud` on the engine.',
     },
     snapshot_address: {
       type: { kind: 'string' },
       optional: true,
-      description: 'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); wins over `KEYWARD_SNAPSHOT_ADDR`, the fallback (a different one is a warning).',
+      description:
+        'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); wins over `KEYWARD_SNAPSHOT_ADDR`, the fallback (a different one is a warning).',
     },
-    ca_cert_file: { type: { kind: 'string' }, optional: true, description: 'PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system\'s.' },
-    skip_tls_verify: { type: { kind: 'bool' }, optional: true, description: 'Do not verify the server\'s TLS certificate; unset: `VAULT_SKIP_VERIFY`, else false. For test servers only: anyone on the path could then read the token.' },
-    dialect: { type: { kind: 'string' }, optional: true, description: '`keyward` or `vault` (Vault Enterprise / OpenBao field names); `KEYWARD_DIALECT` overrides it; default: detected from `sys/health`.' },
+    ca_cert_file: { type: { kind: 'string' }, optional: true, description: "PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system's." },
+    skip_tls_verify: {
+      type: { kind: 'bool' },
+      optional: true,
+      description: "Do not verify the server's TLS certificate; unset: `VAULT_SKIP_VERIFY`, else false. For test servers only: anyone on the path could then read the token.",
+    },
+    dialect: {
+      type: { kind: 'string' },
+      optional: true,
+      description: '`keyward` or `vault` (Vault Enterprise / OpenBao field names); `KEYWARD_DIALECT` overrides it; default: detected from `sys/health`.',
+    },
     fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256) kept in state; unset = an empty key (set one).' },
     request_timeout: {
       type: { kind: 'string' },
@@ -50,7 +66,7 @@ const providerSchema: BlockSchema = {
     max_retries: {
       type: { kind: 'number' },
       optional: true,
-      description: 'Retries after the first attempt of a request that got no response, a 429 or a 5xx. Default: `VAULT_MAX_RETRIES`, else 2 (as Vault\'s client).',
+      description: "Retries after the first attempt of a request that got no response, a 429 or a 5xx. Default: `VAULT_MAX_RETRIES`, else 2 (as Vault's client).",
     },
   },
 };
@@ -59,7 +75,10 @@ function validateProvider(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   const d = config.dialect;
   if (typeof d === 'string' && !(SERVER_DIALECTS as readonly string[]).includes(d)) out.push(errorAt(['dialect'], `dialect must be one of ${SERVER_DIALECTS.join(', ')}`));
-  for (const [name, check] of [['request_timeout', parseTimeoutMs], ['max_retries', parseMaxRetries]] as const) {
+  for (const [name, check] of [
+    ['request_timeout', parseTimeoutMs],
+    ['max_retries', parseMaxRetries],
+  ] as const) {
     const v = config[name];
     if (typeof v !== 'string' && typeof v !== 'number') continue;
     try {
@@ -78,7 +97,11 @@ const CANCELLED = new Error('Terraform asked the provider to stop');
 const resources: ResourceHandler<KeywardProviderContext>[] = [
   lazyResource('keyward_cloud_auth_backend', backendSchema, () => (require('./resources/cloud-auth-backend') as typeof import('./resources/cloud-auth-backend')).cloudAuthBackend),
   lazyResource('keyward_cloud_auth_role', roleResourceSchema, () => (require('./resources/cloud-auth-role') as typeof import('./resources/cloud-auth-role')).cloudAuthRole),
-  lazyResource('keyward_snapshot_auto_config', snapshotAutoConfigSchema, () => (require('./resources/snapshot-auto-config') as typeof import('./resources/snapshot-auto-config')).snapshotAutoConfig),
+  lazyResource(
+    'keyward_snapshot_auto_config',
+    snapshotAutoConfigSchema,
+    () => (require('./resources/snapshot-auto-config') as typeof import('./resources/snapshot-auto-config')).snapshotAutoConfig,
+  ),
   exclusiveSnapshotConfigs,
 ];
 
@@ -164,9 +187,9 @@ function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnosti
   const out: Diagnostic[] = [];
   const address = str(config.address);
   const a: { warning?: string } = address === undefined || hasUnknown(config.address) ? {} : resolveAddress(undefined, address, env);
-  if (a.warning) out.push({ severity: 'warning', summary: 'VAULT_ADDR is not the provider\'s address', detail: a.warning, attribute: ['address'] });
+  if (a.warning) out.push({ severity: 'warning', summary: "VAULT_ADDR is not the provider's address", detail: a.warning, attribute: ['address'] });
   const snapshot = str(config.snapshot_address);
   const s: { warning?: string } = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
-  if (s.warning) out.push({ severity: 'warning', summary: 'KEYWARD_SNAPSHOT_ADDR is not the provider\'s snapshot_address', detail: s.warning, attribute: ['snapshot_address'] });
+  if (s.warning) out.push({ severity: 'warning', summary: "KEYWARD_SNAPSHOT_ADDR is not the provider's snapshot_address", detail: s.warning, attribute: ['snapshot_address'] });
   return out;
 }

@@ -80,5 +80,8 @@ export function selfSignedCertificate(privateKey: KeyObject, publicKey: KeyObjec
 }
 
 export function pem(label: string, bytes: Buffer): string {
-  return `-----BEGIN ${label}-----\n${bytes.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+  return `-----BEGIN ${label}-----\n${bytes
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END ${label}-----\n`;
 }

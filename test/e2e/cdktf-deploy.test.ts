@@ -31,7 +31,13 @@ const PRIVATE_KEY_LINE = (JSON.parse(CREDS) as { private_key: string }).private_
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
 const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
-const SECRETS = { 'credentials JSON': CREDS, 'credentials private key line': PRIVATE_KEY_LINE, 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key (ephemeral)': GCS_KEY };
+const SECRETS = {
+  'credentials JSON': CREDS,
+  'credentials private key line': PRIVATE_KEY_LINE,
+  'S3 secret key': S3_SECRET,
+  'Azure account key': AZURE_KEY,
+  'GCS key (ephemeral)': GCS_KEY,
+};
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
@@ -95,14 +101,17 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
 
   /** Runs cdktf in the app directory; resolves with its output (secrets must never be in it). */
   function cdktf(args: string[], unset: string[] = [], extra: Record<string, string> = {}): Promise<{ code: number | null; text: string }> {
-    const env = cdktfEnv({ url: proxy.url, token: ROOT_TOKEN }, {
-      KW_SCENARIO: join(dir, 'scenario.json'),
-      KW_CREDS: CREDS,
-      KW_S3_SECRET: S3_SECRET,
-      TF_VAR_azure_key: AZURE_KEY,
-      TF_VAR_gcs_key: GCS_KEY,
-      ...extra,
-    });
+    const env = cdktfEnv(
+      { url: proxy.url, token: ROOT_TOKEN },
+      {
+        KW_SCENARIO: join(dir, 'scenario.json'),
+        KW_CREDS: CREDS,
+        KW_S3_SECRET: S3_SECRET,
+        TF_VAR_azure_key: AZURE_KEY,
+        TF_VAR_gcs_key: GCS_KEY,
+        ...extra,
+      },
+    );
     for (const k of unset) delete env[k];
     return new Promise((ok, fail) => {
       const child: ChildProcess = spawn(CDKTF, args, { cwd: dir, env });
@@ -144,7 +153,9 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
     expect({ status: shown.status, err: shown.status === 0 ? '' : shown.stderr }).toEqual({ status: 0, err: '' });
     const file = join(jsonDir, 'tfplan.json');
     writeFileSync(file, shown.stdout);
-    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'show', file, '--format', format, '--detailed-exitcode', '--apply-command', 'cdktf deploy e2e'], { cwd: dir });
+    const r = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'show', file, '--format', format, '--detailed-exitcode', '--apply-command', 'cdktf deploy e2e'], {
+      cwd: dir,
+    });
     rmSync(file);
     outputs.push(r.stdout + r.stderr);
     return r;
@@ -292,17 +303,33 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
     try {
       writeFileSync(
         join(imp, 'cdktf.json'),
-        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${join(__dirname, 'fixtures', 'import-app.ts')}`, projectId: 'keyward-import-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+        JSON.stringify({
+          language: 'typescript',
+          app: `node ${TSX} ${join(__dirname, 'fixtures', 'import-app.ts')}`,
+          projectId: 'keyward-import-e2e',
+          sendCrashReports: 'false',
+          terraformProviders: [],
+          terraformModules: [],
+        }),
       );
       mkdirSync(join(imp, 'node_modules'));
       symlinkSync(REPO, join(imp, 'node_modules', 'keyward'), 'dir');
       const snapDir = join(imp, 'snaps');
       expect((await api(engine, 'POST', 'sys/auth/legacy', { body: { type: 'cloud', description: 'by hand' } })).status).toBeLessThan(300);
-      expect((await api(engine, 'POST', 'auth/legacy/role/web', { body: { type: 'iam', bound_service_accounts: ['web@e2e.iam.gserviceaccount.com'], token_ttl: 3600, token_policies: ['web'] } })).status).toBeLessThan(300);
+      expect(
+        (
+          await api(engine, 'POST', 'auth/legacy/role/web', {
+            body: { type: 'iam', bound_service_accounts: ['web@e2e.iam.gserviceaccount.com'], token_ttl: 3600, token_policies: ['web'] },
+          })
+        ).status,
+      ).toBeLessThan(300);
       const snapBody = { storage_type: 'local', interval: 86400, retain: 2, path_prefix: snapDir, local_max_space: 1_000_000 };
       expect((await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/legacy-snap', { body: snapBody })).status).toBeLessThan(300);
       const run = (args: string[], importing: boolean) =>
-        runAsync(CDKTF, args, { cwd: imp, env: cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, { KW_ADDRESS: engine.url, KW_SNAP_DIR: snapDir, KW_IMPORT: importing ? '1' : '0' }) });
+        runAsync(CDKTF, args, {
+          cwd: imp,
+          env: cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, { KW_ADDRESS: engine.url, KW_SNAP_DIR: snapDir, KW_IMPORT: importing ? '1' : '0' }),
+        });
       const created = await run(['diff'], false);
       const refusal = strip(created.stdout + created.stderr).replace(/\s+/g, ' ');
       expect(created.status).not.toBe(0);
@@ -326,7 +353,14 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
     try {
       writeFileSync(
         join(two, 'cdktf.json'),
-        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${join(__dirname, 'fixtures', 'two-servers-app.ts')}`, projectId: 'keyward-two-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+        JSON.stringify({
+          language: 'typescript',
+          app: `node ${TSX} ${join(__dirname, 'fixtures', 'two-servers-app.ts')}`,
+          projectId: 'keyward-two-e2e',
+          sendCrashReports: 'false',
+          terraformProviders: [],
+          terraformModules: [],
+        }),
       );
       mkdirSync(join(two, 'node_modules'));
       symlinkSync(REPO, join(two, 'node_modules', 'keyward'), 'dir');
@@ -338,7 +372,10 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
       expect((await api(engine, 'GET', 'sys/auth')).body.data['cloud-dr/']).toBeUndefined();
       expect((await api(other, 'GET', 'auth/cloud-dr/role/web')).status).toBe(200);
       for (const stack of ['two', 'two/dr']) {
-        const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(two, 'cdktf.out'), '--stack', stack, '--detailed-exitcode'], { cwd: two, env });
+        const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(two, 'cdktf.out'), '--stack', stack, '--detailed-exitcode'], {
+          cwd: two,
+          env,
+        });
         expect({ stack, status: kp.status, out: kp.status === 0 ? '' : kp.stdout + kp.stderr }).toEqual({ stack, status: 0, out: '' });
         expect(kp.stdout).toContain(`Compared with Terraform's state`);
       }

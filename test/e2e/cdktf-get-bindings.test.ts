@@ -78,7 +78,14 @@ describe('cdktf get bindings declare and deploy roles (offline)', () => {
     writeFileSync(join(root, 'empty.tfrc'), '');
     writeFileSync(
       join(dir, 'cdktf.json'),
-      JSON.stringify({ language: 'typescript', app: `node ${TSX} main.ts`, terraformProviders: [`keyward/keyward@${VERSION}`], codeMakerOutput: '.gen', projectId: 'keyward-bindings', sendCrashReports: 'false' }),
+      JSON.stringify({
+        language: 'typescript',
+        app: `node ${TSX} main.ts`,
+        terraformProviders: [`keyward/keyward@${VERSION}`],
+        codeMakerOutput: '.gen',
+        projectId: 'keyward-bindings',
+        sendCrashReports: 'false',
+      }),
     );
     writeFileSync(join(dir, 'main.ts'), MAIN);
   });
@@ -88,12 +95,15 @@ describe('cdktf get bindings declare and deploy roles (offline)', () => {
   });
 
   const env = (): NodeJS.ProcessEnv =>
-    cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, {
-      HOME: join(root, 'home'),
-      TMPDIR: join(dir, 'tmp'),
-      TF_CLI_CONFIG_FILE: join(root, 'empty.tfrc'),
-      KW_SCENARIO: join(dir, 'scenario.json'),
-    });
+    cdktfEnv(
+      { url: engine.url, token: ROOT_TOKEN },
+      {
+        HOME: join(root, 'home'),
+        TMPDIR: join(dir, 'tmp'),
+        TF_CLI_CONFIG_FILE: join(root, 'empty.tfrc'),
+        KW_SCENARIO: join(dir, 'scenario.json'),
+      },
+    );
   const run = async (file: string, args: string[], cwd = dir) => {
     const r = await runAsync(file, args, { cwd, env: env() });
     const out = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex

@@ -55,7 +55,14 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
       mkdirSync(join(dir, app));
       writeFileSync(
         join(dir, app, 'cdktf.json'),
-        JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: `keyward-agent-e2e-${app}`, sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+        JSON.stringify({
+          language: 'typescript',
+          app: `node ${TSX} ${APP}`,
+          projectId: `keyward-agent-e2e-${app}`,
+          sendCrashReports: 'false',
+          terraformProviders: [],
+          terraformModules: [],
+        }),
       );
       mkdirSync(join(dir, app, 'node_modules'));
       symlinkSync(REPO, join(dir, app, 'node_modules', 'keyward'), 'dir');
@@ -78,7 +85,14 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
     local: string;
     extra?: NodeJS.ProcessEnv;
   }
-  const onEngine = (withAgent: boolean): Target => ({ server: engine.url, token: ROOT_TOKEN, agent: withAgent ? agent.url : undefined, app: 'app', prefix: 'agent/', local: join(dir, 'local') });
+  const onEngine = (withAgent: boolean): Target => ({
+    server: engine.url,
+    token: ROOT_TOKEN,
+    agent: withAgent ? agent.url : undefined,
+    app: 'app',
+    prefix: 'agent/',
+    local: join(dir, 'local'),
+  });
 
   function cdktf(args: string[], withAgent: boolean | Target): Promise<{ code: number | null; text: string }> {
     const t = typeof withAgent === 'boolean' ? onEngine(withAgent) : withAgent;
@@ -130,7 +144,9 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
       await clock.advance(INTERVAL * 1000);
       await agent.scheduler.settled();
     }
-    const local = readdirSync(join(dir, 'local')).filter((n) => /^vault-snapshot-\d+\.snap$/.test(n)).sort();
+    const local = readdirSync(join(dir, 'local'))
+      .filter((n) => /^vault-snapshot-\d+\.snap$/.test(n))
+      .sort();
     expect(local).toHaveLength(2);
     const targets: [string, Record<string, unknown>][] = [
       ['cloudone-store', s3.fields],
@@ -158,7 +174,10 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
     expect(await ok(['deploy', '--auto-approve'])).toMatch(/No changes/);
 
     // Drift on the agent's config: corrected by the next deploy.
-    expect((await api(agent.url, 'POST', `${CONFIG}/to-local`, { body: { storage_type: 'local', interval: 7, retain: 9, path_prefix: join(dir, 'local'), local_max_space: 1024 ** 3 } })).status).toBe(204);
+    expect(
+      (await api(agent.url, 'POST', `${CONFIG}/to-local`, { body: { storage_type: 'local', interval: 7, retain: 9, path_prefix: join(dir, 'local'), local_max_space: 1024 ** 3 } }))
+        .status,
+    ).toBe(204);
     const diff = await ok(['diff']);
     expect(diff).toMatch(/retain/);
     await ok(['deploy', '--auto-approve']);
@@ -172,13 +191,24 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
     const baoClock = new ManualClock(Date.UTC(2026, 0, 1));
     const baoAgent = await startSnapshotAgent({ server: bao.url, listen: '127.0.0.1:0', state: join(dir, 'bao-state'), env: { VAULT_TOKEN: CONTRACT_TOKEN }, clock: baoClock });
     try {
-      const t: Target = { server: bao.url, token: CONTRACT_TOKEN, agent: baoAgent.url, app: 'bao-app', prefix: 'bao/', local: join(dir, 'bao-local'), extra: { KEYWARD_CLOUD_PLUGIN: PLUGIN } };
+      const t: Target = {
+        server: bao.url,
+        token: CONTRACT_TOKEN,
+        agent: baoAgent.url,
+        app: 'bao-app',
+        prefix: 'bao/',
+        local: join(dir, 'bao-local'),
+        extra: { KEYWARD_CLOUD_PLUGIN: PLUGIN },
+      };
       await ok(['deploy', '--auto-approve'], t);
       expect(bao.mounts.get('cloud')?.type).toBe(PLUGIN);
       expect(bao.snapshots.size).toBe(0);
       expect((await api(baoAgent.url, 'GET', `${CONFIG}?list=true`, { token: CONTRACT_TOKEN })).body.data.keys).toEqual(['to-azure', 'to-gcs', 'to-local', 'to-s3']);
       // Vault's names on the wire: the agent serves the S3 config with aws_* fields.
-      expect((await api(baoAgent.url, 'GET', `${CONFIG}/to-s3`, { token: CONTRACT_TOKEN })).body.data).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: s3.fields.cloudone_bucket });
+      expect((await api(baoAgent.url, 'GET', `${CONFIG}/to-s3`, { token: CONTRACT_TOKEN })).body.data).toMatchObject({
+        storage_type: 'aws-s3',
+        aws_s3_bucket: s3.fields.cloudone_bucket,
+      });
       await baoClock.advance(INTERVAL * 1000);
       await baoAgent.scheduler.settled();
       expect(readdirSync(join(dir, 'bao-local')).filter((n) => /^vault-snapshot-\d+\.snap$/.test(n))).toHaveLength(1);

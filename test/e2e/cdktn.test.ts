@@ -27,7 +27,10 @@ describe('cdktn CLI (CDK Terrain)', () => {
     app = mkdtempSync(join(tmpdir(), 'kw-cdktn-'));
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'terrain-app', private: true, dependencies: { cdktn: '0.24.0', constructs: '^10.4.2', keyward: '*' } }));
     // `node` here is the PATH's Node 22, as in a cdktn user's project.
-    writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-cdktn', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }));
+    writeFileSync(
+      join(app, 'cdktf.json'),
+      JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-cdktn', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }),
+    );
     mkdirSync(join(app, 'node_modules'));
     for (const dep of ['cdktn', 'constructs']) symlinkSync(join(REPO, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
     symlinkSync(REPO, join(app, 'node_modules', 'keyward'), 'dir');
@@ -86,30 +89,34 @@ describe('cdktn CLI (CDK Terrain)', () => {
     expect(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8')).toContain('provider "registry.terraform.io/keyward/keyward"');
   }, 120_000);
 
-  it('cdktn deploy, redeploy (no changes), a one-field change, cdktn destroy', async () => {
-    const engine = await startTestEngine();
-    try {
-      const env = { KEYWARD_E2E_ADDR: engine.url, VAULT_ADDR: engine.url, VAULT_TOKEN: engine.rootToken };
-      const first = await cdktn(['deploy', '--auto-approve'], env);
-      // init took the provider from the stack's terraform.d/plugins, checked against synth's lock entry (no registry).
-      expect(first).toMatch(/Reusing previous version of keyward\/keyward from the dependency lock file/);
-      expect(first).toMatch(/Terraform has been successfully initialized/);
-      expect(first).toMatch(/1 added, 0 changed, 0 destroyed/);
-      expect((await api(engine.url, 'LIST', 'auth/terrain/roles')).body.data.keys).toEqual(['role-0', 'role-1', 'role-2']);
+  it(
+    'cdktn deploy, redeploy (no changes), a one-field change, cdktn destroy',
+    async () => {
+      const engine = await startTestEngine();
+      try {
+        const env = { KEYWARD_E2E_ADDR: engine.url, VAULT_ADDR: engine.url, VAULT_TOKEN: engine.rootToken };
+        const first = await cdktn(['deploy', '--auto-approve'], env);
+        // init took the provider from the stack's terraform.d/plugins, checked against synth's lock entry (no registry).
+        expect(first).toMatch(/Reusing previous version of keyward\/keyward from the dependency lock file/);
+        expect(first).toMatch(/Terraform has been successfully initialized/);
+        expect(first).toMatch(/1 added, 0 changed, 0 destroyed/);
+        expect((await api(engine.url, 'LIST', 'auth/terrain/roles')).body.data.keys).toEqual(['role-0', 'role-1', 'role-2']);
 
-      const again = await cdktn(['deploy', '--auto-approve'], env);
-      expect(again).toMatch(/No changes\. Your infrastructure matches the configuration/);
-      expect(again).toMatch(/0 added, 0 changed, 0 destroyed/);
+        const again = await cdktn(['deploy', '--auto-approve'], env);
+        expect(again).toMatch(/No changes\. Your infrastructure matches the configuration/);
+        expect(again).toMatch(/0 added, 0 changed, 0 destroyed/);
 
-      const changed = await cdktn(['deploy', '--auto-approve'], { ...env, KEYWARD_E2E_TTL: '2h' });
-      expect(changed).toMatch(/0 to add, 1 to change, 0 to destroy/);
-      expect((await api(engine.url, 'GET', 'auth/terrain/role/role-1')).body.data.token_ttl).toBe(7200);
+        const changed = await cdktn(['deploy', '--auto-approve'], { ...env, KEYWARD_E2E_TTL: '2h' });
+        expect(changed).toMatch(/0 to add, 1 to change, 0 to destroy/);
+        expect((await api(engine.url, 'GET', 'auth/terrain/role/role-1')).body.data.token_ttl).toBe(7200);
 
-      const gone = await cdktn(['destroy', '--auto-approve'], { ...env, KEYWARD_E2E_TTL: '2h' });
-      expect(gone).toMatch(/Destroy complete! Resources: 1 destroyed/);
-      expect((await api(engine.url, 'GET', 'sys/auth')).body.data['terrain/']).toBeUndefined();
-    } finally {
-      await engine.close();
-    }
-  }, DEPLOY_TIMEOUT);
+        const gone = await cdktn(['destroy', '--auto-approve'], { ...env, KEYWARD_E2E_TTL: '2h' });
+        expect(gone).toMatch(/Destroy complete! Resources: 1 destroyed/);
+        expect((await api(engine.url, 'GET', 'sys/auth')).body.data['terrain/']).toBeUndefined();
+      } finally {
+        await engine.close();
+      }
+    },
+    DEPLOY_TIMEOUT,
+  );
 });

@@ -52,7 +52,10 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
     // README: `npm pack` in the checkout (prepare builds dist).
     const packed = await sh('npm', ['pack', '--pack-destination', work], REPO);
     expect(packed).toEqual({ status: 0, out: expect.any(String) });
-    const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+    const tarball = join(
+      work,
+      readdirSync(work).find((f) => f.endsWith('.tgz'))!,
+    );
 
     const app = join(work, 'my-app');
     mkdirSync(app);

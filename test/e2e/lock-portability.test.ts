@@ -14,7 +14,14 @@ const REPO = resolve(__dirname, '../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'lock-app.ts');
 // No registry, no CLI config, any network attempt meets a closed port.
-const OFFLINE = { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: '/dev/null', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' };
+const OFFLINE = {
+  ...process.env,
+  CHECKPOINT_DISABLE: '1',
+  TF_IN_AUTOMATION: '1',
+  TF_CLI_CONFIG_FILE: '/dev/null',
+  HTTPS_PROXY: 'http://127.0.0.1:9',
+  HTTP_PROXY: 'http://127.0.0.1:9',
+};
 
 function checkout(root: string): string {
   mkdirSync(join(root, 'node_modules'), { recursive: true });

@@ -33,7 +33,9 @@ it('npm start deploys the basic example with cdktf deploy, offline, logs in and 
   expect(out).toMatch(/lookup-self with the new token: ok/);
   expect(out).toMatch(/auth\/keyless\/config: service_account_email keyward@ops-project\S+, private_key_id \(none: no key stored\)/);
   expect(out).toMatch(/POST auth\/keyless\/login -> token \S+, policies \["app","default"\]/);
-  expect(out).toMatch(/the emulator verified 1 plugin identity token\(s\) against \S+\/v1\/identity\/oidc\/plugins\/.well-known\/keys and let 1 federated principal\(s\) impersonate/);
+  expect(out).toMatch(
+    /the emulator verified 1 plugin identity token\(s\) against \S+\/v1\/identity\/oidc\/plugins\/.well-known\/keys and let 1 federated principal\(s\) impersonate/,
+  );
   expect(out).toMatch(/GET sys\/storage\/raft\/snapshot -> \S+ \(\d+ bytes\)/);
   expect(out).toMatch(/To continue yourself/);
 }, 240_000);

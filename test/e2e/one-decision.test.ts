@@ -23,7 +23,8 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
   } else if ('plan' in step) {
     const r = await p.plan(step.plan, { force: step.force });
     ok(r, 'plan');
-    if (step.changes !== undefined) expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
+    if (step.changes !== undefined)
+      expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
     has(r.out, step.out);
     has(r.out, step.notOut, true);
   } else if ('cliRefuses' in step) {
@@ -59,14 +60,18 @@ describe.each([['cli'], ['terraform']] as const)('one decision per object, throu
     process.env = saved;
   });
 
-  it.each(SCENARIOS.map((s) => [`${s.defect === null ? 'roles' : `defect ${s.defect}`}: ${s.name}`, s] as const))('%s', async (_name, s) => {
-    const vault = await startVaultContract();
-    try {
-      await p.reset(s.via === 'perfstandby' ? (await vault.perfStandby()).url : vault.url);
-      for (const [i, step] of s.steps.entries()) await runStep(p, vault, step, `${which} step ${i + 1}${'why' in step ? ` (${step.why})` : ''}`);
-      expect(vault.problems).toEqual([]);
-    } finally {
-      await vault.close();
-    }
-  }, 240_000);
+  it.each(SCENARIOS.map((s) => [`${s.defect === null ? 'roles' : `defect ${s.defect}`}: ${s.name}`, s] as const))(
+    '%s',
+    async (_name, s) => {
+      const vault = await startVaultContract();
+      try {
+        await p.reset(s.via === 'perfstandby' ? (await vault.perfStandby()).url : vault.url);
+        for (const [i, step] of s.steps.entries()) await runStep(p, vault, step, `${which} step ${i + 1}${'why' in step ? ` (${step.why})` : ''}`);
+        expect(vault.problems).toEqual([]);
+      } finally {
+        await vault.close();
+      }
+    },
+    240_000,
+  );
 });

@@ -200,10 +200,17 @@ describe('diagnostics through terraform validate and plan', () => {
     const r = await tf(['validate', '-json']);
     const ds = diagnosticsOf(r.out);
     const text = readFileSync(join(wd.dir, 'main.tf'), 'utf8');
-    expect(at(ds)).toEqual(linesMarked(text, 'bad').map((l) => `error@${l}`).sort());
+    expect(at(ds)).toEqual(
+      linesMarked(text, 'bad')
+        .map((l) => `error@${l}`)
+        .sort(),
+    );
     const on = (line: number) => ds.find((d) => d.range?.start.line === line)!;
     const line = (needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
-    expect(on(line('max_jwt_exp            = "2h"'))).toMatchObject({ summary: expect.stringContaining('max_jwt_exp cannot be more than 60 minutes'), detail: expect.stringContaining('"2h"') });
+    expect(on(line('max_jwt_exp            = "2h"'))).toMatchObject({
+      summary: expect.stringContaining('max_jwt_exp cannot be more than 60 minutes'),
+      detail: expect.stringContaining('"2h"'),
+    });
     expect(on(line('"forever"')).summary).toContain('roles["duration"].token_max_ttl');
     expect(on(line('"10.0.0.300/8"')).summary).toContain('10.0.0.300/8');
     expect(on(line('"sometimes"')).detail).toContain('"sometimes"');
@@ -227,7 +234,11 @@ describe('diagnostics through terraform validate and plan', () => {
     // terraform plan validates again with the variables' values before it asks for a plan.
     const bad = await tf(['plan', '-input=false', '-json', '-var', 'jwt=3h', '-var', 'interval=0s']);
     const ds = diagnosticsOf(bad.out);
-    expect(at(ds)).toEqual(linesMarked(text, 'plan').map((l) => `error@${l}`).sort());
+    expect(at(ds)).toEqual(
+      linesMarked(text, 'plan')
+        .map((l) => `error@${l}`)
+        .sort(),
+    );
     const on = (needle: string) => ds.find((d) => d.range?.start.line === line(needle))!;
     expect(on('var.jwt').summary).toContain('max_jwt_exp cannot be more than 60 minutes (got 10800 seconds)');
     expect(on('var.interval').summary).toContain('interval must be a positive number');

@@ -15,7 +15,10 @@ import { REPO, terraformWorkdir, type TerraformWorkdir } from '../support/terraf
 const CREDENTIALS = serviceAccountKeyJson('deployer@my-project.iam.gserviceaccount.com');
 const S3_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY-examples-e2e';
 const EXAMPLES = join(REPO, 'examples');
-const RESOURCE_TYPES = readdirSync(join(EXAMPLES, 'resources'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const RESOURCE_TYPES = readdirSync(join(EXAMPLES, 'resources'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 interface SchemaBlock {
   description?: string;
@@ -65,16 +68,27 @@ describe('the HCL examples, applied with terraform against the embedded engine',
   });
 
   it('every resource the provider registers has an example (add examples/resources/<type>/resource.tf, then npm run docs:generate)', () => {
-    expect(RESOURCE_TYPES).toEqual(keywardProvider({ env: {} }).resources.map((r) => r.typeName).sort());
+    expect(RESOURCE_TYPES).toEqual(
+      keywardProvider({ env: {} })
+        .resources.map((r) => r.typeName)
+        .sort(),
+    );
   });
 
   it('init, then `terraform providers schema -json` describes every attribute and block in markdown', async () => {
     await w.ok(['init', '-input=false']);
     const out = await w.ok(['providers', 'schema', '-json']);
     const s = JSON.parse(out.slice(out.indexOf('{'))).provider_schemas['registry.terraform.io/keyward/keyward'];
-    const missing = [undescribed('provider', s.provider.block), ...Object.entries(s.resource_schemas as Record<string, { block: SchemaBlock }>).map(([t, r]) => undescribed(t, r.block))].flat();
+    const missing = [
+      undescribed('provider', s.provider.block),
+      ...Object.entries(s.resource_schemas as Record<string, { block: SchemaBlock }>).map(([t, r]) => undescribed(t, r.block)),
+    ].flat();
     expect(missing).toEqual([]);
-    expect(Object.keys(s.resource_schemas).sort()).toEqual(keywardProvider({ env: {} }).resources.map((r) => r.typeName).sort());
+    expect(Object.keys(s.resource_schemas).sort()).toEqual(
+      keywardProvider({ env: {} })
+        .resources.map((r) => r.typeName)
+        .sort(),
+    );
   }, 120_000);
 
   it('validates, applies and re-plans empty', async () => {
@@ -105,7 +119,10 @@ describe('the HCL examples, applied with terraform against the embedded engine',
       } catch {
         return [];
       }
-      return text.split('\n').filter((l) => l.startsWith('terraform import ')).map((l) => l.trim().split(/\s+/).slice(1));
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('terraform import '))
+        .map((l) => l.trim().split(/\s+/).slice(1));
     });
     expect(imports.map((a) => a[1]!.split('.')[0])).toEqual(expect.arrayContaining(['keyward_cloud_auth_backend', 'keyward_snapshot_auto_config']));
     for (const args of imports) {

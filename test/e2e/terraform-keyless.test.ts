@@ -48,7 +48,17 @@ describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine 
     });
     creds = JSON.stringify(emu.keyFile(SA.keyward.email));
     wd = terraformWorkdir('keyward-keyless-e2e-', () => ({}));
-    wd.write('cdktf.json', JSON.stringify({ language: 'typescript', app: `node ${TSX} ${APP}`, projectId: 'keyward-keyless-e2e', sendCrashReports: 'false', terraformProviders: [], terraformModules: [] }));
+    wd.write(
+      'cdktf.json',
+      JSON.stringify({
+        language: 'typescript',
+        app: `node ${TSX} ${APP}`,
+        projectId: 'keyward-keyless-e2e',
+        sendCrashReports: 'false',
+        terraformProviders: [],
+        terraformModules: [],
+      }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -60,15 +70,18 @@ describe('cdktf deploy of a keyless (WIF) stack and a rotated key on the engine 
   async function deploy(): Promise<string> {
     const r = await runAsync(CDKTF, ['deploy', '--auto-approve'], {
       cwd: wd.dir,
-      env: cdktfEnv({ url: engine.url, token: ROOT_TOKEN }, {
-        KW_ADDRESS: engine.url,
-        KW_EMULATOR: emu.url,
-        KW_WIF_ACCOUNT: SA.keyward.email,
-        KW_WIF_AUDIENCE: AUDIENCE,
-        KW_APP_ACCOUNT: SA.app.email,
-        KW_VM_PROJECT: 'proj-a',
-        KW_CREDS: creds,
-      }),
+      env: cdktfEnv(
+        { url: engine.url, token: ROOT_TOKEN },
+        {
+          KW_ADDRESS: engine.url,
+          KW_EMULATOR: emu.url,
+          KW_WIF_ACCOUNT: SA.keyward.email,
+          KW_WIF_AUDIENCE: AUDIENCE,
+          KW_APP_ACCOUNT: SA.app.email,
+          KW_VM_PROJECT: 'proj-a',
+          KW_CREDS: creds,
+        },
+      ),
     });
     const text = strip(r.stdout + r.stderr);
     wd.outputs.push(text);

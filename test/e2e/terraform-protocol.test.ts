@@ -50,10 +50,11 @@ ${extra}`;
 describe('the provider protocol through terraform 1.11', () => {
   let dir: string;
   const outputs: string[] = [];
-  const store = () => JSON.parse(readFileSync(join(dir, 'store.json'), 'utf8')) as {
-    toys: Record<string, { items: Record<string, { value: string; serial: number }>; generation: number; secret_length: number | null }>;
-    secrets: Record<string, string>;
-  };
+  const store = () =>
+    JSON.parse(readFileSync(join(dir, 'store.json'), 'utf8')) as {
+      toys: Record<string, { items: Record<string, { value: string; serial: number }>; generation: number; secret_length: number | null }>;
+      secrets: Record<string, string>;
+    };
   const run = (args: string[], secret: string): Run => {
     try {
       const out = execFileSync('terraform', [...args, '-no-color'], {
@@ -195,7 +196,6 @@ describe('the provider protocol through terraform 1.11', () => {
     expect(existsSync(join(dir, 'tfplan'))).toBe(true);
     for (const out of outputs) expect(out.includes(SECRET) || out.includes(SECRET2)).toBe(false);
   });
-
 });
 
 function walk(root: string): string[] {

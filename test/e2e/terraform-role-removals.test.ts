@@ -99,9 +99,7 @@ describe('role deletions in a terraform plan', () => {
     wd.write('tfplan.json', (await wd.tf(['show', '-json', 'tfplan'])).stdout);
     const shown = await runAsync('jq', ['-r', readmeJq(), 'tfplan.json'], { cwd: wd.dir });
     expect(shown.status).toBe(0);
-    expect(shown.stdout.trim().split('\n').sort()).toEqual(
-      ['gone', 'handmade', 'old-name', 'shape'].map((r) => `keyward_cloud_auth_backend.cloud: role ${r} is deleted`),
-    );
+    expect(shown.stdout.trim().split('\n').sort()).toEqual(['gone', 'handmade', 'old-name', 'shape'].map((r) => `keyward_cloud_auth_backend.cloud: role ${r} is deleted`));
 
     // Applied, the next plan is quiet again.
     await ok('apply', '-input=false', 'tfplan');

@@ -65,7 +65,9 @@ describe('terraform against a server that does not answer', () => {
         provider: { keyward: { address: engine.url, fingerprint_salt: 'time-bounds-salt-0123456789', ...provider } },
         resource: {
           keyward_cloud_auth_backend: { cloud: { path: 'cloud', description: 'time bounds' } },
-          keyward_snapshot_auto_config: { hourly: { name: 'hourly', storage_type: 'local', interval: '1h', retain: 2, path_prefix: join(dataDir, 'snaps'), local_max_space: 10_000_000 } },
+          keyward_snapshot_auto_config: {
+            hourly: { name: 'hourly', storage_type: 'local', interval: '1h', retain: 2, path_prefix: join(dataDir, 'snaps'), local_max_space: 10_000_000 },
+          },
         },
       }),
     );
@@ -189,6 +191,8 @@ describe('terraform against a server that does not answer', () => {
     config({});
     expect(wrong.code).toBe(1);
     const b = wrong.out.replace(/\s+/g, ' ');
-    expect(b).toMatch(/GET http:\/\/127\.0\.0\.1:9\/v1\/\S+: no response from the server \(ECONNREFUSED\) \(attempt 3 of 3\): check that the server is running at http:\/\/127\.0\.0\.1:9/);
+    expect(b).toMatch(
+      /GET http:\/\/127\.0\.0\.1:9\/v1\/\S+: no response from the server \(ECONNREFUSED\) \(attempt 3 of 3\): check that the server is running at http:\/\/127\.0\.0\.1:9/,
+    );
   }, 120_000);
 });

@@ -19,7 +19,13 @@ const CREDS = serviceAccountKeyJson('deployer@vault-e2e.iam.gserviceaccount.com'
 const S3_SECRET = `s3secret-${randomBytes(16).toString('hex')}`;
 const AZURE_KEY = randomBytes(48).toString('base64');
 const GCS_KEY = JSON.stringify({ type: 'service_account', client_email: 'snap@e2e.iam.gserviceaccount.com', marker: `gcs-${randomBytes(24).toString('hex')}` });
-const SECRETS = { 'credentials JSON': CREDS, 'credentials private key': (JSON.parse(CREDS) as { private_key: string }).private_key.split('\n')[3], 'S3 secret key': S3_SECRET, 'Azure account key': AZURE_KEY, 'GCS key': GCS_KEY };
+const SECRETS = {
+  'credentials JSON': CREDS,
+  'credentials private key': (JSON.parse(CREDS) as { private_key: string }).private_key.split('\n')[3],
+  'S3 secret key': S3_SECRET,
+  'Azure account key': AZURE_KEY,
+  'GCS key': GCS_KEY,
+};
 
 /** The stack, as Terraform JSON; `dialect` undefined = detect it from sys/health. */
 function stack(address: string, dialect: 'vault' | undefined, extra: Record<string, unknown> = {}) {
@@ -222,7 +228,10 @@ describe('terraform with the keyward provider in vault dialect, against the Vaul
     expect(vault.snapshots.get('offsite')).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'snapshots', aws_secret_access_key: S3_SECRET });
 
     // keyward reads the same synthesized stack in the same dialect: nothing to do.
-    const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(appDir, 'cdktf.out'), '--detailed-exitcode'], { cwd: appDir, env: { ...env(), VAULT_ADDR: vault.url } });
+    const kp = await runAsync(process.execPath, [join(REPO, 'bin', 'keyward.js'), 'plan', '--dir', join(appDir, 'cdktf.out'), '--detailed-exitcode'], {
+      cwd: appDir,
+      env: { ...env(), VAULT_ADDR: vault.url },
+    });
     wd.outputs.push(kp.stdout + kp.stderr);
     expect({ status: kp.status, out: kp.status === 0 ? '' : kp.stdout.slice(-3000) + kp.stderr }).toEqual({ status: 0, out: '' });
 

@@ -147,7 +147,11 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     expect(vault.problems).toEqual([]);
     expect(vault.mounts.get('cloud')).toMatchObject({ type: 'gcp', local: false });
     expect(vault.mounts.get('wif')).toMatchObject({ type: 'gcp', local: true });
-    expect(vault.gcp.get('wif')!.config).toMatchObject({ service_account_email: 'vault@prod.iam.gserviceaccount.com', identity_token_audience: AUDIENCE, identity_token_ttl: 1800 });
+    expect(vault.gcp.get('wif')!.config).toMatchObject({
+      service_account_email: 'vault@prod.iam.gserviceaccount.com',
+      identity_token_audience: AUDIENCE,
+      identity_token_ttl: 1800,
+    });
     expect(vault.snapshots.get('gcs')).toMatchObject({ storage_type: 'google-gcs', autoload_enabled: true, google_service_account_key: GCS_KEY });
     expect(vault.snapshots.get('azure')).toMatchObject({ azure_auth_mode: 'managed', azure_client_id: 'client-1', path_prefix: 'raft' });
 
@@ -165,13 +169,13 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     await planEmpty();
 
     // Vault rotates the root key on its schedule: no drift, and no apply sends the declared key again.
-    const declaredKeyId = vault.gcp.get("cloud")!.config.credentials?.private_key_id;
+    const declaredKeyId = vault.gcp.get('cloud')!.config.credentials?.private_key_id;
     const rotated = vault.rotateKey('cloud');
     expect(rotated).not.toBe(declaredKeyId);
     await planEmpty();
     write({ ...BASE, retain: 5, tokenTtl: '2h' });
     expect(await w.ok(['apply', '-input=false', '-auto-approve'])).toContain('0 added, 1 changed, 0 destroyed');
-    expect(vault.gcp.get("cloud")!.config.credentials?.private_key_id).toBe(rotated);
+    expect(vault.gcp.get('cloud')!.config.credentials?.private_key_id).toBe(rotated);
     expect(vault.gcp.get('cloud')!.roles.get('web')).toMatchObject({ token_ttl: 7200 });
 
     // Out-of-band changes to the new fields are drift, shown in keyward's names and corrected.

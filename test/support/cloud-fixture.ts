@@ -32,14 +32,7 @@ export const cloudDescription = {
     { id: 'proj-b', number: '1002', parent: `organizations/${ORG_ID}` },
     { id: 'keyward-ops', number: '1003', parent: `organizations/${ORG_ID}` },
   ],
-  serviceAccounts: [
-    { ...SA.keyward },
-    { ...SA.app, keys: 2 },
-    { ...SA.other },
-    { ...SA.vm },
-    { ...SA.deleted, deleted: true },
-    { ...SA.disabled, disabled: true },
-  ],
+  serviceAccounts: [{ ...SA.keyward }, { ...SA.app, keys: 2 }, { ...SA.other }, { ...SA.vm }, { ...SA.deleted, deleted: true }, { ...SA.disabled, disabled: true }],
   instances: [
     { name: 'web-1', id: '5001', project: 'proj-a', zone: 'us-east1-b', labels: { env: 'prod', team: 'web' }, serviceAccount: SA.vm.email },
     { name: 'web-2', id: '5002', project: 'proj-a', zone: 'us-west1-a', labels: { env: 'dev' }, serviceAccount: SA.vm.email },

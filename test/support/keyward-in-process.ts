@@ -21,7 +21,9 @@ export async function runKeyward(...args: string[]): Promise<KeywardRun> {
   process.stderr.write = ((s: string | Uint8Array) => ((err += String(s)), (all += String(s)), true)) as typeof process.stderr.write;
   process.exitCode = 0;
   try {
-    await buildProgram().exitOverride().parseAsync(['node', 'keyward', ...args]);
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'keyward', ...args]);
   } catch (x) {
     const line = `Error: ${(x as Error).message}\n`;
     err += line;

@@ -108,11 +108,9 @@ function waitForListen(child: ChildProcess): Promise<number> {
 export async function startAzurite(container = 'snapshots'): Promise<RunningStore> {
   const dir = await mkdtemp(join(tmpdir(), 'kw-azurite-'));
   const bin = resolve(__dirname, '../../node_modules/.bin/azurite-blob');
-  const child = spawn(
-    bin,
-    ['--blobHost', '127.0.0.1', '--blobPort', '0', '--location', dir, '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(bin, ['--blobHost', '127.0.0.1', '--blobPort', '0', '--location', dir, '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stderr?.resume();
   let port: number;
   try {

@@ -5,14 +5,30 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { blockMembers } from '../../src/terraform/plugin/block-members';
-import { DiagnosticsError, UNKNOWN, type AttributeSchema, type Diagnostic, type ObjectValue, type PathStep, type BlockSchema, type ProviderDefinition, type ResourceHandler, type Value } from '../../src/terraform/plugin/contract';
+import {
+  DiagnosticsError,
+  UNKNOWN,
+  type AttributeSchema,
+  type Diagnostic,
+  type ObjectValue,
+  type PathStep,
+  type BlockSchema,
+  type ProviderDefinition,
+  type ResourceHandler,
+  type Value,
+} from '../../src/terraform/plugin/contract';
 import type { HttpClient } from '../../src/client/http';
 
 type Attrs = Record<string, AttributeSchema>;
 const isObj = (v: Value | undefined): v is ObjectValue => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Names of the list, set and map blocks of a schema: Terraform never sends or accepts them null. */
-const collectionBlocks = (schema: Pick<BlockSchema, 'blocks'>): Set<string> => new Set(Object.entries(schema.blocks ?? {}).filter(([, b]) => b.nesting !== 'single').map(([n]) => n));
+const collectionBlocks = (schema: Pick<BlockSchema, 'blocks'>): Set<string> =>
+  new Set(
+    Object.entries(schema.blocks ?? {})
+      .filter(([, b]) => b.nesting !== 'single')
+      .map(([n]) => n),
+  );
 
 /** Attributes and blocks (as nested attributes) of a whole resource or provider schema. */
 export const schemaMembers = (schema: Pick<BlockSchema, 'attributes' | 'blocks'>): Attrs => blockMembers(schema.attributes, schema.blocks);
@@ -28,7 +44,8 @@ export function padConfig(attrs: Attrs, partial: Record<string, unknown>, blocks
     if ((v === undefined || v === null) && blocks.has(name)) out[name] = a.nested?.nesting === 'map' ? {} : [];
     else if (v === undefined || v === null) out[name] = null;
     else if (a.nested?.nesting === 'single') out[name] = padConfig(a.nested.attributes, v as Record<string, unknown>);
-    else if (a.nested?.nesting === 'map') out[name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, padConfig(a.nested!.attributes, x as Record<string, unknown>)]));
+    else if (a.nested?.nesting === 'map')
+      out[name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, padConfig(a.nested!.attributes, x as Record<string, unknown>)]));
     else out[name] = v;
   }
   return out;
@@ -43,7 +60,10 @@ export function proposedNew(attrs: Attrs, prior: ObjectValue | null, config: Obj
     if (a.writeOnly) out[name] = null;
     else if (a.nested && c !== null && c !== UNKNOWN) {
       if (a.nested.nesting === 'single') out[name] = proposedNew(a.nested.attributes, isObj(p) ? p : null, c as ObjectValue);
-      else out[name] = Object.fromEntries(Object.entries(c as ObjectValue).map(([k, x]) => [k, proposedNew(a.nested!.attributes, isObj(p) && isObj(p[k]) ? (p[k] as ObjectValue) : null, x as ObjectValue)]));
+      else
+        out[name] = Object.fromEntries(
+          Object.entries(c as ObjectValue).map(([k, x]) => [k, proposedNew(a.nested!.attributes, isObj(p) && isObj(p[k]) ? (p[k] as ObjectValue) : null, x as ObjectValue)]),
+        );
     } else if (a.computed && c === null) out[name] = p ?? null;
     else out[name] = c;
   }
@@ -66,7 +86,8 @@ export function assertPlanValid(attrs: Attrs, prior: ObjectValue | null, config:
       if (a.nested.nesting === 'single') assertPlanValid(a.nested.attributes, isObj(p) ? p : null, c, v, [...path, name]);
       else {
         if (!isDeepStrictEqual(Object.keys(c).sort(), Object.keys(v).sort())) throw new Error(`${at}: planned map keys differ from config`);
-        for (const k of Object.keys(c)) assertPlanValid(a.nested.attributes, isObj(p) && isObj(p[k]) ? (p[k] as ObjectValue) : null, c[k] as ObjectValue, v[k] as ObjectValue, [...path, name, { key: k }]);
+        for (const k of Object.keys(c))
+          assertPlanValid(a.nested.attributes, isObj(p) && isObj(p[k]) ? (p[k] as ObjectValue) : null, c[k] as ObjectValue, v[k] as ObjectValue, [...path, name, { key: k }]);
       }
       continue;
     }
@@ -83,7 +104,9 @@ export function changedPaths(prior: Value, planned: Value, path = ''): string[] 
   if (isDeepStrictEqual(prior, planned)) return [];
   if (isObj(prior) && isObj(planned)) {
     const keys = new Set([...Object.keys(prior), ...Object.keys(planned)]);
-    return [...keys].flatMap((k) => changedPaths(prior[k] ?? null, planned[k] ?? null, path === '' ? k : /^[a-z_]+$/.test(k) && !path.endsWith('roles') ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`));
+    return [...keys].flatMap((k) =>
+      changedPaths(prior[k] ?? null, planned[k] ?? null, path === '' ? k : /^[a-z_]+$/.test(k) && !path.endsWith('roles') ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`),
+    );
   }
   if (Array.isArray(prior) && Array.isArray(planned) && isDeepStrictEqual([...prior].map(String).sort(), [...planned].map(String).sort())) return [];
   return [path];

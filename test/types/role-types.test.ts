@@ -26,7 +26,10 @@ function diagnostics(file: string, text?: string): { line: number; message: stri
   if (text !== undefined) {
     const read = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
-    host.fileExists = ((orig) => (f: string) => f === file || orig(f))(host.fileExists.bind(host));
+    host.fileExists = (
+      (orig) => (f: string) =>
+        f === file || orig(f)
+    )(host.fileExists.bind(host));
     host.readFile = (f) => (f === file ? text : read(f));
     host.getSourceFile = (f, lang, onError, create) => (f === file ? ts.createSourceFile(f, text, lang) : getSourceFile(f, lang, onError, create));
   }

@@ -85,7 +85,8 @@ test('every import in src/ and constructs/ follows the table', () => {
       const to = partOf(target);
       if (!to || !from || to === from) continue;
       if (to.dir === 'src/cli') broken.push(`${file} imports ${target}: nothing may import src/cli`);
-      else if (from.mayImport !== 'anything' && !from.mayImport.map(partDir).includes(to.dir)) broken.push(`${file} imports ${target} (${from.dir} may import ${from.mayImport.join(', ') || 'nothing of keyward'})`);
+      else if (from.mayImport !== 'anything' && !from.mayImport.map(partDir).includes(to.dir))
+        broken.push(`${file} imports ${target} (${from.dir} may import ${from.mayImport.join(', ') || 'nothing of keyward'})`);
     }
   }
   expect(broken).toEqual([]);

@@ -121,7 +121,9 @@ for (const [page, text] of pages) {
       scripts.set(name, (scripts.get(name) ?? new Set()).add(page));
     }
     // Repository scripts: `npx tsx bench/x.ts --flag`, `node ... scripts/x.js`, `bash .ci/run`, `npx jest test/...`.
-    for (const m of piece.matchAll(/(?:^|\s)(?:npx tsx|npx jest|node(?: --?[a-z][\w/-]*(?:=\S+)?| -r \S+)*|bash|tsx) ((?:bench|scripts|test|\.ci|tools)\/[^\s`'"]*)((?:\s+[^\s|>#;&]+)*)/g)) {
+    for (const m of piece.matchAll(
+      /(?:^|\s)(?:npx tsx|npx jest|node(?: --?[a-z][\w/-]*(?:=\S+)?| -r \S+)*|bash|tsx) ((?:bench|scripts|test|\.ci|tools)\/[^\s`'"]*)((?:\s+[^\s|>#;&]+)*)/g,
+    )) {
       const file = m[1]!.replace(/[.,;)]+$/, '');
       const entry = files.get(file) ?? { flags: new Set<string>(), where: new Set<string>() };
       entry.where.add(page);
@@ -142,18 +144,28 @@ test('the extraction sees commands in tables, code blocks and inline code', () =
   expect(keywardCommands('npx keyward plan --dir cdktf.out > plan.md   # one --section')).toEqual([{ words: ['plan'], flags: ['--dir'] }]);
   expect(keywardCommands('keyward plan|apply|destroy --app "<cmd --x>"')).toEqual(['plan', 'apply', 'destroy'].map((w) => ({ words: [w], flags: ['--app'] })));
   expect(keywardCommands('provider "keyward" { } keyward/keyward keyward_cloud_auth_role')).toEqual([]);
-  expect(keywardCommands('keyward cloud-emulator mint service-account|instance')).toEqual(['service-account', 'instance'].map((w) => ({ words: ['cloud-emulator', 'mint', w], flags: [] })));
-  expect(codeOf('a `keyward status` b\n```sh\nnpx keyward --version   # keyward as shown\n```\n```ts\nkeyward plan\n```\n')).toEqual(['npx keyward --version', '', 'keyward status']);
+  expect(keywardCommands('keyward cloud-emulator mint service-account|instance')).toEqual(
+    ['service-account', 'instance'].map((w) => ({ words: ['cloud-emulator', 'mint', w], flags: [] })),
+  );
+  expect(codeOf('a `keyward status` b\n```sh\nnpx keyward --version   # keyward as shown\n```\n```ts\nkeyward plan\n```\n')).toEqual([
+    'npx keyward --version',
+    '',
+    'keyward status',
+  ]);
 });
 
-test.each([...shown.entries()].map(([key, s]) => [key, [...s.where].join(', '), s.command] as const))('%s (%s): --help answers and lists every flag shown', async (_key, _where, c) => {
-  const r = await resolveCommand(c.words);
-  expect(r.code).toBe(0);
-  expect(r.out).toContain(`Usage: keyward${r.path.length ? ' ' + r.path.join(' ') : ''}`);
-  // Words shown beyond the command must be its arguments, not a mistyped subcommand.
-  if (c.words.length > r.path.length) expect(subcommands(r.out)).toEqual([]);
-  for (const flag of c.flags) expect(r.out).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
-}, 60_000);
+test.each([...shown.entries()].map(([key, s]) => [key, [...s.where].join(', '), s.command] as const))(
+  '%s (%s): --help answers and lists every flag shown',
+  async (_key, _where, c) => {
+    const r = await resolveCommand(c.words);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Usage: keyward${r.path.length ? ' ' + r.path.join(' ') : ''}`);
+    // Words shown beyond the command must be its arguments, not a mistyped subcommand.
+    if (c.words.length > r.path.length) expect(subcommands(r.out)).toEqual([]);
+    for (const flag of c.flags) expect(r.out).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
+  },
+  60_000,
+);
 
 test.each([...scripts.entries()].map(([name, where]) => [name, [...where].join(', ')] as const))('npm script %s (%s) exists', (name) => {
   expect(Object.keys(pkg.scripts)).toContain(name);

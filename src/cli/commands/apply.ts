@@ -10,20 +10,18 @@ export function registerApply(program: Command): void {
   addConnectionOptions(c);
   addApproveOption(c);
   addResendOption(c);
-  c.option('--plan <file>', 'apply a plan saved by `keyward plan --out FILE` without asking (refused if the server changed since)').action(
-    async (flags: ApplyFlags) => {
-      const { runApply } = require('./apply-run') as typeof import('./apply-run');
-      const { ApplyError } = require('../../reconcile/apply') as typeof import('../../reconcile/apply');
-      try {
-        process.exitCode = await runApply(flags);
-      } catch (e) {
-        if (e instanceof ApplyError) {
-          process.stderr.write(`Error: ${e.message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        throw e;
+  c.option('--plan <file>', 'apply a plan saved by `keyward plan --out FILE` without asking (refused if the server changed since)').action(async (flags: ApplyFlags) => {
+    const { runApply } = require('./apply-run') as typeof import('./apply-run');
+    const { ApplyError } = require('../../reconcile/apply') as typeof import('../../reconcile/apply');
+    try {
+      process.exitCode = await runApply(flags);
+    } catch (e) {
+      if (e instanceof ApplyError) {
+        process.stderr.write(`Error: ${e.message}\n`);
+        process.exitCode = 1;
+        return;
       }
-    },
-  );
+      throw e;
+    }
+  });
 }

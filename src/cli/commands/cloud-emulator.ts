@@ -49,7 +49,15 @@ export function registerCloudEmulator(program: Command): void {
       const { sampleDescription } = require('../../cloud-emulator/sample') as typeof import('../../cloud-emulator/sample');
       const description = flags.description ? JSON.parse(readFileSync(flags.description, 'utf8')) : sampleDescription;
       const { host, port } = parseListen(flags.listen);
-      const emu = await startCloudEmulator({ description, host, port, requireAuth: flags.auth, metadataServiceAccount: flags.metadataAccount, metadataInstance: flags.metadataInstance, keyDir: flags.keyDir });
+      const emu = await startCloudEmulator({
+        description,
+        host,
+        port,
+        requireAuth: flags.auth,
+        metadataServiceAccount: flags.metadataAccount,
+        metadataInstance: flags.metadataInstance,
+        keyDir: flags.keyDir,
+      });
       const d = emu.description;
       process.stdout.write(
         [
@@ -60,9 +68,7 @@ export function registerCloudEmulator(program: Command): void {
           `    custom_endpoint = { api = "${emu.url}", iam = "${emu.url}", crm = "${emu.url}", compute = "${emu.url}" }`,
           `    credentials     = $(keyward cloud-emulator key-file --emulator ${emu.url} --account <email>)`,
           '',
-          ...(['127.0.0.1', 'localhost', '::1'].includes(host)
-            ? []
-            : ['WARNING: not bound to loopback; anyone who can reach this port can fetch key files and mint tokens.', '']),
+          ...(['127.0.0.1', 'localhost', '::1'].includes(host) ? [] : ['WARNING: not bound to loopback; anyone who can reach this port can fetch key files and mint tokens.', '']),
         ].join('\n'),
       );
       const stop = () => void emu.close().then(() => process.exit(0));

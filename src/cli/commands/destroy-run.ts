@@ -16,6 +16,12 @@ export async function runDestroy(flags: DestroyFlags): Promise<number> {
   const declared = desiredFromManifest(src.manifest, process.env, { lenientSecrets: true });
   const record: LastApplied = { version: 1, objects: { ...src.record.objects } };
   for (const o of declared.objects.values()) if (!record.objects[o.id]) record.objects[o.id] = recordedFrom(o);
-  const nothing: DesiredState = { objects: new Map(), exclusiveRoleMounts: new Set(), moves: new Map(), exclusiveSnapshotConfigs: false, fingerprintSalt: declared.fingerprintSalt };
+  const nothing: DesiredState = {
+    objects: new Map(),
+    exclusiveRoleMounts: new Set(),
+    moves: new Map(),
+    exclusiveSnapshotConfigs: false,
+    fingerprintSalt: declared.fingerprintSalt,
+  };
   return planAndApply('destroy', flags, src.manifest.server, nothing, record, src.recordPath);
 }

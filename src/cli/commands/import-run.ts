@@ -34,4 +34,3 @@ export async function runImport(flags: ImportFlags): Promise<string> {
     await client.close();
   }
 }
-

@@ -98,7 +98,10 @@ export function registerServer(program: Command): void {
       // Dev mode serves plain HTTP anywhere, as `vault server -dev` does; say so when that is beyond loopback.
       const { isLoopback, parseListen } = require('../../engine/http/listener') as typeof import('../../engine/http/listener');
       if (flags.dev && !isLoopback(parseListen(options.listen ?? '127.0.0.1:8200').host)) {
-        lines.push('', `WARNING: dev mode serves plain HTTP on ${options.listen}, reachable from other machines; do not expose it (use --config with tls_cert_file and tls_key_file)`);
+        lines.push(
+          '',
+          `WARNING: dev mode serves plain HTTP on ${options.listen}, reachable from other machines; do not expose it (use --config with tls_cert_file and tls_key_file)`,
+        );
       }
       process.stdout.write(lines.join('\n') + '\n');
       let stopping = false;

@@ -16,12 +16,15 @@ interface AgentFlags {
 export function registerSnapshotAgent(program: Command): void {
   program
     .command('snapshot-agent')
-    .description("Serve sys/storage/raft/snapshot-auto for a server without it (Vault Community, OpenBao) and take its snapshots on schedule")
+    .description('Serve sys/storage/raft/snapshot-auto for a server without it (Vault Community, OpenBao) and take its snapshots on schedule')
     .requiredOption('--server <url>', 'the managed server (its GET sys/storage/raft/snapshot)')
     .requiredOption('--listen <host:port>', 'where the agent serves the snapshot-auto API')
     .requiredOption('--state <location>', 'directory holding configs, status and leases (share it between agents)')
     .option('--token-file <file>', "the agent's token, re-read when it changes (a Vault/OpenBao Agent sink); default $VAULT_TOKEN")
-    .option('--seal-key-file <file>', 'encrypts the configs (they hold store credentials) in --state: 32 bytes as hex, created (mode 0600) when missing; every agent on one state uses the same file')
+    .option(
+      '--seal-key-file <file>',
+      'encrypts the configs (they hold store credentials) in --state: 32 bytes as hex, created (mode 0600) when missing; every agent on one state uses the same file',
+    )
     .option('--log-level <level>', 'trace, debug, info, warn, error or off', 'info')
     .action(async (flags: AgentFlags) => {
       const { createLogger, isLogLevel } = require('../../engine/log') as typeof import('../../engine/log');
@@ -30,7 +33,9 @@ export function registerSnapshotAgent(program: Command): void {
       const log = createLogger((flags.logLevel as import('../../engine/log').LogLevel | undefined) ?? 'info');
       installRejectionLogger(log);
       const agent = await startSnapshotAgent({ server: flags.server, listen: flags.listen, state: flags.state, tokenFile: flags.tokenFile, sealKeyFile: flags.sealKeyFile, log });
-      process.stdout.write(`keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location} (agent id ${agent.id})\n`);
+      process.stdout.write(
+        `keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location} (agent id ${agent.id})\n`,
+      );
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

@@ -106,7 +106,11 @@ export function renderStatusTable(rows: SnapshotStatusRow[]): string {
     r.last_snapshot_url || '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...cells.map(line)].join('\n') + '\n';
 }
 
@@ -121,8 +125,7 @@ interface StatusFlags extends DialectFlags {
 export function registerStatus(program: Command): void {
   const c = program.command('status');
   addDialectOption(c);
-  c
-    .description('Show automated snapshot configurations: last and next snapshot, errors and URL')
+  c.description('Show automated snapshot configurations: last and next snapshot, errors and URL')
     .option('--json', 'print the rows as JSON')
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then http://127.0.0.1:8200)')
     .option('--snapshot-address <url>', 'a `keyward snapshot-agent` serving the snapshot configs instead of the server (default: $KEYWARD_SNAPSHOT_ADDR)')
@@ -132,7 +135,9 @@ export function registerStatus(program: Command): void {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
       const { VaultClient } = require('../../client/vault-client') as typeof import('../../client/vault-client');
       const { settingsFromEnv } = require('../../client/options') as typeof import('../../client/options');
-      const client = new VaultClient(settingsFromEnv({ address: flags.address, snapshotAddress: flags.snapshotAddress, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }));
+      const client = new VaultClient(
+        settingsFromEnv({ address: flags.address, snapshotAddress: flags.snapshotAddress, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }),
+      );
       try {
         const rows = await collectStatus(client);
         process.stdout.write(flags.json ? JSON.stringify({ snapshots: rows }, null, 2) + '\n' : renderStatusTable(rows));

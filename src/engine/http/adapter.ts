@@ -94,7 +94,10 @@ export function createHttpServer(core: Core, log: Logger, settings: ListenerOpti
     // write then read must see the write (RFC 9112 9.3.2 allows parallel work for safe methods only).
     const previous = inOrder.get(front);
     const handled = previous ? previous.then(run) : run();
-    inOrder.set(front, handled.catch(() => undefined));
+    inOrder.set(
+      front,
+      handled.catch(() => undefined),
+    );
     handled
       .then((r) => {
         // The answer's headers are its own: set in place (a spread followed by a property costs V8

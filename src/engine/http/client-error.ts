@@ -94,7 +94,10 @@ export function watchSplitHeads(socket: WatchedSocket & { parser?: NativeParser 
   };
 }
 
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number }, socket: WatchedSocket & { _httpMessage?: Outgoing | null; [REFUSING]?: true }): void {
+export function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number },
+  socket: WatchedSocket & { _httpMessage?: Outgoing | null; [REFUSING]?: true },
+): void {
   // A reset: there is no one to answer.
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();

@@ -5,11 +5,7 @@ import type { RequestContext } from '../route-family';
 import { Errors } from '../../schema/errors';
 import { parseFields, unknownFieldsWarning, type FieldParseResult, type FieldShape } from '../../schema/fields';
 
-export function requestFields<S extends FieldShape>(
-  ctx: RequestContext,
-  shape: S,
-  unknown: 'warn' | 'reject' = ctx.unknownFields ?? 'warn',
-): FieldParseResult<S> {
+export function requestFields<S extends FieldShape>(ctx: RequestContext, shape: S, unknown: 'warn' | 'reject' = ctx.unknownFields ?? 'warn'): FieldParseResult<S> {
   const result = parseFields(shape, ctx.body);
   // Path captures may be repeated in the body; the path wins, as in Vault.
   const stray = result.unknown.filter((n) => !(n in ctx.params));

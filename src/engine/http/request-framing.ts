@@ -85,9 +85,7 @@ export class RequestFraming {
             if (this.pendingLength > MAX_METHOD) return this.giveUp(out, chunk, from);
             break;
           }
-          const token = carried
-            ? Buffer.concat([...this.pending, chunk.subarray(i, end)]).toString('latin1')
-            : chunk.toString('latin1', i, end);
+          const token = carried ? Buffer.concat([...this.pending, chunk.subarray(i, end)]).toString('latin1') : chunk.toString('latin1', i, end);
           this.pending = [];
           this.pendingLength = 0;
           this.methods.push(token);

@@ -155,7 +155,10 @@ export class Mounts {
     if (!live) throw Errors.badRequest(`no auth mount at ${p}`);
     const config = applyTune(tuneOf(live.entry), input);
     const description = input.description ?? live.entry.description;
-    await this.root.put(this.tableKey(ns.id), this.list(ns).map((m) => (m === live.entry ? { ...m, description, config } : m)));
+    await this.root.put(
+      this.tableKey(ns.id),
+      this.list(ns).map((m) => (m === live.entry ? { ...m, description, config } : m)),
+    );
     live.entry.description = description;
     live.entry.config = config;
   }
@@ -171,9 +174,15 @@ export class Mounts {
     const dst = this.checkFreePath(ns, to, live.entry);
     if (dst === src) throw Errors.badRequest(`the mount is already at auth/${dst}`);
     const moved: MountEntry = { ...live.entry, path: dst };
-    await this.root.put(this.tableKey(ns.id), this.list(ns).map((m) => (m === live.entry ? moved : m)));
+    await this.root.put(
+      this.tableKey(ns.id),
+      this.list(ns).map((m) => (m === live.entry ? moved : m)),
+    );
     // A fresh auth method for the new path (its MountInfo carries the path into logins' token paths).
-    this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
+    this.byNamespace.set(
+      ns.id,
+      (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live),
+    );
     this.byAccessor.delete(live.entry.accessor);
     await live.method.close?.();
     this.activate(moved);
@@ -185,8 +194,14 @@ export class Mounts {
     const p = normalizeMountPath(path);
     const live = (this.byNamespace.get(ns.id) ?? []).find((m) => m.entry.path === p);
     if (!live) return;
-    await this.root.put(this.tableKey(ns.id), this.list(ns).filter((m) => m.path !== p));
-    this.byNamespace.set(ns.id, (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live));
+    await this.root.put(
+      this.tableKey(ns.id),
+      this.list(ns).filter((m) => m.path !== p),
+    );
+    this.byNamespace.set(
+      ns.id,
+      (this.byNamespace.get(ns.id) ?? []).filter((m) => m !== live),
+    );
     this.byAccessor.delete(live.entry.accessor);
     await live.method.close?.();
     await live.storage.deletePrefix();

@@ -36,19 +36,47 @@ export interface ParseOptions {
   namespacePath?: string;
 }
 
-interface Pos { line: number; col: number }
+interface Pos {
+  line: number;
+  col: number;
+}
 type Kind = 'ident' | 'string' | 'number' | '{' | '}' | '[' | ']' | '=' | ':' | ',' | 'eof';
-interface Token extends Pos { kind: Kind; text: string; value: string | number }
+interface Token extends Pos {
+  kind: Kind;
+  text: string;
+  value: string | number;
+}
 type Node = Pos &
-  ({ kind: 'string'; value: string } | { kind: 'number'; value: number } | { kind: 'bool'; value: boolean }
-    | { kind: 'list'; items: Node[] } | { kind: 'object'; entries: Entry[] });
-interface Entry extends Pos { key: string; labels: string[]; block?: boolean; value: Node }
+  (
+    | { kind: 'string'; value: string }
+    | { kind: 'number'; value: number }
+    | { kind: 'bool'; value: boolean }
+    | { kind: 'list'; items: Node[] }
+    | { kind: 'object'; entries: Entry[] }
+  );
+interface Entry extends Pos {
+  key: string;
+  labels: string[];
+  block?: boolean;
+  value: Node;
+}
 
-const PATH_KEYS = ['capabilities', 'policy', 'comment', 'allowed_parameters', 'denied_parameters',
-  'required_parameters', 'min_wrapping_ttl', 'max_wrapping_ttl', 'subscribe_event_types'];
+const PATH_KEYS = [
+  'capabilities',
+  'policy',
+  'comment',
+  'allowed_parameters',
+  'denied_parameters',
+  'required_parameters',
+  'min_wrapping_ttl',
+  'max_wrapping_ttl',
+  'subscribe_event_types',
+];
 // Vault's pre-0.5 `policy = "read"` shorthand, still accepted by Vault.
 const LEGACY_POLICY: Record<string, Capability[]> = {
-  deny: ['deny'], read: ['read', 'list'], write: ['create', 'read', 'update', 'delete', 'list'],
+  deny: ['deny'],
+  read: ['read', 'list'],
+  write: ['create', 'read', 'update', 'delete', 'list'],
   sudo: ['create', 'read', 'update', 'delete', 'list', 'sudo'],
 };
 
@@ -62,16 +90,24 @@ const describe = (t: Token): string => (t.kind === 'eof' ? 'end of input' : t.ki
 
 function tokenize(src: string): Token[] {
   const out: Token[] = [];
-  let i = 0, line = 1, col = 1;
+  let i = 0,
+    line = 1,
+    col = 1;
   const advance = (n: number): void => {
     for (let k = 0; k < n; k++, i++) {
-      if (src[i] === '\n') { line++; col = 1; } else col++;
+      if (src[i] === '\n') {
+        line++;
+        col = 1;
+      } else col++;
     }
   };
   while (i < src.length) {
     const c = src[i];
     const start = { line, col };
-    if (/\s/.test(c)) { advance(1); continue; }
+    if (/\s/.test(c)) {
+      advance(1);
+      continue;
+    }
     if (c === '#' || src.startsWith('//', i)) {
       while (i < src.length && src[i] !== '\n') advance(1);
       continue;
@@ -93,10 +129,21 @@ function tokenize(src: string): Token[] {
       for (;;) {
         if (i >= src.length || src[i] === '\n') fail(start, 'string is not closed with "\\""');
         const ch = src[i];
-        if (ch === '"') { advance(1); break; }
-        if (ch !== '\\') { value += ch; advance(1); continue; }
+        if (ch === '"') {
+          advance(1);
+          break;
+        }
+        if (ch !== '\\') {
+          value += ch;
+          advance(1);
+          continue;
+        }
         const esc = src[i + 1];
-        if (esc in ESCAPES) { value += ESCAPES[esc]; advance(2); continue; }
+        if (esc in ESCAPES) {
+          value += ESCAPES[esc];
+          advance(2);
+          continue;
+        }
         const hex = esc === 'u' ? src.slice(i + 2, i + 6) : '';
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail({ line, col }, `invalid escape "\\${esc ?? ''}" in string`);
         value += String.fromCharCode(parseInt(hex, 16));
@@ -123,10 +170,17 @@ function tokenize(src: string): Token[] {
 /** Recursive descent over the tokens. `json` switches object entries from `key = value` to `"key": value`. */
 class Parser {
   private at = 0;
-  constructor(private readonly toks: Token[], private readonly json: boolean) {}
+  constructor(
+    private readonly toks: Token[],
+    private readonly json: boolean,
+  ) {}
 
-  private peek(): Token { return this.toks[this.at]; }
-  private next(): Token { return this.toks[this.at++]; }
+  private peek(): Token {
+    return this.toks[this.at];
+  }
+  private next(): Token {
+    return this.toks[this.at++];
+  }
   private expect(kind: Kind): Token {
     const t = this.next();
     if (t.kind !== kind) fail(t, `expected ${kind === 'eof' ? 'end of input' : `"${kind}"`}, found ${describe(t)}`);
@@ -176,9 +230,12 @@ class Parser {
     const t = this.next();
     const pos = { line: t.line, col: t.col };
     switch (t.kind) {
-      case 'string': return { kind: 'string', value: String(t.value), ...pos };
-      case 'number': return { kind: 'number', value: Number(t.value), ...pos };
-      case '{': return this.objectRest(t);
+      case 'string':
+        return { kind: 'string', value: String(t.value), ...pos };
+      case 'number':
+        return { kind: 'number', value: Number(t.value), ...pos };
+      case '{':
+        return this.objectRest(t);
       case '[': {
         const items: Node[] = [];
         while (this.peek().kind !== ']') {
@@ -258,12 +315,24 @@ function buildRule(written: string, body: Node, at: Pos, ns: string): PolicyRule
       case 'comment':
         if (v.kind !== 'string') fail(v, `path ${JSON.stringify(written)}: comment must be a string`);
         break;
-      case 'allowed_parameters': rule.allowedParameters = parameterMap(v, e.key, written); break;
-      case 'denied_parameters': rule.deniedParameters = parameterMap(v, e.key, written); break;
-      case 'required_parameters': rule.requiredParameters = stringList(v, e.key, written); break;
-      case 'subscribe_event_types': rule.subscribeEventTypes = stringList(v, e.key, written); break;
-      case 'min_wrapping_ttl': rule.minWrappingTtlSeconds = ttl(v, e.key, written); break;
-      case 'max_wrapping_ttl': rule.maxWrappingTtlSeconds = ttl(v, e.key, written); break;
+      case 'allowed_parameters':
+        rule.allowedParameters = parameterMap(v, e.key, written);
+        break;
+      case 'denied_parameters':
+        rule.deniedParameters = parameterMap(v, e.key, written);
+        break;
+      case 'required_parameters':
+        rule.requiredParameters = stringList(v, e.key, written);
+        break;
+      case 'subscribe_event_types':
+        rule.subscribeEventTypes = stringList(v, e.key, written);
+        break;
+      case 'min_wrapping_ttl':
+        rule.minWrappingTtlSeconds = ttl(v, e.key, written);
+        break;
+      case 'max_wrapping_ttl':
+        rule.maxWrappingTtlSeconds = ttl(v, e.key, written);
+        break;
     }
   }
   const { minWrappingTtlSeconds: min, maxWrappingTtlSeconds: max } = rule;

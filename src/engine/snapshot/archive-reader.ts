@@ -108,9 +108,7 @@ export async function readVerifiedArchive(input: Readable, seal: Seal, scratchDi
       try {
         opened = seal.decrypt(small.get('SHA256SUMS.sealed')!);
       } catch {
-        throw new ArchiveError(
-          'could not verify hash file, possibly the snapshot is using a different set of unseal keys; use the snapshot-force API to bypass this check',
-        );
+        throw new ArchiveError('could not verify hash file, possibly the snapshot is using a different set of unseal keys; use the snapshot-force API to bypass this check');
       }
       if (!opened.equals(sumsBuf)) throw new ArchiveError('failed checking integrity of snapshot: SHA256SUMS.sealed does not match SHA256SUMS');
     }

@@ -17,7 +17,10 @@ export function createSnapshotFamily(sys: SystemContext, deadline?: DeadlinePoli
   const scheduler = new SnapshotScheduler(sys, records, deadline);
   return {
     scheduler,
-    routes: [...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }), ...saveRestoreRoutes(sys, { stopSchedules: () => scheduler.stop(), startSchedules: () => scheduler.start() })],
+    routes: [
+      ...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }),
+      ...saveRestoreRoutes(sys, { stopSchedules: () => scheduler.stop(), startSchedules: () => scheduler.start() }),
+    ],
     start: () => scheduler.start(),
     stop: () => scheduler.stop(),
   };

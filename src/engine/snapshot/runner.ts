@@ -67,7 +67,10 @@ export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config
     try {
       const opening = host.openArchive(startMs, signal);
       // An archive that opens after an abort is released at once.
-      opening.then((a) => signal.aborted && a.stream.destroy(), () => undefined);
+      opening.then(
+        (a) => signal.aborted && a.stream.destroy(),
+        () => undefined,
+      );
       archive = await raceAbort(opening, signal);
     } catch (e) {
       throw new Error(`${host.archiveStage ?? 'writing the snapshot archive'} failed: ${(e as Error).message}`);

@@ -47,9 +47,7 @@ export class JsonStore {
   batch(ops: JsonStoreOp[]): Promise<void> {
     return this.storage.batch(
       ops.map((op) =>
-        op.type === 'put'
-          ? { type: 'put', key: this.prefix + op.key, value: Buffer.from(JSON.stringify(op.value), 'utf8') }
-          : { type: 'delete', key: this.prefix + op.key },
+        op.type === 'put' ? { type: 'put', key: this.prefix + op.key, value: Buffer.from(JSON.stringify(op.value), 'utf8') } : { type: 'delete', key: this.prefix + op.key },
       ),
     );
   }

@@ -20,7 +20,9 @@ function load(): typeof BetterSqlite3 {
   } catch (e) {
     // The Node 20 alias is an optional dependency (its native build must not fail installs on
     // Node >= 22, which never load it): say what is missing rather than a bare module error.
-    throw new Error(`keyward's SQLite storage needs ${SQLITE_PACKAGE} on Node ${process.versions.node}, and it did not load (${(e as Error).message}): reinstall with npm ci on this Node`);
+    throw new Error(
+      `keyward's SQLite storage needs ${SQLITE_PACKAGE} on Node ${process.versions.node}, and it did not load (${(e as Error).message}): reinstall with npm ci on this Node`,
+    );
   }
 }
 

@@ -209,7 +209,8 @@ port.on('message', (m: ParentMessage) => {
   }
   try {
     if (m.type === 'open') open(m.view);
-    else if (current?.view !== m.view) return; // a view already ended or released
+    else if (current?.view !== m.view)
+      return; // a view already ended or released
     else if (m.type === 'stop') release();
     else produceChunk(current);
   } catch (e) {

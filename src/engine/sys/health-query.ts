@@ -4,16 +4,7 @@
 
 import { Errors } from '../../schema/errors';
 
-const CODE_PARAMS = [
-  'activecode',
-  'standbycode',
-  'sealedcode',
-  'uninitcode',
-  'drsecondarycode',
-  'performancestandbycode',
-  'haunhealthycode',
-  'removedcode',
-] as const;
+const CODE_PARAMS = ['activecode', 'standbycode', 'sealedcode', 'uninitcode', 'drsecondarycode', 'performancestandbycode', 'haunhealthycode', 'removedcode'] as const;
 const FLAG_PARAMS = ['standbyok', 'perfstandbyok', 'drsecondaryok'] as const;
 
 function code(query: URLSearchParams, name: string, fallback: number): number {

@@ -132,7 +132,12 @@ export function tokenRoutes(d: TokenRouteDeps): Route[] {
           settings = await mount.method.renew({ token: t, storage: mount.storage, clock: d.clock, log: ctx.log });
           settings = withMountLimits({ ...settings, explicitMaxTtl: t.explicitMaxTtl }, tuneOf(mount.entry));
         } catch (e) {
-          if (ApiError.isApiError(e)) throw new ApiError(e.code, e.errors.map((m) => `renewal refused: ${m}`), e.status);
+          if (ApiError.isApiError(e))
+            throw new ApiError(
+              e.code,
+              e.errors.map((m) => `renewal refused: ${m}`),
+              e.status,
+            );
           throw e;
         }
       }

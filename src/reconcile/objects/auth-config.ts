@@ -31,7 +31,8 @@ export interface CredentialsDecision {
   warning?: string;
 }
 
-const FORCE_HINT = 'To send the declared key anyway, say so explicitly: `keyward apply --resend auth/<mount>/config`, or in Terraform change `credentials_wo_version` (or run `terraform apply -replace`).';
+const FORCE_HINT =
+  'To send the declared key anyway, say so explicitly: `keyward apply --resend auth/<mount>/config`, or in Terraform change `credentials_wo_version` (or run `terraform apply -replace`).';
 
 export function credentialsDecision(f: CredentialsFacts): CredentialsDecision {
   if (!f.declared) return { send: f.liveSet && f.setByKeyward ? 'clear' : 'none' };

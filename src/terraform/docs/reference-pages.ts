@@ -63,7 +63,17 @@ function resourcePage(typeName: string, schema: WireSchema, example: string | un
 }
 
 function frontMatter(title: string, desc: string): string {
-  return ['---', GENERATED, `page_title: "${title}"`, 'subcategory: ""', 'description: |-', ...plainMarkdown(desc).split('\n').map((l) => `  ${l}`), '---'].join('\n');
+  return [
+    '---',
+    GENERATED,
+    `page_title: "${title}"`,
+    'subcategory: ""',
+    'description: |-',
+    ...plainMarkdown(desc)
+      .split('\n')
+      .map((l) => `  ${l}`),
+    '---',
+  ].join('\n');
 }
 
 function codeBlock(lang: string, text: string): string {
@@ -76,7 +86,14 @@ function codeBlock(lang: string, text: string): string {
 export function plainMarkdown(md: string): string {
   return md
     .split(/(`[^`]*`)/)
-    .map((part, i) => (i % 2 === 1 ? part.slice(1, -1) : part.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\*\*([^*]+)\*\*/g, '$1').replace(/(^|\W)\*([^*\s][^*]*)\*/g, '$1$2')))
+    .map((part, i) =>
+      i % 2 === 1
+        ? part.slice(1, -1)
+        : part
+            .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+            .replace(/\*\*([^*]+)\*\*/g, '$1')
+            .replace(/(^|\W)\*([^*\s][^*]*)\*/g, '$1$2'),
+    )
     .join('')
     .trim();
 }

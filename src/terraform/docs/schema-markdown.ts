@@ -7,7 +7,8 @@ import { typeFromJson, type WireType } from '../plugin/cty-type';
 import type { WireAttribute, WireBlock, WireNestedBlock } from '../plugin/schema-wire';
 
 const WRITE_ONLY_LINK = '[Write-only](https://developer.hashicorp.com/terraform/language/resources/ephemeral#write-only-arguments)';
-const WRITE_ONLY_NOTE = '> **NOTE**: [Write-only arguments](https://developer.hashicorp.com/terraform/language/resources/ephemeral#write-only-arguments) are supported in Terraform 1.11 and later.\n\n';
+const WRITE_ONLY_NOTE =
+  '> **NOTE**: [Write-only arguments](https://developer.hashicorp.com/terraform/language/resources/ephemeral#write-only-arguments) are supported in Terraform 1.11 and later.\n\n';
 const NESTING_WORD: Record<number, string> = { 1: '', 2: ' List', 3: ' Set', 4: ' Map' };
 
 type Group = 'required' | 'optional' | 'readOnly';
@@ -119,7 +120,10 @@ function blockLine(path: string[], b: WireNestedBlock): { line: string; nested: 
   if (b.block.deprecated) head += ', Deprecated';
   head += ')';
   const anchor = 'nestedblock--' + path.join('--');
-  return { line: `- \`${b.type_name}\` ${head}${description(b.block.description)} (see [below for nested schema](#${anchor}))\n`, nested: [{ anchor, path, block: b.block, group: GROUPS[0]! }] };
+  return {
+    line: `- \`${b.type_name}\` ${head}${description(b.block.description)} (see [below for nested schema](#${anchor}))\n`,
+    nested: [{ anchor, path, block: b.block, group: GROUPS[0]! }],
+  };
 }
 
 function blockChildren(parents: string[], block: WireBlock, root: boolean): string {

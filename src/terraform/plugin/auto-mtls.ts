@@ -52,4 +52,3 @@ export async function generateServerCertificate(now: Date = new Date()): Promise
     handshakeCert: cert.der.toString('base64').replace(/=+$/, ''),
   };
 }
-

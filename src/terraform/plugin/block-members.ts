@@ -18,7 +18,10 @@ export function blockMembers(attributes: Record<string, AttributeSchema>, blocks
  * `value` with every null list, set or map block replaced by its empty value, as Terraform holds
  * blocks: state written while the field was a nested attribute (null when absent) upgrades cleanly.
  */
-export function withEmptyBlocks(value: ObjectValue | null, schema: { attributes: Record<string, AttributeSchema>; blocks?: Record<string, NestedBlockSchema> }): ObjectValue | null {
+export function withEmptyBlocks(
+  value: ObjectValue | null,
+  schema: { attributes: Record<string, AttributeSchema>; blocks?: Record<string, NestedBlockSchema> },
+): ObjectValue | null {
   if (value === null || !schema.blocks) return value;
   const out: ObjectValue = { ...value };
   for (const [name, block] of Object.entries(schema.blocks)) {

@@ -10,7 +10,8 @@ export function lazyResource<P>(typeName: string, schema: ResourceHandler<P>['sc
     if (!loaded) {
       loaded = load();
       // The two must describe one resource, or Terraform would validate against another schema.
-      if (loaded.typeName !== typeName || loaded.schema !== schema) throw new Error(`lazyResource ${typeName}: the loaded handler is ${loaded.typeName} with another schema object`);
+      if (loaded.typeName !== typeName || loaded.schema !== schema)
+        throw new Error(`lazyResource ${typeName}: the loaded handler is ${loaded.typeName} with another schema object`);
     }
     return loaded;
   };

@@ -113,7 +113,12 @@ export function providerService(definition: ProviderDefinition, options: Provide
         const found: Diagnostic[] = [];
         if (!req.client_capabilities?.write_only_attributes_allowed) {
           for (const path of writeOnlyPathsSet(config, handler.schema)) {
-            found.push({ severity: 'error', summary: 'Write-only attribute not supported', detail: `${path.filter((s) => typeof s === 'string').join('.')} is write-only and needs Terraform 1.11 or later.`, attribute: path });
+            found.push({
+              severity: 'error',
+              summary: 'Write-only attribute not supported',
+              detail: `${path.filter((s) => typeof s === 'string').join('.')} is write-only and needs Terraform 1.11 or later.`,
+              attribute: path,
+            });
           }
         }
         found.push(...(handler.validate?.(config) ?? []));
@@ -127,9 +132,7 @@ export function providerService(definition: ProviderDefinition, options: Provide
         const handler = resource(req.type_name);
         const raw: Buffer | undefined = req.raw_state?.json;
         if (!raw || raw.length === 0) throw new Error(`${req.type_name}: state in the legacy flatmap format cannot be upgraded`);
-        const value = handler.upgrade
-          ? handler.upgrade(Number(req.version), JSON.parse(raw.toString('utf8')))
-          : (decodeJsonState(raw, typeOf(handler)) as ObjectValue);
+        const value = handler.upgrade ? handler.upgrade(Number(req.version), JSON.parse(raw.toString('utf8'))) : (decodeJsonState(raw, typeOf(handler)) as ObjectValue);
         return { upgraded_state: encode(withoutWriteOnly(withEmptyBlocks(value, handler.schema), handler.schema), handler), diagnostics: [] };
       } catch (err) {
         return { diagnostics: failed(err) };

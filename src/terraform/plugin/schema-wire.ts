@@ -56,7 +56,12 @@ export function schemaToWire(schema: BlockSchema): WireSchema {
   return { version: schema.version, block: blockToWire(schema.version, schema.attributes, schema.blocks, schema.description) };
 }
 
-function blockToWire(version: number, attributes: Record<string, AttributeSchema>, blocks: Record<string, NestedBlockSchema> | undefined, description: string | undefined): WireBlock {
+function blockToWire(
+  version: number,
+  attributes: Record<string, AttributeSchema>,
+  blocks: Record<string, NestedBlockSchema> | undefined,
+  description: string | undefined,
+): WireBlock {
   for (const name of Object.keys(blocks ?? {})) if (name in attributes) throw new Error(`block ${name}: an attribute has the same name`);
   return {
     version,

@@ -68,8 +68,14 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
     });
   };
 
-  server.addService(protos.provider.service, providerService(definition, { log, onStop: async () => (definition.cancel ? definition.cancel() : definition.stop?.()), timing: Boolean(env.TF_LOG) }));
-  server.addService(protos.controller.service, controllerService(() => shutdown(0)));
+  server.addService(
+    protos.provider.service,
+    providerService(definition, { log, onStop: async () => (definition.cancel ? definition.cancel() : definition.stop?.()), timing: Boolean(env.TF_LOG) }),
+  );
+  server.addService(
+    protos.controller.service,
+    controllerService(() => shutdown(0)),
+  );
   server.addService(protos.stdio.service, stdioService());
   server.addService(protos.broker.service, brokerService());
   server.addService(protos.health.service, healthService());
@@ -79,17 +85,11 @@ export async function serve(definition: ProviderDefinition, options: ServeOption
   const clientCert = env.PLUGIN_CLIENT_CERT;
   if (clientCert && clientCert.trim() !== '') {
     const server = await generateServerCertificate();
-    credentials = grpc.ServerCredentials.createSsl(
-      Buffer.from(clientCert),
-      [{ private_key: Buffer.from(server.keyPem), cert_chain: Buffer.from(server.certPem) }],
-      true,
-    );
+    credentials = grpc.ServerCredentials.createSsl(Buffer.from(clientCert), [{ private_key: Buffer.from(server.keyPem), cert_chain: Buffer.from(server.certPem) }], true);
     cert = server.handshakeCert;
   }
 
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix:${socketPath}`, credentials, (err) => (err ? reject(err) : resolve())),
-  );
+  await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${socketPath}`, credentials, (err) => (err ? reject(err) : resolve())));
   process.on('SIGTERM', () => shutdown(0));
   watchParent(() => {
     log('[WARN] the host process is gone (terraform was killed); stopping the provider');

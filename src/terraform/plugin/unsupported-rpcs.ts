@@ -10,7 +10,8 @@ function unsupported(kind: string, typeName: unknown): Wire {
   };
 }
 
-export function unsupportedRpcs(): Record<string, (req: Record<string, any>) => Promise<Wire>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function unsupportedRpcs(): Record<string, (req: Record<string, any>) => Promise<Wire>> {
   return {
     ValidateDataResourceConfig: async (req) => unsupported('data source', req.type_name),
     ReadDataSource: async (req) => unsupported('data source', req.type_name),

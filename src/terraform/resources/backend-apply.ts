@@ -50,7 +50,13 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
       state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
     } catch (e) {
       // A failed move leaves the state at the old path; a failed enable or tune keeps the prior.
-      return { state: prior, diagnostics: [...warn(), errorAt(['path'], `Could not ${prior && prior.path !== planned.path ? `move auth/${String(prior.path)} to` : 'enable or tune'} auth/${path}`, message(e))] };
+      return {
+        state: prior,
+        diagnostics: [
+          ...warn(),
+          errorAt(['path'], `Could not ${prior && prior.path !== planned.path ? `move auth/${String(prior.path)} to` : 'enable or tune'} auth/${path}`, message(e)),
+        ],
+      };
     }
   }
 
@@ -65,7 +71,10 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.
       const ds = (e as { diagnostics?: Diagnostic[] }).diagnostics;
-      return { state: { ...state, config: priorConfig, roles: prior?.roles ?? {} }, diagnostics: [...warn(), ...(ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))])] };
+      return {
+        state: { ...state, config: priorConfig, roles: prior?.roles ?? {} },
+        diagnostics: [...warn(), ...(ds ?? [errorAt(['config'], `Could not write auth/${path}/config`, message(e))])],
+      };
     }
   }
 
@@ -77,7 +86,8 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   // key_info carries the roles), else one GET per created role (Vault).
   type Op = { key: string; created: boolean; run: () => Promise<void> };
   const ops: Op[] = [];
-  for (const key of Object.keys(priorRoles)) if (!(key in plannedRoles)) ops.push({ key, created: false, run: async () => void (await applyRoleDecision(api, key.toLowerCase(), roleDeletion())) });
+  for (const key of Object.keys(priorRoles))
+    if (!(key in plannedRoles)) ops.push({ key, created: false, run: async () => void (await applyRoleDecision(api, key.toLowerCase(), roleDeletion())) });
   for (const [key, role] of Object.entries(plannedRoles)) {
     const before = priorRoles[key];
     const decision = roleDecisionOf(key, isObject(before) ? before : undefined, role as ObjectValue);

@@ -11,7 +11,6 @@ import type { KeywardProviderContext } from './context';
 import { refreshRole } from './role-values';
 import { bool, isObject } from './values';
 
-
 /** Imported state carries only the path; its accessor is null until the first read (never after). */
 export const isImported = (state: ObjectValue): boolean => state.accessor === null;
 

@@ -24,7 +24,8 @@ export { backendSchema };
 export function validateBackend(config: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   const path = config.path;
-  if (typeof path === 'string' && !MOUNT_PATH.test(path)) out.push(errorAt(['path'], 'Invalid path: must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")'));
+  if (typeof path === 'string' && !MOUNT_PATH.test(path))
+    out.push(errorAt(['path'], 'Invalid path: must be a mount path like "cloud" or "team/cloud" (no leading or trailing "/")'));
   out.push(...validateMount(config));
   if (isObject(config.config)) out.push(...validateConfig(['config'], config.config));
   if (isObject(config.roles)) {
@@ -89,7 +90,8 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const moved = req.prior !== null && !replace && req.prior.path !== config.path;
   if ((!req.prior || moved) && typeof config.path === 'string') diagnostics.push(...(await existingMount(ctx, config.path)));
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
-  if (prior && isObject(prior.roles) && isObject(config.roles)) diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
+  if (prior && isObject(prior.roles) && isObject(config.roles))
+    diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
   return { planned, requiresReplace: immutable.map((n) => [n]), diagnostics };
 }
 
@@ -123,7 +125,8 @@ async function existingMount(ctx: KeywardProviderContext, path: string): Promise
 }
 
 export function importedBackend(id: string): ObjectValue {
-  if (!MOUNT_PATH.test(id)) throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is the mount path, like "cloud" or "team/cloud"` }]);
+  if (!MOUNT_PATH.test(id))
+    throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is the mount path, like "cloud" or "team/cloud"` }]);
   // accessor null marks a fresh import: the first read brings the config and every role.
   return { path: id, ...Object.fromEntries(MOUNT_NAMES.map((n) => [n, null])), accessor: null, exclusive_roles: null, retain_on_destroy: null, config: null, roles: {} };
 }

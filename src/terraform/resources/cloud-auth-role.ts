@@ -60,7 +60,14 @@ async function refuseExisting(ctx: KeywardProviderContext, backend: string, name
 
 /** Warnings of a plan that deletes the role: what Terraform's "destroy" costs its tokens. */
 function deletionWarnings(prior: ObjectValue, config: ObjectValue | null, replace: readonly string[]): Diagnostic[] {
-  if (!config) return [{ severity: 'warning', summary: `Role ${JSON.stringify(prior.name)} will be deleted from auth/${String(prior.backend)}`, detail: `Destroying this resource deletes ${where(prior)}. ${TOKENS}` }];
+  if (!config)
+    return [
+      {
+        severity: 'warning',
+        summary: `Role ${JSON.stringify(prior.name)} will be deleted from auth/${String(prior.backend)}`,
+        detail: `Destroying this resource deletes ${where(prior)}. ${TOKENS}`,
+      },
+    ];
   if (replace.length === 0) return [];
   const what = replace.map((a) => `${a} ${String(prior[a])} -> ${hasUnknown(config[a]) ? '(known after apply)' : String(config[a])}`).join(', ');
   return [
@@ -141,7 +148,10 @@ export const cloudAuthRole: ResourceHandler<KeywardProviderContext> = {
     const backend = id.slice(0, cut);
     const name = id.slice(cut + 1);
     const problem = cut < 0 ? 'no "/"' : !MOUNT_PATH.test(backend) ? badBackend(backend) : roleNameProblem(name);
-    if (problem) throw new DiagnosticsError([{ severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is <mount path>/<role name>, like "cloud/web" or "team/cloud/web"`, detail: problem }]);
+    if (problem)
+      throw new DiagnosticsError([
+        { severity: 'error', summary: `Cannot import ${JSON.stringify(id)}: the import id is <mount path>/<role name>, like "cloud/web" or "team/cloud/web"`, detail: problem },
+      ]);
     return { ...emptyRole(), backend, name };
   },
 };

@@ -31,7 +31,15 @@ function declaredValue(ctx: KeywardProviderContext, config: ObjectValue): string
  * The decision for prior -> planned. The server is read only when the answer depends on the key it
  * holds (not for a changed declaration or an explicit resend).
  */
-export async function decideCredentials(ctx: KeywardProviderContext, client: VaultClient | undefined, path: string, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue, fields: ObjectValue): Promise<CredentialsDecision> {
+export async function decideCredentials(
+  ctx: KeywardProviderContext,
+  client: VaultClient | undefined,
+  path: string,
+  config: ObjectValue,
+  prior: ObjectValue | null,
+  planned: ObjectValue,
+  fields: ObjectValue,
+): Promise<CredentialsDecision> {
   const declared = str(config[`${F}_env`]) !== undefined || str(config[`${F}_wo`]) !== undefined;
   const lastApply = lastApplyOf(config, prior, planned);
   const setByKeyward = prior !== null && (set(prior[`${F}_fingerprint`]) || set(prior[`${F}_wo_version`]));

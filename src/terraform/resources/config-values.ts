@@ -30,7 +30,10 @@ const canonical = (c: ObjectValue): Record<string, Json> => desiredConfigFields(
  * yet (known after apply) are skipped here and checked at plan.
  */
 export function validateConfig(base: AttributePath, c: ObjectValue): Diagnostic[] {
-  const known = pick(c, NAMES.filter((n) => !hasUnknown(c[n])));
+  const known = pick(
+    c,
+    NAMES.filter((n) => !hasUnknown(c[n])),
+  );
   const out: Diagnostic[] = [];
   const reported = new Set<string>();
   const r = cloudConfigSchema.safeParse(known);
@@ -40,7 +43,13 @@ export function validateConfig(base: AttributePath, c: ObjectValue): Diagnostic[
       if (field === undefined || reported.has(field)) continue;
       reported.add(field);
       const path = pathOf(base, i.path.length > 0 ? i.path : [field]);
-      out.push(errorAt(path, `Invalid ${showPath(path)}: ${i.message}`, c[field] === null || c[field] === undefined ? undefined : `Given: ${showPath([...base, field])} = ${JSON.stringify(c[field])}.`));
+      out.push(
+        errorAt(
+          path,
+          `Invalid ${showPath(path)}: ${i.message}`,
+          c[field] === null || c[field] === undefined ? undefined : `Given: ${showPath([...base, field])} = ${JSON.stringify(c[field])}.`,
+        ),
+      );
     }
   }
   const rest = Object.fromEntries(Object.entries(known).filter(([k]) => !reported.has(k)));
@@ -97,7 +106,14 @@ export function refreshConfig(prior: ObjectValue | null, data: Record<string, un
 }
 
 /** The config write for prior → planned, or undefined when nothing changes (the credentials as decided). */
-export function configWrite(ctx: KeywardProviderContext, base: AttributePath, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue, credentials: CredentialsDecision): Record<string, unknown> | undefined {
+export function configWrite(
+  ctx: KeywardProviderContext,
+  base: AttributePath,
+  config: ObjectValue,
+  prior: ObjectValue | null,
+  planned: ObjectValue,
+  credentials: CredentialsDecision,
+): Record<string, unknown> | undefined {
   const after = canonical(planned);
   const before = prior ? canonical(prior) : finishConfig({});
   const changes: FieldChange[] = [];

@@ -25,6 +25,10 @@ export function clientOf(ctx: KeywardProviderContext): VaultClient {
   if (isPlanOnly(ctx.env)) throw new DiagnosticsError([{ severity: 'error', summary: `${PLAN_ONLY_ENV} is set: nothing is applied`, detail: PLAN_ONLY_APPLY_REFUSED }]);
   if (ctx.client) return ctx.client;
   throw new DiagnosticsError([
-    { severity: 'error', summary: 'The keyward provider is not configured', detail: 'The provider block has values that are only known after apply; keyward needs them to reach the server.' },
+    {
+      severity: 'error',
+      summary: 'The keyward provider is not configured',
+      detail: 'The provider block has values that are only known after apply; keyward needs them to reach the server.',
+    },
   ]);
 }

@@ -11,9 +11,14 @@ export const exclusiveSnapshotConfigs: ResourceHandler<KeywardProviderContext> =
   typeName: 'keyward_exclusive_snapshot_configs',
   schema: {
     version: 0,
-    description: 'Deletes every automated snapshot configuration on the server not named in `names`. Refresh adds the other configurations to `names` in state, so a plan shows them as removed. Not importable: it owns no server object.',
+    description:
+      'Deletes every automated snapshot configuration on the server not named in `names`. Refresh adds the other configurations to `names` in state, so a plan shows them as removed. Not importable: it owns no server object.',
     attributes: {
-      names: { type: { kind: 'set', element: { kind: 'string' } }, required: true, description: 'Names of the snapshot configurations the configuration manages (usually the `name` of each `keyward_snapshot_auto_config`); every other one is deleted.' },
+      names: {
+        type: { kind: 'set', element: { kind: 'string' } },
+        required: true,
+        description: 'Names of the snapshot configurations the configuration manages (usually the `name` of each `keyward_snapshot_auto_config`); every other one is deleted.',
+      },
     },
   },
   async read(ctx, state) {

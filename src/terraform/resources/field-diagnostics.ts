@@ -26,7 +26,13 @@ export function problemDiagnostics(base: AttributePath, problems: readonly Field
     const fields = [p.field, ...(p.related ?? [])];
     if (fields.some((f) => m.reported?.has(f))) continue;
     // A rule over a value known only after apply cannot be judged yet.
-    if (fields.some((f) => { const a = attributeOf(f); return a !== undefined && hasUnknown(m.values[a]); })) continue;
+    if (
+      fields.some((f) => {
+        const a = attributeOf(f);
+        return a !== undefined && hasUnknown(m.values[a]);
+      })
+    )
+      continue;
     const attr = attributeOf(p.field);
     const path = attr === undefined ? base : [...base, attr];
     const key = `${showPath(path)}|${p.message}`;
@@ -38,7 +44,9 @@ export function problemDiagnostics(base: AttributePath, problems: readonly Field
       .filter((a): a is string => a !== undefined && !a.endsWith('_wo') && m.values[a] !== null && m.values[a] !== undefined)
       .map((a) => `${showPath([...base, a])} = ${shown(m.values[a] as Value)}`);
     const others = (p.related ?? []).map((f) => showPath([...base, attributeOf(f) ?? f]));
-    const detail = [others.length > 0 ? `This rule involves ${showPath(path)} and ${others.join(' and ')}.` : '', given.length > 0 ? `Given: ${given.join(', ')}.` : ''].filter((s) => s !== '').join(' ');
+    const detail = [others.length > 0 ? `This rule involves ${showPath(path)} and ${others.join(' and ')}.` : '', given.length > 0 ? `Given: ${given.join(', ')}.` : '']
+      .filter((s) => s !== '')
+      .join(' ');
     out.push(errorAt(path, `Invalid ${showPath(path)}: ${p.message}`, detail || undefined));
   }
   return out;
@@ -48,6 +56,9 @@ export function problemDiagnostics(base: AttributePath, problems: readonly Field
 function shown(v: Value): string {
   if (v === UNKNOWN) return '(known after apply)';
   if (Array.isArray(v)) return `[${v.map(shown).join(', ')}]`;
-  if (v !== null && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${k} = ${shown(x)}`).join(', ')} }`;
+  if (v !== null && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k} = ${shown(x)}`)
+      .join(', ')} }`;
   return JSON.stringify(v);
 }

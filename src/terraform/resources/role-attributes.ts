@@ -20,6 +20,6 @@ const TYPE = ROLE_FIELDS.find((f) => f.name === 'type')!;
 // live value and plans "value -> null", which apply turns back into the default.
 export const roleAttributes: Record<string, AttributeSchema> = {
   type: { type: { kind: 'string' }, required: true, description: TYPE.description },
-  role_id: { type: { kind: 'string' }, computed: true, description: 'The role\'s id, assigned by the server when the role is created.' },
+  role_id: { type: { kind: 'string' }, computed: true, description: "The role's id, assigned by the server when the role is created." },
   ...Object.fromEntries(FIELDS.map((f) => [f.name, { type: attributeType(ROLE_ATTRS[f.name]), optional: true, description: f.description } satisfies AttributeSchema])),
 };

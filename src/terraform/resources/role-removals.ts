@@ -10,8 +10,6 @@ import { hasUnknown, isObject } from './values';
 /** How many role names a warning spells out before "and N more". */
 const NAMED = 100;
 
-
-
 function names(list: readonly string[]): string {
   const shown = list.slice(0, NAMED).map((n) => JSON.stringify(n));
   return list.length > NAMED ? `${shown.join(', ')} and ${list.length - NAMED} more` : shown.join(', ');

@@ -124,7 +124,8 @@ function checkRole(base: AttributePath, name: string, role: ObjectValue, manifes
       if (field !== undefined && (reported.has(field) || hasUnknown(role[field]))) continue;
       if (field !== undefined) reported.add(field);
       const path = field === undefined || field === 'name' ? base : pathOf(base, i.path.slice(0, 1));
-      const given = field !== undefined && field !== 'name' && role[field] !== null && role[field] !== undefined ? `Given: ${showPath(path)} = ${JSON.stringify(role[field])}.` : undefined;
+      const given =
+        field !== undefined && field !== 'name' && role[field] !== null && role[field] !== undefined ? `Given: ${showPath(path)} = ${JSON.stringify(role[field])}.` : undefined;
       out.push(errorAt(path, `Invalid ${showPath(path)}: ${i.message}`, given));
     }
     if (reported.has('type')) return out;

@@ -18,7 +18,11 @@ export function secretAttributes(field: string, what: string): Record<string, At
       writeOnly: true,
       description: `${What}, write-only (Terraform >= 1.11): never in plan or state; sent on create and whenever \`${field}_wo_version\` changes.`,
     },
-    [`${field}_wo_version`]: { type: { kind: 'number' }, optional: true, description: `Change it to send a new \`${field}_wo\` value, or to send the \`${field}_env\` value again where the server holds another (a key Vault rotated is otherwise kept).` },
+    [`${field}_wo_version`]: {
+      type: { kind: 'number' },
+      optional: true,
+      description: `Change it to send a new \`${field}_wo\` value, or to send the \`${field}_env\` value again where the server holds another (a key Vault rotated is otherwise kept).`,
+    },
     [`${field}_fingerprint`]: {
       type: { kind: 'string' },
       computed: true,

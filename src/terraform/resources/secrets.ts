@@ -34,7 +34,13 @@ export function planSecret(ctx: KeywardProviderContext, base: AttributePath, fie
     return [{ severity: 'warning', summary: `${envName} is not set: taken as unchanged (plan only)`, detail: `${unsetSecretNote(envName)}.`, attribute: [...base, envAttr] }];
   }
   if (value === undefined) {
-    return [errorAt([...base, envAttr], `${envName} is not set`, `${envAttr} names the environment variable ${envName}, which is not set in the environment of terraform/cdktf; set it (an unset secret is never sent as a reset).`)];
+    return [
+      errorAt(
+        [...base, envAttr],
+        `${envName} is not set`,
+        `${envAttr} names the environment variable ${envName}, which is not set in the environment of terraform/cdktf; set it (an unset secret is never sent as a reset).`,
+      ),
+    ];
   }
   planned[`${field}_fingerprint`] = ctx.fingerprintSalt === null ? UNKNOWN : fingerprintSecret(ctx.fingerprintSalt, value);
   return [];
@@ -45,7 +51,14 @@ export function planSecret(ctx: KeywardProviderContext, base: AttributePath, fie
  * Env secrets are sent when their fingerprint changed (or the object is new) and must still match
  * the planned fingerprint; write-only ones when new or when `<field>_wo_version` changed.
  */
-export function secretToSend(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): string | undefined {
+export function secretToSend(
+  ctx: KeywardProviderContext,
+  base: AttributePath,
+  field: string,
+  config: ObjectValue,
+  prior: ObjectValue | null,
+  planned: ObjectValue,
+): string | undefined {
   const envName = str(config[`${field}_env`]);
   const wo = str(config[`${field}_wo`]);
   const fresh = prior === null;
@@ -72,7 +85,14 @@ export function secretToSend(ctx: KeywardProviderContext, base: AttributePath, f
  * object): the declared value whether or not it changed, "" when the declaration dropped a secret
  * keyward had set, undefined when none was ever declared.
  */
-export function secretForCompleteWrite(ctx: KeywardProviderContext, base: AttributePath, field: string, config: ObjectValue, prior: ObjectValue | null, planned: ObjectValue): string | undefined {
+export function secretForCompleteWrite(
+  ctx: KeywardProviderContext,
+  base: AttributePath,
+  field: string,
+  config: ObjectValue,
+  prior: ObjectValue | null,
+  planned: ObjectValue,
+): string | undefined {
   const changed = secretToSend(ctx, base, field, config, prior, planned);
   if (changed !== undefined) return changed;
   const envName = str(config[`${field}_env`]);
@@ -80,7 +100,11 @@ export function secretForCompleteWrite(ctx: KeywardProviderContext, base: Attrib
   const wo = str(config[`${field}_wo`]);
   if (wo !== undefined) return wo;
   if (config[`${field}_wo_version`] !== null && config[`${field}_wo_version`] !== undefined) {
-    throw diag([...base, `${field}_wo`], `${field}_wo has no value at apply`, `Snapshot configs are written whole on every change, secrets included (Vault may replace the stored object), so ${field}_wo must be set in the configuration at every apply that changes this config.`);
+    throw diag(
+      [...base, `${field}_wo`],
+      `${field}_wo has no value at apply`,
+      `Snapshot configs are written whole on every change, secrets included (Vault may replace the stored object), so ${field}_wo must be set in the configuration at every apply that changes this config.`,
+    );
   }
   return undefined;
 }

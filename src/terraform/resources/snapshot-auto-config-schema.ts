@@ -24,11 +24,14 @@ function attr(spec: SnapshotFieldSpec): AttributeSchema {
 
 export const snapshotAutoConfigSchema: BlockSchema = {
   version: 0,
-  description: 'An automated snapshot configuration (`sys/storage/raft/snapshot-auto/config/<name>`): where, how often and how many snapshots the server writes. Secrets come from an environment variable (`*_env`) or a write-only attribute (`*_wo`) and never reach plan or state.',
+  description:
+    'An automated snapshot configuration (`sys/storage/raft/snapshot-auto/config/<name>`): where, how often and how many snapshots the server writes. Secrets come from an environment variable (`*_env`) or a write-only attribute (`*_wo`) and never reach plan or state.',
   attributes: {
     name: { type: { kind: 'string' }, required: true, description: 'Name of the configuration (`sys/storage/raft/snapshot-auto/config/<name>`); a change replaces the resource.' },
     ...Object.fromEntries(PLAIN.map((f) => [f.name, attr(f)])),
-    ...Object.fromEntries(SECRET_SPECS.flatMap((f) => Object.entries(secretAttributes(f.name, `the \`${f.name}\` (${f.description.replace(/\.$/, '')}; only for storage_type \`${f.owner}\`)`)))),
+    ...Object.fromEntries(
+      SECRET_SPECS.flatMap((f) => Object.entries(secretAttributes(f.name, `the \`${f.name}\` (${f.description.replace(/\.$/, '')}; only for storage_type \`${f.owner}\`)`))),
+    ),
     retain_on_destroy: { type: { kind: 'bool' }, optional: true, description: 'Destroy leaves the configuration on the server (snapshots already written are never deleted).' },
   },
 };

@@ -51,7 +51,10 @@ function validate(config: ObjectValue): Diagnostic[] {
       out.push(errorAt([set], `Invalid ${set}: ${s} does not apply to storage_type ${type}`, `Given: storage_type = ${JSON.stringify(type)}.`));
     }
   }
-  const known = pick(config, PLAIN_NAMES.filter((n) => !hasUnknown(config[n])));
+  const known = pick(
+    config,
+    PLAIN_NAMES.filter((n) => !hasUnknown(config[n])),
+  );
   const r = snapshotConfigSchema.safeParse({ name: typeof config.name === 'string' ? config.name : 'unknown', ...known });
   if (!r.success) {
     for (const i of r.error.issues) {
@@ -117,7 +120,13 @@ async function awaitAutoloadFree(ctx: KeywardProviderContext, name: string, time
     const holder = reads.find((r) => r.data?.autoload_enabled === true)?.n;
     if (!holder) return;
     if (Date.now() > deadline) {
-      throw new DiagnosticsError([errorAt(['autoload_enabled'], `autoload is enabled on snapshot config ${JSON.stringify(holder)}`, 'Vault allows autoload_enabled on one snapshot config at a time: disable it there (in the same apply or first).')]);
+      throw new DiagnosticsError([
+        errorAt(
+          ['autoload_enabled'],
+          `autoload is enabled on snapshot config ${JSON.stringify(holder)}`,
+          'Vault allows autoload_enabled on one snapshot config at a time: disable it there (in the same apply or first).',
+        ),
+      ]);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -143,7 +152,9 @@ async function serverRuleDiagnostics(ctx: KeywardProviderContext, config: Object
   } catch {
     return []; // apply reports a server that cannot answer
   }
-  return snapshotServerProblems(dialect, after).map(([field, m]) => errorAt([field in schema.attributes ? field : 'storage_type'], `Invalid ${field}: ${m}`, `Given: ${field} = ${JSON.stringify(config[field])}.`));
+  return snapshotServerProblems(dialect, after).map(([field, m]) =>
+    errorAt([field in schema.attributes ? field : 'storage_type'], `Invalid ${field}: ${m}`, `Given: ${field} = ${JSON.stringify(config[field])}.`),
+  );
 }
 
 export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
@@ -215,12 +226,20 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
         if (v !== undefined) secrets[s] = v;
       }
     }
-    const body = completeSnapshotBody(after, changedFields, secrets, PLAIN_NAMES.filter((n) => config[n] !== null && config[n] !== undefined));
+    const body = completeSnapshotBody(
+      after,
+      changedFields,
+      secrets,
+      PLAIN_NAMES.filter((n) => config[n] !== null && config[n] !== undefined),
+    );
     try {
       if (!prior) await refuseExisting(ctx, String(planned.name), false);
       if (changed && after.autoload_enabled === true && (!before || before.autoload_enabled !== true)) await awaitAutoloadFree(ctx, String(planned.name));
       const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
-      return { state: { ...planned }, diagnostics: warnings.map((w) => ({ severity: 'warning' as const, summary: `snapshot config ${String(planned.name)}: the server warned`, detail: w })) };
+      return {
+        state: { ...planned },
+        diagnostics: warnings.map((w) => ({ severity: 'warning' as const, summary: `snapshot config ${String(planned.name)}: the server warned`, detail: w })),
+      };
     } catch (e) {
       if (e instanceof DiagnosticsError) return { state: prior, diagnostics: e.diagnostics };
       // The server's message names fields, never secret values.

@@ -33,7 +33,13 @@ function pullState(stackDir: string, env: NodeJS.ProcessEnv): string {
   const r = spawnSync(bin, ['state', 'pull'], { cwd: stackDir, env: { ...env, TF_IN_AUTOMATION: '1' }, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (r.error) throw new Error(`cannot read the stack's Terraform state: ${bin} state pull could not run (${r.error.message})`);
   if (r.status !== 0) {
-    const why = (r.stderr || r.stdout).replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n').slice(0, 6).join(' '); // eslint-disable-line no-control-regex
+    const why = (r.stderr || r.stdout)
+      // eslint-disable-next-line no-control-regex
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .trim()
+      .split('\n')
+      .slice(0, 6)
+      .join(' ');
     throw new Error(
       `cannot read the stack's Terraform state: \`${bin} state pull\` in ${stackDir} failed: ${why}. Initialize the directory first (\`terraform init\` there, or run \`cdktf diff\` once), or pass --record keyward for a stack keyward apply manages`,
     );

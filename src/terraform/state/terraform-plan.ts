@@ -60,7 +60,8 @@ function recordOf(changes: readonly ResourceChange[], side: 'before' | 'after'):
 
 /** Snapshot configs an exclusive set deletes: names in its before and not in its after. */
 function exclusiveDeletes(changes: readonly ResourceChange[]): string[] {
-  const names = (v: unknown) => (isObject(v as ObjectValue) && Array.isArray((v as { names?: unknown }).names) ? ((v as { names: unknown[] }).names.filter((n) => typeof n === 'string') as string[]) : []);
+  const names = (v: unknown) =>
+    isObject(v as ObjectValue) && Array.isArray((v as { names?: unknown }).names) ? ((v as { names: unknown[] }).names.filter((n) => typeof n === 'string') as string[]) : [];
   const out: string[] = [];
   for (const rc of changes) {
     if (rc.type !== 'keyward_exclusive_snapshot_configs') continue;
@@ -73,7 +74,11 @@ function exclusiveDeletes(changes: readonly ResourceChange[]): string[] {
 function objectChange(id: string, before: RecordedObject | undefined, after: RecordedObject | undefined, retained: Set<string>): ObjectPlan {
   const address = parseObjectId(id);
   if (!after) {
-    const reason = retained.has(id) ? RETAINED_REASON : address.kind === 'auth-config' ? 'removed from the desired state (reset to server defaults)' : 'removed from the desired state';
+    const reason = retained.has(id)
+      ? RETAINED_REASON
+      : address.kind === 'auth-config'
+        ? 'removed from the desired state (reset to server defaults)'
+        : 'removed from the desired state';
     return { id, address, action: 'delete', reason, changes: Object.entries(before!.fields).map(([field, b]) => ({ field, before: b })), unchangedFields: 0 };
   }
   const changes: FieldChange[] = [];
@@ -135,13 +140,14 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const plans = ids.map((id) => objectChange(id, before.record.objects[id], after.record.objects[id], retained));
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
-    if (!ids.includes(id)) plans.push({ id, address: parseObjectId(id), action: 'delete', reason: 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', changes: [], unchangedFields: 0 });
+    if (!ids.includes(id))
+      plans.push({ id, address: parseObjectId(id), action: 'delete', reason: 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', changes: [], unchangedFields: 0 });
   }
   const objects = plans.sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;
   return {
     formatVersion: 1,
-    server: { address: typeof address === 'string' ? address : '(the provider\'s address)' },
+    server: { address: typeof address === 'string' ? address : "(the provider's address)" },
     objects,
     drift: driftOf(tf.resource_drift ?? []),
     summary: summarize(objects),

@@ -110,7 +110,10 @@ export function terraformPath(env: Record<string, string>): PathDriver & { init(
       write(s);
       for (const f of ['terraform.tfstate', 'terraform.tfstate.backup']) rmSync(join(w.dir, f), { force: true });
       let out = '';
-      const imports: Array<[string, string]> = [['keyward_cloud_auth_backend.b', s.path], ...Object.keys(s.snapshots ?? {}).map((n): [string, string] => [`keyward_snapshot_auto_config.${n}`, n])];
+      const imports: Array<[string, string]> = [
+        ['keyward_cloud_auth_backend.b', s.path],
+        ...Object.keys(s.snapshots ?? {}).map((n): [string, string] => [`keyward_snapshot_auto_config.${n}`, n]),
+      ];
       for (const [to, id] of imports) {
         const r = await w.tf(['import', '-input=false', to, id]);
         out += r.out;

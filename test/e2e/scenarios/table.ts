@@ -47,16 +47,26 @@ const BASE: Stack = {
 const ROTATING: Stack = { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', rotation_period: '24h' } } };
 const SERVER_KEY = /holds another key/;
 const withConfig = (fields: Record<string, string>): Stack => ({ ...BASE, config: { credentialsEnv: 'KW_CREDS', fields } });
-const gcs = (autoload: boolean) => ({ fields: { storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', autoload_enabled: autoload } });
+const gcs = (autoload: boolean) => ({
+  fields: { storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps', autoload_enabled: autoload },
+});
 const autoload = (on: 'a' | 'b'): Stack => ({ ...BASE, snapshots: { a: gcs(on === 'a'), b: gcs(on === 'b') } });
-const WITH_GCS: Stack = { ...BASE, snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } } };
+const WITH_GCS: Stack = {
+  ...BASE,
+  snapshots: { gcs: { fields: { storage_type: 'cloudtwo-store', interval: '12h', retain: 5, path_prefix: 'raft/', cloudtwo_bucket: 'gcs-snaps' } } },
+};
 const roleOf = (v: VaultContract, name = 'web') => v.gcp.get('cloud')?.roles.get(name);
 const roleRequests = (v: VaultContract) => v.requests.filter((r) => r.path === '/v1/auth/cloud/role/web' && r.method !== 'GET').map((r) => r.method);
 let roleId: unknown;
 const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
 const WIF: Stack = {
   path: 'cloud',
-  config: { fields: { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v' } },
+  config: {
+    fields: {
+      service_account_email: 'vault@p.iam.gserviceaccount.com',
+      identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v',
+    },
+  },
 };
 const keptRotated = (v: VaultContract) => {
   expect(keyId(v)).toBe(rotated);
@@ -105,7 +115,13 @@ export const SCENARIOS: Scenario[] = [
     defect: 1,
     steps: [
       { apply: BASE },
-      { server: (v) => post(v, 'auth/cloud/config', { credentials: JSON.stringify({ type: 'service_account', private_key_id: 'set-by-hand', client_email: 'x@p.iam.gserviceaccount.com' }) }).then(() => undefined), why: 'a key set by hand' },
+      {
+        server: (v) =>
+          post(v, 'auth/cloud/config', {
+            credentials: JSON.stringify({ type: 'service_account', private_key_id: 'set-by-hand', client_email: 'x@p.iam.gserviceaccount.com' }),
+          }).then(() => undefined),
+        why: 'a key set by hand',
+      },
       { plan: BASE, changes: false, out: [SERVER_KEY] },
       { apply: BASE, force: true },
       { check: (v) => expect(keyId(v)).toBe('declared-1'), why: 'the declared key was sent' },
@@ -117,7 +133,10 @@ export const SCENARIOS: Scenario[] = [
     defect: 4,
     steps: [
       { apply: BASE },
-      { server: (v) => post(v, 'auth/cloud/role/foreign', { type: 'iam', bound_service_accounts: ['f@p.iam.gserviceaccount.com'] }).then(() => undefined), why: 'a role made by hand' },
+      {
+        server: (v) => post(v, 'auth/cloud/role/foreign', { type: 'iam', bound_service_accounts: ['f@p.iam.gserviceaccount.com'] }).then(() => undefined),
+        why: 'a role made by hand',
+      },
       { destroy: BASE },
       {
         check: (v) => {
@@ -148,7 +167,13 @@ export const SCENARIOS: Scenario[] = [
       { apply: BASE },
       {
         server: (v) =>
-          post(v, 'sys/storage/raft/snapshot-auto/config/gcs', { storage_type: 'google-gcs', interval: 43200, path_prefix: 'raft/', google_gcs_bucket: 'gcs-snaps', google_service_account_key: '{"type":"service_account"}' }).then(() => undefined),
+          post(v, 'sys/storage/raft/snapshot-auto/config/gcs', {
+            storage_type: 'google-gcs',
+            interval: 43200,
+            path_prefix: 'raft/',
+            google_gcs_bucket: 'gcs-snaps',
+            google_service_account_key: '{"type":"service_account"}',
+          }).then(() => undefined),
         why: 'a GCS config made by hand with its key',
       },
       { adopt: WITH_GCS },
@@ -177,10 +202,20 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
-    name: 'azure_auth_mode is always sent (a shared-key config at keyward\'s default too)',
+    name: "azure_auth_mode is always sent (a shared-key config at keyward's default too)",
     defect: 7,
     steps: [
-      { apply: { ...BASE, snapshots: { az: { fields: { storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'snaps', cloudthree_account_name: 'kw' }, secrets: { cloudthree_account_key: 'KW_AZ' } } } } },
+      {
+        apply: {
+          ...BASE,
+          snapshots: {
+            az: {
+              fields: { storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'snaps', cloudthree_account_name: 'kw' },
+              secrets: { cloudthree_account_key: 'KW_AZ' },
+            },
+          },
+        },
+      },
       { check: (v) => expect(v.snapshots.get('az')).toMatchObject({ azure_auth_mode: 'shared', azure_account_key: 'az-key-value' }), why: 'sent' },
     ],
   },
@@ -202,7 +237,13 @@ export const SCENARIOS: Scenario[] = [
       {
         apply: {
           path: 'cloud',
-          config: { fields: { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identity_token_ttl: '1h' } },
+          config: {
+            fields: {
+              service_account_email: 'vault@p.iam.gserviceaccount.com',
+              identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v',
+              identity_token_ttl: '1h',
+            },
+          },
         },
       },
       { check: (v) => expect(v.gcp.get('cloud')!.config.identity_token_ttl).toBe(3600), why: 'written, not left at the stored 0' },

@@ -55,7 +55,7 @@ test('a performance standby (473 health, 308): plan, apply and an empty re-plan 
   await c.close();
 });
 
-test('one hop is followed, as Vault\'s client; a second is refused with an error naming its target', async () => {
+test("one hop is followed, as Vault's client; a second is refused with an error naming its target", async () => {
   const first = await standby({ active: engine.url });
   const c = new VaultClient({ address: first.url, token: ROOT_TOKEN, dialect: 'keyward', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
   await expect(c.sys.listAuthMounts()).resolves.toBeInstanceOf(Map);
@@ -70,18 +70,48 @@ test('one hop is followed, as Vault\'s client; a second is refused with an error
 test('schemes: never https → http; the token only to a target of the configured scheme', () => {
   const https = new URL('https://standby.example:8200');
   const hop = { origin: 'https://standby.example:8200', path: '/v1/sys/auth', sameScheme: true };
-  expect(followRedirect(https, hop, 'http://active.example:8200/v1/sys/auth', 0)).toEqual({ refused: 'redirect to http://active.example:8200/v1/sys/auth refused: it would downgrade https to http' });
-  expect(followRedirect(https, hop, 'https://active.example:8200/v1/sys/auth?list=true', 0)).toEqual({ origin: 'https://active.example:8200', path: '/v1/sys/auth?list=true', sameScheme: true });
+  expect(followRedirect(https, hop, 'http://active.example:8200/v1/sys/auth', 0)).toEqual({
+    refused: 'redirect to http://active.example:8200/v1/sys/auth refused: it would downgrade https to http',
+  });
+  expect(followRedirect(https, hop, 'https://active.example:8200/v1/sys/auth?list=true', 0)).toEqual({
+    origin: 'https://active.example:8200',
+    path: '/v1/sys/auth?list=true',
+    sameScheme: true,
+  });
   const http = new URL('http://standby.example:8200');
   expect(followRedirect(http, { ...hop, origin: 'http://standby.example:8200' }, 'https://active.example:8200/v1/sys/auth', 0)).toMatchObject({ sameScheme: false });
-  expect(followRedirect(http, { ...hop, origin: 'http://standby.example:8200' }, '/v1/other', 0)).toEqual({ origin: 'http://standby.example:8200', path: '/v1/other', sameScheme: true });
+  expect(followRedirect(http, { ...hop, origin: 'http://standby.example:8200' }, '/v1/other', 0)).toEqual({
+    origin: 'http://standby.example:8200',
+    path: '/v1/other',
+    sameScheme: true,
+  });
   expect(followRedirect(http, hop, undefined, 0)).toEqual({ refused: 'redirect without a Location header' });
   expect(followRedirect(http, hop, 'https://a.example/x', 1)).toEqual({ refused: "redirected again, to https://a.example/x: the client follows one redirect, as Vault's does" });
 });
 
 test('no token crosses to a target of another scheme: an http standby sending to an https node', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-redirect-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'pipe' },
+  );
   const heard: Array<string | undefined> = [];
   const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
     heard.push(req.headers['x-vault-token'] as string | undefined);

@@ -24,7 +24,9 @@ describe('keyward cloud-emulator', () => {
       return true;
     });
     try {
-      await buildProgram().exitOverride().parseAsync(['node', 'keyward', 'cloud-emulator', ...args, '--emulator', url]);
+      await buildProgram()
+        .exitOverride()
+        .parseAsync(['node', 'keyward', 'cloud-emulator', ...args, '--emulator', url]);
     } finally {
       spy.mockRestore();
     }
@@ -34,7 +36,9 @@ describe('keyward cloud-emulator', () => {
   beforeAll(async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'keyward-emu-')), 'world.json');
     writeFileSync(file, JSON.stringify(cloudDescription));
-    child = spawn(process.execPath, [BIN, 'cloud-emulator', '--description', file, '--listen', '127.0.0.1:0', '--key-dir', FIXTURE_KEY_DIR], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, [BIN, 'cloud-emulator', '--description', file, '--listen', '127.0.0.1:0', '--key-dir', FIXTURE_KEY_DIR], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (c: Buffer) => {

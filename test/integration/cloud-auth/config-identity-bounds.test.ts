@@ -42,7 +42,7 @@ it.each(['sts', 'iamcredentials'])('a config writer without sudo cannot set cust
   expect((await api(engine, 'GET', 'auth/wif/config')).body.data.custom_endpoint).toBeUndefined();
 });
 
-it('the same writer may set Vault\'s endpoint keys and clear the overrides; with sudo it may set them', async () => {
+it("the same writer may set Vault's endpoint keys and clear the overrides; with sudo it may set them", async () => {
   expect((await write(writer, { custom_endpoint: { api: 'https://api.example' } })).status).toBe(204);
   expect((await write(sudoWriter, { custom_endpoint: { sts: 'https://sts.example' } })).status).toBe(204);
   expect((await api(engine, 'GET', 'auth/wif/config')).body.data.custom_endpoint).toMatchObject({ sts: 'https://sts.example' });
@@ -50,7 +50,7 @@ it('the same writer may set Vault\'s endpoint keys and clear the overrides; with
   expect((await api(engine, 'GET', 'auth/wif/config')).body.data.custom_endpoint.sts).toBeUndefined();
 });
 
-it('identity_token_ttl beyond the identity key\'s verification_ttl (24 h) is refused', async () => {
+it("identity_token_ttl beyond the identity key's verification_ttl (24 h) is refused", async () => {
   const tenYears = await write(writer, { service_account_email: SA_EMAIL, identity_token_audience: AUDIENCE, identity_token_ttl: '87600h' });
   expect(tenYears.status).toBe(400);
   expect(tenYears.body.errors[0]).toMatch(/field "identity_token_ttl" \(315360000 s\) exceeds the identity key's verification_ttl \(86400 s\)/);
@@ -60,7 +60,7 @@ it('identity_token_ttl beyond the identity key\'s verification_ttl (24 h) is ref
   expect((await api(engine, 'GET', 'auth/wif/config')).body.data.identity_token_ttl).toBe(86400);
 });
 
-it('rotation_period below Vault\'s 10 s minimum is refused, naming the field', async () => {
+it("rotation_period below Vault's 10 s minimum is refused, naming the field", async () => {
   const r = await write(writer, { rotation_period: 1 });
   expect(r.status).toBe(400);
   expect(r.body.errors[0]).toMatch(/field "rotation_period" must be 0 \(off\) or at least 10 seconds, got 1/);

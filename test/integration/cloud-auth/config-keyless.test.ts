@@ -54,7 +54,13 @@ describe('cloud auth config: keyless fields', () => {
     await cfg({ service_account_email: SA_EMAIL, identity_token_audience: AUDIENCE, rotation_period: '2h' });
     await cfg({ iam_alias: 'unique_id' });
     await cfg({ identity_token_ttl: 600 });
-    expect(await read()).toMatchObject({ service_account_email: SA_EMAIL, identity_token_audience: AUDIENCE, identity_token_ttl: 600, rotation_period: 7200, iam_alias: 'unique_id' });
+    expect(await read()).toMatchObject({
+      service_account_email: SA_EMAIL,
+      identity_token_audience: AUDIENCE,
+      identity_token_ttl: 600,
+      rotation_period: 7200,
+      iam_alias: 'unique_id',
+    });
   });
 
   it('refuses credentials beside identity_token_audience, also across writes', async () => {

@@ -38,7 +38,10 @@ describe('JWT from google-auth-library', () => {
     await api(engine, 'POST', 'auth/cloud/role/strict', { body: { type: 'iam', bound_service_accounts: SA.app.email } });
     const access = new JWTAccess();
     access.fromJSON(emu.keyFile(SA.app.email));
-    const jwt = access.getRequestHeaders(audience('strict')).get('authorization')!.replace(/^Bearer /, '');
+    const jwt = access
+      .getRequestHeaders(audience('strict'))
+      .get('authorization')!
+      .replace(/^Bearer /, '');
     const r = await login(engine, 'strict', jwt);
     expect(r.status).toBe(400);
     expect(r.body.errors[0]).toMatch(/expire within 900 seconds.*shorter 'exp'/);

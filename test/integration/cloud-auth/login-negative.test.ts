@@ -22,8 +22,7 @@ describe('cloud auth login refusals', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;
   let emu: CloudEmulator;
   const now = () => Math.floor(clock.now() / 1000);
-  const saJwt = (o: Partial<Parameters<CloudEmulator['mintServiceAccountJwt']>[0]> = {}) =>
-    emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('iam'), ...o });
+  const saJwt = (o: Partial<Parameters<CloudEmulator['mintServiceAccountJwt']>[0]> = {}) => emu.mintServiceAccountJwt({ account: SA.app.email, audience: audience('iam'), ...o });
   const vmJwt = (instance: string, role: string, claims?: Record<string, unknown>) => emu.mintInstanceToken({ instance, audience: audience(role), claims });
 
   beforeAll(async () => {
@@ -254,8 +253,16 @@ describe('cloud auth login refusals', () => {
     });
 
     it('time claims beyond the range of a number (1e309) are refused, as Vault cannot parse them', async () => {
-      const text = (field: string, value: string) => JSON.stringify(claims()).replace(/}$/, `,"${field}":${value}}`).replace(new RegExp(`"${field}":[^,]*,`), '');
-      for (const [field, value] of [['nbf', '-1e309'], ['iat', '1e309'], ['iat', '-1e309'], ['exp', '1e309']]) {
+      const text = (field: string, value: string) =>
+        JSON.stringify(claims())
+          .replace(/}$/, `,"${field}":${value}}`)
+          .replace(new RegExp(`"${field}":[^,]*,`), '');
+      for (const [field, value] of [
+        ['nbf', '-1e309'],
+        ['iat', '1e309'],
+        ['iat', '-1e309'],
+        ['exp', '1e309'],
+      ]) {
         refused(await login(engine, 'iam', signed({}, text(field, value))), 400, new RegExp(`'${field}'`));
       }
     });
@@ -274,7 +281,6 @@ describe('cloud auth login refusals', () => {
       }
     });
   });
-
 });
 
 describe('cloud auth: identity changes at the provider between logins and renewals', () => {
@@ -431,5 +437,4 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     expect(r.body.errors[0]).toMatch(/field "credentials": expected a string/);
     expect(r.text).not.toContain('PRIVATE-KEY-MATERIAL');
   });
-
 });

@@ -59,7 +59,10 @@ describe('cloud auth root rotation', () => {
     const tokenWithOld = await fetch(`${emu.url}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: emu.mintServiceAccountJwt({ account: SA.keyward.email, audience: `${emu.url}/token` }) }),
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: emu.mintServiceAccountJwt({ account: SA.keyward.email, audience: `${emu.url}/token` }),
+      }),
     });
     expect(tokenWithOld.status).toBe(400);
   });

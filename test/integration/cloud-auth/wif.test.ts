@@ -49,7 +49,11 @@ describe('workload identity federation against the emulator', () => {
         provider('engine-late', issuerOf(late)),
         { ...provider('engine-aud', issuerOf(main)), allowedAudiences: ['https://other.example/aud'] },
         // The team namespace has its own issuer and key; its subjects name its namespace id.
-        { id: 'engine-team', issuerUri: `${main.url}/v1/team/identity/oidc/plugins`, attributeCondition: 'assertion.sub.startsWith("plugin-identity:") && !(assertion.sub.startsWith("plugin-identity:root:"))' },
+        {
+          id: 'engine-team',
+          issuerUri: `${main.url}/v1/team/identity/oidc/plugins`,
+          attributeCondition: 'assertion.sub.startsWith("plugin-identity:") && !(assertion.sub.startsWith("plugin-identity:root:"))',
+        },
       ]),
       clock,
       keyDir: FIXTURE_KEY_DIR,
@@ -148,7 +152,11 @@ describe('workload identity federation against the emulator', () => {
     expect((await api(main, 'POST', 'sys/auth/wif', { ...inTeam, body: { type: 'cloud' } })).status).toBeLessThan(300);
     const w = await api(main, 'POST', 'auth/wif/config', {
       ...inTeam,
-      body: { service_account_email: SA.keyward.email, identity_token_audience: providerAudience('engine-team'), custom_endpoint: { ...emulatorEndpoints(emu), sts: emu.url, iamcredentials: emu.url } },
+      body: {
+        service_account_email: SA.keyward.email,
+        identity_token_audience: providerAudience('engine-team'),
+        custom_endpoint: { ...emulatorEndpoints(emu), sts: emu.url, iamcredentials: emu.url },
+      },
     });
     expect(w.status).toBe(204);
     expect((await api(main, 'POST', 'auth/wif/role/iam-app', { ...inTeam, body: { type: 'iam', bound_service_accounts: [SA.app.email] } })).status).toBeLessThan(300);

@@ -20,33 +20,100 @@ function rng(seed: number) {
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'LIST', 'PATCH', 'OPTIONS', 'HEAD'];
 const PATHS = [
-  'sys/auth', 'sys/auth/cloud', 'sys/auth/%2e%2e/x', 'sys/auth/a//b', 'sys/policy/p', 'sys/policy/', 'sys/policies/acl/x',
-  'sys/namespaces/n', 'sys/namespaces/sys', 'sys/capabilities-self', 'sys/health', 'sys/license/status',
-  'auth/token/create', 'auth/token/lookup', 'auth/token/renew-self', 'auth/token/revoke', 'auth/token/lookup-accessor',
-  'auth/static/role/r', 'auth/static/role/-bad-', 'auth/static/login', 'auth/cloud/config', 'auth/cloud/role/web',
-  'auth/cloud/login', 'auth/cloud/roles', 'auth/cloud/role/web/labels', 'auth/cloud/role/web/service-accounts',
-  'sys/storage/raft/snapshot-auto/config/daily', 'sys/storage/raft/snapshot-auto/status/daily', 'identity/entity/id/x',
-  '%00', 'sys/%ff%fe', 'a'.repeat(3000), 'sys/auth/' + 'x/'.repeat(200), 'ns1/sys/auth', '..', 'sys/policy/ü',
+  'sys/auth',
+  'sys/auth/cloud',
+  'sys/auth/%2e%2e/x',
+  'sys/auth/a//b',
+  'sys/policy/p',
+  'sys/policy/',
+  'sys/policies/acl/x',
+  'sys/namespaces/n',
+  'sys/namespaces/sys',
+  'sys/capabilities-self',
+  'sys/health',
+  'sys/license/status',
+  'auth/token/create',
+  'auth/token/lookup',
+  'auth/token/renew-self',
+  'auth/token/revoke',
+  'auth/token/lookup-accessor',
+  'auth/static/role/r',
+  'auth/static/role/-bad-',
+  'auth/static/login',
+  'auth/cloud/config',
+  'auth/cloud/role/web',
+  'auth/cloud/login',
+  'auth/cloud/roles',
+  'auth/cloud/role/web/labels',
+  'auth/cloud/role/web/service-accounts',
+  'sys/storage/raft/snapshot-auto/config/daily',
+  'sys/storage/raft/snapshot-auto/status/daily',
+  'identity/entity/id/x',
+  '%00',
+  'sys/%ff%fe',
+  'a'.repeat(3000),
+  'sys/auth/' + 'x/'.repeat(200),
+  'ns1/sys/auth',
+  '..',
+  'sys/policy/ü',
 ];
-const FIELDS = ['policy', 'rules', 'type', 'description', 'ttl', 'policies', 'num_uses', 'period', 'meta', 'token', 'role', 'jwt',
-  'bound_cidrs', 'token_ttl', 'token_policies', 'interval', 'retain', 'storage_type', 'path_prefix', 'credentials', 'custom_endpoint',
-  'iam_metadata', 'bound_labels', 'increment', 'accessor', 'no_parent', 'explicit_max_ttl'];
+const FIELDS = [
+  'policy',
+  'rules',
+  'type',
+  'description',
+  'ttl',
+  'policies',
+  'num_uses',
+  'period',
+  'meta',
+  'token',
+  'role',
+  'jwt',
+  'bound_cidrs',
+  'token_ttl',
+  'token_policies',
+  'interval',
+  'retain',
+  'storage_type',
+  'path_prefix',
+  'credentials',
+  'custom_endpoint',
+  'iam_metadata',
+  'bound_labels',
+  'increment',
+  'accessor',
+  'no_parent',
+  'explicit_max_ttl',
+];
 
 function value(r: () => number, depth = 0): unknown {
   const k = Math.floor(r() * 12);
   switch (k) {
-    case 0: return null;
-    case 1: return r() < 0.5;
-    case 2: return Math.floor(r() * 1e12) * (r() < 0.3 ? -1 : 1);
-    case 3: return r() * 1e300;
-    case 4: return 'x'.repeat(Math.floor(r() * 200000));
-    case 5: return ['-1h', '15m', 'abc', '1e9', '99999999999999999999d', ' 5 ', '\u0000', '10.0.0.0/33', '*', 'default'][Math.floor(r() * 10)];
-    case 6: return depth > 3 ? [] : Array.from({ length: Math.floor(r() * 4) }, () => value(r, depth + 1));
-    case 7: return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, () => [FIELDS[Math.floor(r() * FIELDS.length)], value(r, depth + 1)]));
-    case 8: return '{"nested": "json"}';
-    case 9: return 'k=v,bad,=x';
-    case 10: return 1.5;
-    default: return '🙂'.repeat(10);
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return Math.floor(r() * 1e12) * (r() < 0.3 ? -1 : 1);
+    case 3:
+      return r() * 1e300;
+    case 4:
+      return 'x'.repeat(Math.floor(r() * 200000));
+    case 5:
+      return ['-1h', '15m', 'abc', '1e9', '99999999999999999999d', ' 5 ', '\u0000', '10.0.0.0/33', '*', 'default'][Math.floor(r() * 10)];
+    case 6:
+      return depth > 3 ? [] : Array.from({ length: Math.floor(r() * 4) }, () => value(r, depth + 1));
+    case 7:
+      return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, () => [FIELDS[Math.floor(r() * FIELDS.length)], value(r, depth + 1)]));
+    case 8:
+      return '{"nested": "json"}';
+    case 9:
+      return 'k=v,bad,=x';
+    case 10:
+      return 1.5;
+    default:
+      return '🙂'.repeat(10);
   }
 }
 
@@ -143,15 +210,33 @@ function rawCase(r: () => number): { label: string; pieces: (string | Buffer)[];
       };
     }
     case 2:
-      return { label: 'bad percent-encoding', pieces: [head(pick(['GET', 'LIST', 'DELETE']), '/v1/' + pick(['sys/auth/%ff', 'sys/policy/%', 'sys/%e0%80x', 'auth/%zz/login']), [tok])], answers: 1 };
+      return {
+        label: 'bad percent-encoding',
+        pieces: [head(pick(['GET', 'LIST', 'DELETE']), '/v1/' + pick(['sys/auth/%ff', 'sys/policy/%', 'sys/%e0%80x', 'auth/%zz/login']), [tok])],
+        answers: 1,
+      };
     case 3: {
       const depth = 100 + Math.floor(r() * 6000);
       const body = `{"${pick(['ttl', 'policies', 'meta', 'policy'])}": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
-      return { label: `${depth}-deep JSON`, pieces: [head('POST', '/v1/' + pick(['auth/token/create', 'sys/policy/p', 'sys/auth/x']), [tok, `Content-Length: ${body.length}`]) + body], answers: 1 };
+      return {
+        label: `${depth}-deep JSON`,
+        pieces: [head('POST', '/v1/' + pick(['auth/token/create', 'sys/policy/p', 'sys/auth/x']), [tok, `Content-Length: ${body.length}`]) + body],
+        answers: 1,
+      };
     }
     case 4: {
       const n = 50 + Math.floor(r() * 500);
-      return { label: `header flood of ${n}`, pieces: [head('GET', '/v1/sys/health', Array.from({ length: n }, (_, i) => `X-F${i}: ${'f'.repeat(100)}`))], answers: 1 };
+      return {
+        label: `header flood of ${n}`,
+        pieces: [
+          head(
+            'GET',
+            '/v1/sys/health',
+            Array.from({ length: n }, (_, i) => `X-F${i}: ${'f'.repeat(100)}`),
+          ),
+        ],
+        answers: 1,
+      };
     }
     case 5:
       return { label: 'bad version', pieces: [head(pick(['LIST', 'GET', 'POST']), '/v1/sys/policy', [tok], pick(['HTTP/2.0', 'HTTP/0.8', 'HTTP/1.x', 'HTTP/3.0']))], answers: 1 };

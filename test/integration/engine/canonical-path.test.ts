@@ -32,12 +32,15 @@ function send(method: string, rawPath: string, body?: unknown, namespace?: strin
   const { hostname, port } = new URL(engine.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port: Number(port), method, path: rawPath, headers: { 'x-vault-token': token, ...(namespace ? { 'x-vault-namespace': namespace } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, text }));
-    });
+    const req = request(
+      { host: hostname, port: Number(port), method, path: rawPath, headers: { 'x-vault-token': token, ...(namespace ? { 'x-vault-namespace': namespace } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -118,7 +121,7 @@ describe.each(FAMILIES)('$family: $method $path', ({ method, path, body }) => {
     await protectedStateIntact();
   });
 
-  it.each(unclean(path))('is redirected to the clean path, as Go\'s mux does, when written %s', async (variant) => {
+  it.each(unclean(path))("is redirected to the clean path, as Go's mux does, when written %s", async (variant) => {
     const r = await send(method, `/v1/${variant}`, body);
     expect(r.status).toBe(301);
     expect(r.location).toBe(`/v1/${path}`);

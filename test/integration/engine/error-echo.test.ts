@@ -46,7 +46,9 @@ describe('a key pasted unquoted into a JSON body', () => {
     ['sys/auth/leak', (k: string) => `{"type": "cloud", "description": ${k}`],
     ['sys/storage/raft/snapshot-auto/config/leak', (k: string) => `{"interval": 60, "storage_type": "local", "credentials": ${k}}`],
   ])('to %s: 400, and neither the answer nor the logs hold any of it', async (path, make) => {
-    const key = randomBytes(48).toString('base64').replace(/^[^A-Za-z]/, 'g');
+    const key = randomBytes(48)
+      .toString('base64')
+      .replace(/^[^A-Za-z]/, 'g');
     const body = make(key);
     logs.length = 0;
     const text = await exchange(
@@ -65,13 +67,16 @@ describe('answers to HEAD have no body', () => {
   const bigHeader = `X-Big: ${'a'.repeat(20 * 1024)}`;
   it.each([
     ['a framing Node refuses (Transfer-Encoding: identity)', 'HEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n', 400],
-    ['a head over Node\'s size limit', `HEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\n${bigHeader}\r\n\r\n`, 431],
+    ["a head over Node's size limit", `HEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\n${bigHeader}\r\n\r\n`, 431],
     ['an unsupported HTTP version', 'HEAD /v1/sys/health HTTP/2.0\r\nHost: x\r\n\r\n', 505],
     ['a bad header line', 'HEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n', 400],
     ['a path that does not exist', 'HEAD /v1/nope/nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 0],
     ['a bad parameter', 'HEAD /v1/sys/health?standbycode=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400],
-    ['a refusal after a LIST moved the connection onto the framing front',
-      `LIST /v1/sys/policies/acl HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${ROOT_TOKEN}\r\n\r\nHEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n`, 400],
+    [
+      'a refusal after a LIST moved the connection onto the framing front',
+      `LIST /v1/sys/policies/acl HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${ROOT_TOKEN}\r\n\r\nHEAD /v1/sys/health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n`,
+      400,
+    ],
   ])('%s', async (_label, request, status) => {
     const text = await exchange(request);
     // The last answer on the connection is the HEAD's: it must end with its head.

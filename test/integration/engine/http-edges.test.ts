@@ -47,7 +47,15 @@ describe('LIST (item 12)', () => {
     ['LIST with HTTP/2.0', head('LIST', '/x', [], 'HTTP/2.0'), 505],
     ['an unknown method', head('FROB', '/v1/sys/health'), 405],
     ['a garbage version', head('GET', '/v1/sys/health', [], 'HTTP/9.x'), 505],
-    ['a header flood', head('GET', '/v1/sys/health', Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'a'.repeat(100)}`)), 431],
+    [
+      'a header flood',
+      head(
+        'GET',
+        '/v1/sys/health',
+        Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'a'.repeat(100)}`),
+      ),
+      431,
+    ],
     ['a request line without a target', 'GET\r\n\r\n', 405],
     ['a request line with a bad target', 'GET /a b c\r\n\r\n', 400],
   ])('%s is refused at once with the envelope and its status', async (_label, text, status) => {
@@ -132,7 +140,12 @@ describe("Vault's response shapes (item 14)", () => {
   it('sys/auth copies the mount table to the top level, with the plugin fields', async () => {
     const r = await api(engine, 'GET', 'sys/auth');
     expect(r.body['token/']).toEqual(r.body.data['token/']);
-    expect(r.body.data['token/']).toMatchObject({ plugin_version: '', running_plugin_version: expect.stringMatching(/^v\d+\.\d+\.\d+\+builtin$/), running_sha256: '', config: { force_no_cache: false } });
+    expect(r.body.data['token/']).toMatchObject({
+      plugin_version: '',
+      running_plugin_version: expect.stringMatching(/^v\d+\.\d+\.\d+\+builtin$/),
+      running_sha256: '',
+      config: { force_no_cache: false },
+    });
   });
 
   it('sys/policy list and read, and sys/capabilities-self, copy data to the top level', async () => {
@@ -232,7 +245,9 @@ describe('re-check: other members of the same classes', () => {
     const b = JSON.stringify({ policy: 'LIST /v1/x HTTP/1.1\r\n\r\n' });
     const c = await RawConnection.open(engine.url);
     await c.write(
-      head('POST', '/v1/sys/policy/chunky', [TOKEN, 'Transfer-Encoding: chunked']) + `${b.length.toString(16)};ext=1\r\n${b}\r\n0\r\nX-T: 1\r\n\r\n` + head('LIST', '/v1/sys/policies/acl', [TOKEN]),
+      head('POST', '/v1/sys/policy/chunky', [TOKEN, 'Transfer-Encoding: chunked']) +
+        `${b.length.toString(16)};ext=1\r\n${b}\r\n0\r\nX-T: 1\r\n\r\n` +
+        head('LIST', '/v1/sys/policies/acl', [TOKEN]),
     );
     expect((await c.response(3000)).status).toBe(400); // not HCL: but answered and framed
     expect((await c.response(3000)).status).toBe(200);
@@ -332,7 +347,7 @@ describe('re-check: other members of the same classes', () => {
     expect(await c.closedByServer()).toBe(true);
   });
 
-  it('repeated X-Vault-Namespace (like X-Vault-Token) uses the first value, as Go\'s Header.Get', async () => {
+  it("repeated X-Vault-Namespace (like X-Vault-Token) uses the first value, as Go's Header.Get", async () => {
     await api(engine, 'POST', 'sys/namespaces/first');
     await api(engine, 'PUT', 'sys/policy/only-in-first', { namespace: 'first', body: { policy: 'path "x" { capabilities = ["read"] }' } });
     const c = await RawConnection.open(engine.url);

@@ -39,7 +39,12 @@ interface Scenario {
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'LIST', 'FOO'];
 const PATHS = ['/v1/sys/health', '/v1/sys/policy/fuzz', '/v1/nope/nothing', '/v1/sys/auth/%ff', '/v1/auth/token/lookup-self'];
-const SIZES: Array<[string, number]> = [['small', 0], ['15 KiB', 15 * 1024], ['17 KiB', 17 * 1024], ['40 KiB', 40 * 1024]];
+const SIZES: Array<[string, number]> = [
+  ['small', 0],
+  ['15 KiB', 15 * 1024],
+  ['17 KiB', 17 * 1024],
+  ['40 KiB', 40 * 1024],
+];
 const EXTRAS = ['none', 'no Host', 'Expect: foo', 'CL and TE', 'bad CL', 'TE identity', 'HTTP/2.0', 'HTTP/1.0'] as const;
 const SPLITS = ['whole', 'request line apart', 'every 4 KiB', 'random'] as const;
 
@@ -66,10 +71,17 @@ function scenario(r: () => number, i: number): Scenario {
   const bytes = Buffer.from(text, 'latin1');
   const firstLine = text.indexOf('\r\n') + 2;
   const cuts =
-    split === 'whole' ? [] : split === 'request line apart' ? [firstLine] : split === 'every 4 KiB' ? Array.from({ length: Math.floor(bytes.length / 4096) }, (_, k) => (k + 1) * 4096) : [1 + Math.floor(r() * (bytes.length - 1))];
+    split === 'whole'
+      ? []
+      : split === 'request line apart'
+        ? [firstLine]
+        : split === 'every 4 KiB'
+          ? Array.from({ length: Math.floor(bytes.length / 4096) }, (_, k) => (k + 1) * 4096)
+          : [1 + Math.floor(r() * (bytes.length - 1))];
   // Over Node's limit is 431 whatever else is wrong after the request line (the head never ends in
   // time to see it), unless the method is one Node refuses (then the framing front reads it).
-  const expect = size > 16 * 1024 && version === 'HTTP/1.1' && method !== 'LIST' && method !== 'FOO' && extra !== 'CL and TE' && extra !== 'bad CL' && extra !== 'TE identity' ? 431 : undefined;
+  const expect =
+    size > 16 * 1024 && version === 'HTTP/1.1' && method !== 'LIST' && method !== 'FOO' && extra !== 'CL and TE' && extra !== 'bad CL' && extra !== 'TE identity' ? 431 : undefined;
   return { name: `#${i} ${method} ${path} ${sizeName} head, ${extra}, ${split}`, method, bytes, cuts: cuts.filter((c) => c > 0 && c < bytes.length), expect };
 }
 
@@ -160,7 +172,7 @@ test.each([
   ['HTTP/1.1 without Host', 'GET /v1/sys/health HTTP/1.1\r\n\r\n', 400, 'missing required Host header'],
   ['an Expect other than 100-continue', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n', 417, 'expectation failed: only "Expect: 100-continue" is supported'],
   ['two Host headers', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n', 400, 'too many Host headers'],
-])('%s: refused in the envelope, as Go\'s server refuses it', async (_name, text, status, message) => {
+])("%s: refused in the envelope, as Go's server refuses it", async (_name, text, status, message) => {
   const bytes = Buffer.from(text, 'latin1');
   const a = parseAnswer((await exchange({ name: '', method: 'GET', bytes, cuts: [] })).got, false);
   expect(a.status).toBe(status);

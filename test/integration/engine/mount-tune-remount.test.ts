@@ -39,10 +39,15 @@ test('tune: only the fields sent change; bad values are 400s naming the field', 
     expect(r.body.errors.join(' ')).toContain(word);
   }
   expect((await api(engine, 'POST', 'sys/auth/tuned/tune', { body: { default_lease_ttl: 'system', listing_visibility: '' } })).status).toBe(204);
-  expect((await api(engine, 'GET', 'sys/auth')).body.data['tuned/'].config).toEqual({ default_lease_ttl: 0, max_lease_ttl: 7200, force_no_cache: false, token_type: 'default-service' });
+  expect((await api(engine, 'GET', 'sys/auth')).body.data['tuned/'].config).toEqual({
+    default_lease_ttl: 0,
+    max_lease_ttl: 7200,
+    force_no_cache: false,
+    token_type: 'default-service',
+  });
 });
 
-test("logins obey the mount: its default TTL for roles without one, its max as a cap, its token type", async () => {
+test('logins obey the mount: its default TTL for roles without one, its max as a cap, its token type', async () => {
   await api(engine, 'POST', 'sys/auth/lim', { body: { type: 'static', config: { default_lease_ttl: 300, max_lease_ttl: 900 } } });
   await api(engine, 'POST', 'auth/lim/role/plain', { body: {} });
   await api(engine, 'POST', 'auth/lim/role/long', { body: { token_ttl: 3600 } });

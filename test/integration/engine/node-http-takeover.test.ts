@@ -67,7 +67,7 @@ it('the first LIST moves the connection onto the framing front; answers stay in 
   ]);
 });
 
-it('a framed connection keeps Node\'s keep-alive timeout', async () => {
+it("a framed connection keeps Node's keep-alive timeout", async () => {
   const before = engine.server.keepAliveTimeout;
   engine.server.keepAliveTimeout = 300;
   try {
@@ -85,7 +85,11 @@ it('a client that resets while a LIST waits behind a long answer breaks nothing'
   // so the LIST pipelined behind it waits on the framing front when the client resets.
   const big = 'x'.repeat(900 * 1024);
   for (let i = 0; i < 8; i++) {
-    const r = await fetch(`${engine.url}/v1/sys/policy/big-${i}`, { method: 'PUT', headers: { 'x-vault-token': ROOT_TOKEN }, body: JSON.stringify({ policy: `# ${big}\npath "x/${i}" { capabilities = ["read"] }` }) });
+    const r = await fetch(`${engine.url}/v1/sys/policy/big-${i}`, {
+      method: 'PUT',
+      headers: { 'x-vault-token': ROOT_TOKEN },
+      body: JSON.stringify({ policy: `# ${big}\npath "x/${i}" { capabilities = ["read"] }` }),
+    });
     expect(r.status).toBe(204);
   }
   const { hostname, port } = new URL(engine.url);

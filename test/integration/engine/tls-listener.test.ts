@@ -67,7 +67,12 @@ it('keyward server --config serves HTTPS with the configured certificate, LIST i
     const url = await listening(p);
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const token = /VAULT_TOKEN='([^']+)'/.exec(p.out.join('\n'))![1];
-    const put = await request(`${url}/v1/sys/policies/acl/p1`, { method: 'PUT', dispatcher: agent, headers: { 'x-vault-token': token }, body: JSON.stringify({ policy: 'path "a" { capabilities = ["read"] }' }) });
+    const put = await request(`${url}/v1/sys/policies/acl/p1`, {
+      method: 'PUT',
+      dispatcher: agent,
+      headers: { 'x-vault-token': token },
+      body: JSON.stringify({ policy: 'path "a" { capabilities = ["read"] }' }),
+    });
     await put.body.text();
     expect(put.statusCode).toBe(204);
     // LIST is a method Node's parser refuses: the connection moves onto the framing front, over TLS.
@@ -103,7 +108,7 @@ it('tls_disable = true allows plain HTTP beyond loopback; half a TLS pair or bot
   await expect(startEngine({ ...base, listen: 'example.internal:0' })).rejects.toThrow(/tls_disable/);
 });
 
-it('the config file takes Vault\'s listener names and timeouts, with Vault\'s defaults', () => {
+it("the config file takes Vault's listener names and timeouts, with Vault's defaults", () => {
   const c = loadServerConfig(configFile('defaults.hcl', []));
   expect(c).toMatchObject({ tls_disable: false, http_read_header_timeout: 10, http_read_timeout: 30, max_connections: 4096 });
   const set = loadServerConfig(configFile('set.hcl', ['tls_disable = true', 'http_read_header_timeout = "5s"', 'http_read_timeout = 60']));

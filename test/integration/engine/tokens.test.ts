@@ -277,10 +277,7 @@ describe('no request outlives a revocation', () => {
   it('revoke, renewals and uses racing: the token ends revoked and nothing succeeds after the revoke', async () => {
     for (let round = 0; round < 5; round++) {
       const t = await create({ ttl: '1h', num_uses: 0 });
-      const racers = [
-        ...Array.from({ length: 10 }, () => renew(t.client_token)),
-        ...Array.from({ length: 10 }, () => lookup(t.client_token)),
-      ];
+      const racers = [...Array.from({ length: 10 }, () => renew(t.client_token)), ...Array.from({ length: 10 }, () => lookup(t.client_token))];
       const revoked = api(engine, 'POST', 'auth/token/revoke', { body: { token: t.client_token } }).then((r) => r.status);
       const results = await Promise.all(racers);
       expect(await revoked).toBe(204);
@@ -412,7 +409,9 @@ describe('re-check: every token write races a revocation and loses', () => {
 
   it('num_uses=2 spent concurrently across different routes: exactly two requests succeed', async () => {
     for (let round = 0; round < 3; round++) {
-      await api(engine, 'POST', 'sys/policy/uses', { body: { policy: 'path "sys/policy/*" { capabilities = ["read", "list"] }\npath "sys/capabilities-self" { capabilities = ["update"] }' } });
+      await api(engine, 'POST', 'sys/policy/uses', {
+        body: { policy: 'path "sys/policy/*" { capabilities = ["read", "list"] }\npath "sys/capabilities-self" { capabilities = ["update"] }' },
+      });
       const t = await create({ ttl: '1h', num_uses: 2, policies: ['uses'] });
       const reqs = [
         lookup(t.client_token),
@@ -463,7 +462,7 @@ describe('re-check: root tokens and lookups', () => {
     expect((await lookup(capped.body.auth.client_token)).body.data.expire_time).not.toBeNull();
   });
 
-  it('unknown accessors and tokens get Vault\'s answers on every route', async () => {
+  it("unknown accessors and tokens get Vault's answers on every route", async () => {
     const accessor = 'A'.repeat(44);
     for (const path of ['lookup-accessor', 'revoke-accessor']) {
       const r = await api(engine, 'POST', `auth/token/${path}`, { body: { accessor } });
@@ -510,12 +509,13 @@ describe('re-check: children die with their parent', () => {
     expect((await api(engine, 'POST', 'auth/token/lookup', { body: { token: batch } })).status).toBe(403);
     // An orphan batch token (no_parent, or created by the root token) lives on.
     const p2 = await create({ ttl: '1h', policies: ['root'] });
-    const orphan = (await api(engine, 'POST', 'auth/token/create', { token: p2.client_token, body: { type: 'batch', ttl: '30m', no_parent: true } })).body.auth.client_token as string;
+    const orphan = (await api(engine, 'POST', 'auth/token/create', { token: p2.client_token, body: { type: 'batch', ttl: '30m', no_parent: true } })).body.auth
+      .client_token as string;
     await api(engine, 'POST', 'auth/token/revoke', { body: { token: p2.client_token } });
     expect((await lookup(orphan)).status).toBe(200);
   });
 
-  it('a batch child outlives neither its parent\'s expiry nor its parent\'s last use', async () => {
+  it("a batch child outlives neither its parent's expiry nor its parent's last use", async () => {
     const shortParent = await create({ ttl: '10m', policies: ['root'] });
     const b1 = (await api(engine, 'POST', 'auth/token/create', { token: shortParent.client_token, body: { type: 'batch', ttl: '30m' } })).body.auth.client_token as string;
     expect((await lookup(b1)).status).toBe(200);

@@ -29,8 +29,21 @@ afterAll(async () => {
 
 test('unset secrets taken as unchanged and listed; apply needs them', async () => {
   const creds = serviceAccountKey('po-key');
-  const snapshot = { name: 'po-offsite', storage_type: 'cloudone-store' as const, interval: '1h', path_prefix: 'p/', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AK', cloudone_secret_access_key: { secretRef: { env: 'PO_S3' } } };
-  const m = (ttl: number) => manifest({ authBackends: [{ path: 'po', type: 'cloud', config: { credentials: { secretRef: { env: 'PO_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }], snapshotConfigs: [snapshot] });
+  const snapshot = {
+    name: 'po-offsite',
+    storage_type: 'cloudone-store' as const,
+    interval: '1h',
+    path_prefix: 'p/',
+    cloudone_bucket: 'b',
+    cloudone_region: 'r',
+    cloudone_access_key_id: 'AK',
+    cloudone_secret_access_key: { secretRef: { env: 'PO_S3' } },
+  };
+  const m = (ttl: number) =>
+    manifest({
+      authBackends: [{ path: 'po', type: 'cloud', config: { credentials: { secretRef: { env: 'PO_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }],
+      snapshotConfigs: [snapshot],
+    });
   const file = join(work, 'm.json');
   writeFileSync(file, JSON.stringify(m(60)));
   process.env.PO_CREDS = creds;
@@ -47,7 +60,9 @@ test('unset secrets taken as unchanged and listed; apply needs them', async () =
   writeFileSync(file, JSON.stringify(m(120)));
   const plan = await runKeyward('plan', '--manifest', file, '--plan-only', '--detailed-exitcode');
   expect({ code: plan.code, err: plan.err }).toEqual({ code: 2, err: '' });
-  expect(plan.out).toContain('Plan only: 2 secrets not set, taken as unchanged (the fingerprint of the last apply); applying needs them:\n  PO_CREDS (auth/po/config credentials)\n  PO_S3 (snapshot/po-offsite cloudone_secret_access_key)');
+  expect(plan.out).toContain(
+    'Plan only: 2 secrets not set, taken as unchanged (the fingerprint of the last apply); applying needs them:\n  PO_CREDS (auth/po/config credentials)\n  PO_S3 (snapshot/po-offsite cloudone_secret_access_key)',
+  );
   expect(plan.out).toContain('~ token_ttl: 60 -> 120');
   expect(plan.out).toContain('Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.');
   expect(plan.out).not.toContain('(sensitive');

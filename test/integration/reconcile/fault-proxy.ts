@@ -47,19 +47,16 @@ export async function startFaultProxy(target: string, rate: number, seed = 42, r
       req.socket.destroy();
       return;
     }
-    const up = httpRequest(
-      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers },
-      (upRes) => {
-        if (fault === 2) {
-          proxy.stats.droppedAfter++;
-          upRes.resume();
-          upRes.on('end', () => req.socket.destroy());
-          return;
-        }
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      },
-    );
+    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+      if (fault === 2) {
+        proxy.stats.droppedAfter++;
+        upRes.resume();
+        upRes.on('end', () => req.socket.destroy());
+        return;
+      }
+      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+      upRes.pipe(res);
+    });
     up.on('error', () => req.socket.destroy());
     if (!rewrite) {
       req.pipe(up);

@@ -19,8 +19,7 @@ afterAll(async () => {
   await engine.close();
 });
 
-const roles = (n: number, extra: (i: number) => Record<string, unknown> = () => ({})) =>
-  Array.from({ length: n }, (_, i) => iamRole(`r${String(i).padStart(4, '0')}`, extra(i)));
+const roles = (n: number, extra: (i: number) => Record<string, unknown> = () => ({})) => Array.from({ length: n }, (_, i) => iamRole(`r${String(i).padStart(4, '0')}`, extra(i)));
 
 test('apply converges through a proxy that fails 10% of requests', async () => {
   const proxy = await startFaultProxy(engine.url, 0.1, 7);
@@ -30,18 +29,18 @@ test('apply converges through a proxy that fails 10% of requests', async () => {
       authBackends: [{ path: 'faulty', type: 'cloud', config: { credentials: { secretRef: { env: 'CREDS' } } }, roles: roles(300, (i) => ({ token_ttl: ttl(i) })) }],
     });
   try {
-  const { result } = await s.apply(m(() => 60));
-  expect(result.failed).toEqual([]);
-  expect(result.verify?.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
-  // 10% of the roles change; still converges.
-  const second = await s.apply(m((i) => (i % 10 === 0 ? 120 : 60)));
-  expect(second.plan.summary.update).toBe(30);
-  expect(second.result.failed).toEqual([]);
-  proxy.rate = 0;
-  const p = await s.plan(m((i) => (i % 10 === 0 ? 120 : 60)));
-  expect(p.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0, noop: 302 });
-  expect(proxy.stats.faults500 + proxy.stats.droppedBefore + proxy.stats.droppedAfter).toBeGreaterThan(30);
-  expect(proxy.stats.droppedAfter).toBeGreaterThan(0);
+    const { result } = await s.apply(m(() => 60));
+    expect(result.failed).toEqual([]);
+    expect(result.verify?.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
+    // 10% of the roles change; still converges.
+    const second = await s.apply(m((i) => (i % 10 === 0 ? 120 : 60)));
+    expect(second.plan.summary.update).toBe(30);
+    expect(second.result.failed).toEqual([]);
+    proxy.rate = 0;
+    const p = await s.plan(m((i) => (i % 10 === 0 ? 120 : 60)));
+    expect(p.summary).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0, noop: 302 });
+    expect(proxy.stats.faults500 + proxy.stats.droppedBefore + proxy.stats.droppedAfter).toBeGreaterThan(30);
+    expect(proxy.stats.droppedAfter).toBeGreaterThan(0);
   } finally {
     await s.c.close();
     await proxy.close();

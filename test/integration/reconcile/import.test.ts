@@ -28,11 +28,26 @@ test('import output compiles and, applied back, plans no changes', async () => {
   const snapDir = mkdtempSync(join(tmpdir(), 'keyward-import-snap-'));
   await api(engine, 'POST', 'sys/auth/legacy', { body: { type: 'cloud', description: 'adopt me' } });
   await api(engine, 'POST', 'auth/legacy/config', { body: { iam_alias: 'unique_id', vm_metadata: 'zone,instance_id', custom_endpoint: { iam: 'https://iam.internal:8443' } } });
-  await api(engine, 'POST', 'auth/legacy/role/web', { body: { type: 'iam', bound_service_accounts: 'b@p,a@p', token_ttl: '1h', token_policies: 'web', token_bound_cidrs: '10.0.0.9', policies: 'legacy' } });
-  await api(engine, 'POST', 'auth/legacy/role/batch', { body: { type: 'vm', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', add_group_aliases: true, token_type: 'service' } });
-  await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/hourly', { body: { storage_type: 'local', interval: '1h', retain: 4, path_prefix: snapDir, local_max_space: 5000000 } });
+  await api(engine, 'POST', 'auth/legacy/role/web', {
+    body: { type: 'iam', bound_service_accounts: 'b@p,a@p', token_ttl: '1h', token_policies: 'web', token_bound_cidrs: '10.0.0.9', policies: 'legacy' },
+  });
+  await api(engine, 'POST', 'auth/legacy/role/batch', {
+    body: { type: 'vm', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', add_group_aliases: true, token_type: 'service' },
+  });
+  await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/hourly', {
+    body: { storage_type: 'local', interval: '1h', retain: 4, path_prefix: snapDir, local_max_space: 5000000 },
+  });
   await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/offsite', {
-    body: { storage_type: 'cloudone-store', interval: 86400, path_prefix: 'raft/', file_prefix: 'prod', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AK', cloudone_secret_access_key: 'SK-original' },
+    body: {
+      storage_type: 'cloudone-store',
+      interval: 86400,
+      path_prefix: 'raft/',
+      file_prefix: 'prod',
+      cloudone_bucket: 'b',
+      cloudone_region: 'r',
+      cloudone_access_key_id: 'AK',
+      cloudone_secret_access_key: 'SK-original',
+    },
   });
 
   const client = new VaultClient({ address: engine.url, token: ROOT_TOKEN });
@@ -46,7 +61,25 @@ test('import output compiles and, applied back, plans no changes', async () => {
 
   // Compiles (strict), against the real construct library.
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', '--esModuleInterop', '--target', 'es2022', '--module', 'commonjs', '--types', 'node', join(dir, 'mount.ts'), join(dir, 'snapshots.ts')], { cwd: dir, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      '--esModuleInterop',
+      '--target',
+      'es2022',
+      '--module',
+      'commonjs',
+      '--types',
+      'node',
+      join(dir, 'mount.ts'),
+      join(dir, 'snapshots.ts'),
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
 
   // Synthesizes, and the manifests apply back with no change.
   const env = { ...process.env, TF_VAR_offsite_cloudone_secret_access_key: 'SK-original', CHECKPOINT_DISABLE: '1' };

@@ -23,14 +23,21 @@ afterAll(async () => {
 
 const changed = (p: Plan) => p.objects.filter((o) => o.action !== 'no-op');
 
-function base(mount: string, roles: ManifestInput['authBackends'] extends (infer B)[] | undefined ? (B extends { roles?: infer R } ? R : never) : never, extra: Record<string, unknown> = {}): ManifestInput {
+function base(
+  mount: string,
+  roles: ManifestInput['authBackends'] extends (infer B)[] | undefined ? (B extends { roles?: infer R } ? R : never) : never,
+  extra: Record<string, unknown> = {},
+): ManifestInput {
   return manifest({ authBackends: [{ path: mount, type: 'cloud', description: 'test mount', config: { iam_alias: 'unique_id' }, roles, ...extra }] });
 }
 
 describe('plan and apply against the engine', () => {
   test('plan -> apply -> plan is empty', async () => {
     const s = new Session(client(engine.url));
-    const m = base('conv', [iamRole('web', { token_ttl: '1h', token_bound_cidrs: '10.0.0.7' }), { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b', bound_labels: { env: 'prod' } }]);
+    const m = base('conv', [
+      iamRole('web', { token_ttl: '1h', token_bound_cidrs: '10.0.0.7' }),
+      { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b', bound_labels: { env: 'prod' } },
+    ]);
     const first = await s.plan(m);
     expect(first.summary).toEqual({ create: 4, update: 0, replace: 0, delete: 0, noop: 0 });
     const { result } = await s.apply(m);
@@ -39,7 +46,10 @@ describe('plan and apply against the engine', () => {
     expect(changed(again)).toEqual([]);
     expect(again.drift).toEqual([]);
     // Equal meaning in another spelling plans nothing either.
-    const respelled = base('conv', [iamRole('web', { token_ttl: 3600, token_bound_cidrs: ['10.0.0.7/32'] }), { name: 'batch', type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: ['env:prod'] }]);
+    const respelled = base('conv', [
+      iamRole('web', { token_ttl: 3600, token_bound_cidrs: ['10.0.0.7/32'] }),
+      { name: 'batch', type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: ['env:prod'] },
+    ]);
     expect(changed(await s.plan(respelled))).toEqual([]);
     await s.c.close();
   });
@@ -200,7 +210,9 @@ describe('snapshot configs', () => {
     expect((await api(engine, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly')).body.data.storage_type).toBe('cloudone-store');
 
     // Undeclared configs stay unless the scope is exclusive.
-    await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/manual', { body: { storage_type: 'local', interval: 60, path_prefix: dir, file_prefix: 'manual', local_max_space: 1000 } });
+    await api(engine, 'POST', 'sys/storage/raft/snapshot-auto/config/manual', {
+      body: { storage_type: 'local', interval: 60, path_prefix: dir, file_prefix: 'manual', local_max_space: 1000 },
+    });
     expect(changed(await s.plan(m([moved, s3])))).toEqual([]);
     const ex = await s.plan(m([moved, s3], true));
     expect(changed(ex).map((o) => [o.id, o.action])).toEqual([['snapshot/manual', 'delete']]);

@@ -35,7 +35,9 @@ test('keyward plan: the engine-only rule fails the plan, naming object and field
   writeFileSync(file, JSON.stringify(manifest({ snapshotConfigs: [{ ...gcs, cloudtwo_service_account_key: { secretRef: { env: 'RULES_GCS_KEY' } } }] })));
   const r = await runKeyward('plan', '--manifest', file);
   expect(r.code).toBe(1);
-  expect(r.err).toContain(`the server at ${engine.url} would refuse this value:\n  snapshot/rules-gcs: path_prefix must end with "/" for storage_type=cloudtwo-store (got "nightly") (a rule of keyward's embedded engine; Vault accepts it)`);
+  expect(r.err).toContain(
+    `the server at ${engine.url} would refuse this value:\n  snapshot/rules-gcs: path_prefix must end with "/" for storage_type=cloudtwo-store (got "nightly") (a rule of keyward's embedded engine; Vault accepts it)`,
+  );
   const apply = await runKeyward('apply', '--manifest', file, '--auto-approve');
   expect(apply.code).toBe(1);
   expect(apply.out).not.toContain('Apply');

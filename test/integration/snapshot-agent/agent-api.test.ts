@@ -33,7 +33,15 @@ describe('snapshot agent API', () => {
     expect((await api(a.url, 'POST', `${AGENT_CONFIG}/daily`, { body: localBody(dir, { retain: 3 }) })).status).toBe(204);
     const read = await api(a.url, 'GET', `${AGENT_CONFIG}/daily`);
     expect(read.status).toBe(200);
-    expect(read.body.data).toEqual({ storage_type: 'local', interval: 60, retain: 3, path_prefix: dir, file_prefix: 'vault-snapshot', autoload_enabled: false, local_max_space: 50_000_000 });
+    expect(read.body.data).toEqual({
+      storage_type: 'local',
+      interval: 60,
+      retain: 3,
+      path_prefix: dir,
+      file_prefix: 'vault-snapshot',
+      autoload_enabled: false,
+      local_max_space: 50_000_000,
+    });
     expect((await api(a.url, 'GET', `${AGENT_CONFIG}?list=true`)).body.data).toEqual({ keys: ['daily'] });
     expect((await api(a.url, 'LIST', AGENT_CONFIG)).body.data).toEqual({ keys: ['daily'] });
     expect((await api(a.url, 'GET', `${AGENT_STATUS}/daily`)).body.data).toEqual({ consecutive_errors: 0, next_snapshot_start: '2026-01-01T00:01:00Z' });
@@ -74,7 +82,7 @@ describe('snapshot agent API', () => {
     expect((await api(a.url, 'DELETE', `${AGENT_CONFIG}/c`, { token: noSudo })).status).toBe(403);
   });
 
-  it('sys/health is the managed server\'s, marked as an agent; other paths are not served', async () => {
+  it("sys/health is the managed server's, marked as an agent; other paths are not served", async () => {
     const a = await h.agent();
     const health = await api(a.url, 'GET', 'sys/health', { token: null });
     expect(health.status).toBe(200);

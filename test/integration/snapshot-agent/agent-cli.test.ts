@@ -69,7 +69,10 @@ test('with server.snapshotAddress: auth to the server, configs to the agent; a r
   expect(parsed.success).toBe(true);
   expect(JSON.parse(js.out).server).toEqual({ address: engine.url, snapshotAddress: agent.url });
   // Drift: someone changes the config on the agent by hand.
-  expect((await api(agent.url, 'POST', `${CONFIG}/hourly`, { body: { storage_type: 'local', interval: 60, retain: 2, path_prefix: join(dir, 'snaps'), local_max_space: 100_000_000 } })).status).toBe(204);
+  expect(
+    (await api(agent.url, 'POST', `${CONFIG}/hourly`, { body: { storage_type: 'local', interval: 60, retain: 2, path_prefix: join(dir, 'snaps'), local_max_space: 100_000_000 } }))
+      .status,
+  ).toBe(204);
   const drift = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
   expect(drift.code).toBe(2);
   expect(drift.out).toMatch(/hourly/);
@@ -90,7 +93,10 @@ test('a snapshot-only stack with VAULT_ADDR at the agent itself plans and applie
   process.env.VAULT_ADDR = agent.url;
   process.env.VAULT_TOKEN = ROOT_TOKEN;
   const file = join(dir, 'only-snapshots.json');
-  writeFileSync(file, JSON.stringify(manifest({ snapshotConfigs: [{ name: 'solo', storage_type: 'local', interval: '2h', path_prefix: join(dir, 'solo'), local_max_space: 100_000_000 }] })));
+  writeFileSync(
+    file,
+    JSON.stringify(manifest({ snapshotConfigs: [{ name: 'solo', storage_type: 'local', interval: '2h', path_prefix: join(dir, 'solo'), local_max_space: 100_000_000 }] })),
+  );
   expect((await runKeyward('apply', '--manifest', file, '--auto-approve')).code).toBe(0);
   expect((await api(agent.url, 'GET', `${CONFIG}/solo`)).body.data).toMatchObject({ interval: 7200 });
   expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);

@@ -37,7 +37,12 @@ it('a store that stalls mid-upload: the attempt ends at its deadline, another co
     await api(a.url, 'POST', `${AGENT_CONFIG}/local`, { body: { storage_type: 'local', interval: 60, path_prefix: join(h.root, 'local'), local_max_space: 1e9 } });
     await h.clock.advance(60_000);
     // The local attempt ends (real I/O) before the clock jumps past its deadline; the cloud one stalls.
-    await until('the cloud upload in flight and the local attempt done', () => gcs.emulator.store.activeUploads === 1 && a.scheduler.status('local')?.last_snapshot_end !== undefined, Boolean, { intervalMs: 0 });
+    await until(
+      'the cloud upload in flight and the local attempt done',
+      () => gcs.emulator.store.activeUploads === 1 && a.scheduler.status('local')?.last_snapshot_end !== undefined,
+      Boolean,
+      { intervalMs: 0 },
+    );
     // The clock moves without waiting for the stalled attempt (that wait is what a deadline ends).
     await h.clock.advance(DEFAULT_DEADLINE.floorMs + 1000);
     for (const x of h.agents) await x.scheduler.settled();

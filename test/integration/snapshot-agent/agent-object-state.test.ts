@@ -82,7 +82,9 @@ describe.each(['gcs', 'azure'] as const)('--state on %s', (kind) => {
     const a = await h.agent({ state, env: { ...ENV, VAULT_TOKEN: 'root-test-token' } });
     const b = await h.agent({ state, env: { ...ENV, VAULT_TOKEN: 'root-test-token' } });
     const dir = join(h.root, 'out');
-    expect((await api(a.url, 'POST', `${AGENT_CONFIG}/a`, { body: { storage_type: 'local', interval: 10, retain: 100, path_prefix: dir, local_max_space: 100_000_000 } })).status).toBe(204);
+    expect(
+      (await api(a.url, 'POST', `${AGENT_CONFIG}/a`, { body: { storage_type: 'local', interval: 10, retain: 100, path_prefix: dir, local_max_space: 100_000_000 } })).status,
+    ).toBe(204);
     await h.advance(100_000);
     expect(await snapshotsIn(dir)).toEqual(Array.from({ length: 10 }, (_, i) => ns(10 * (i + 1))));
     expect(a.archivesRead() + b.archivesRead()).toBe(10);

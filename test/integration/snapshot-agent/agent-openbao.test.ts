@@ -50,13 +50,16 @@ beforeEach(() => {
   delete process.env.KEYWARD_DIALECT;
 });
 
-test('the agent sees OpenBao and speaks Vault\'s names', async () => {
+test("the agent sees OpenBao and speaks Vault's names", async () => {
   expect(agent.info).toMatchObject({ dialect: 'vault', version: '2.2.0', openbao: true });
   const health = await api(agent.url, 'GET', 'sys/health', { token: null });
   expect(health.body.enterprise).toBeUndefined();
   expect(health.body.keyward_snapshot_agent).toBe(true);
   // A keyward-named storage type is refused in Vault's words; Vault's is taken.
-  const bad = await api(agent.url, 'POST', 'sys/storage/raft/snapshot-auto/config/x', { token: CONTRACT_TOKEN, body: { storage_type: 'aws-s3', interval: '1h', path_prefix: 'p' } });
+  const bad = await api(agent.url, 'POST', 'sys/storage/raft/snapshot-auto/config/x', {
+    token: CONTRACT_TOKEN,
+    body: { storage_type: 'aws-s3', interval: '1h', path_prefix: 'p' },
+  });
   expect(bad.status).toBe(400);
   expect(bad.body.errors.join('\n')).toMatch(/aws_s3_bucket/);
   expect(bad.body.errors.join('\n')).not.toMatch(/cloudone/);
@@ -79,7 +82,12 @@ test('with the agent: auth mount of the registered plugin on the server, configs
   expect(applied.code).toBe(0);
   expect(bao.mounts.get('gcp-prod')?.type).toBe(PLUGIN);
   expect(bao.snapshots.size).toBe(0);
-  expect((await api(agent.url, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly', { token: CONTRACT_TOKEN })).body.data).toMatchObject({ storage_type: 'local', interval: 3600, retain: 3, file_prefix: 'bao' });
+  expect((await api(agent.url, 'GET', 'sys/storage/raft/snapshot-auto/config/hourly', { token: CONTRACT_TOKEN })).body.data).toMatchObject({
+    storage_type: 'local',
+    interval: 3600,
+    retain: 3,
+    file_prefix: 'bao',
+  });
   expect((await runKeyward('plan', '--manifest', file, '--detailed-exitcode')).code).toBe(0);
   for (let i = 0; i < 4; i++) {
     await clock.advance(3600_000);

@@ -20,7 +20,7 @@ const localBody = (dir: string, extra: Record<string, unknown> = {}) => ({ stora
 const ns = (s: number) => `vault-snapshot-${BigInt(T0 + s * 1000) * 1_000_000n}.snap`;
 
 describe('snapshot agent schedules', () => {
-  it('takes the managed server\'s snapshots on schedule, keeps `retain`, and an archive restores into the engine', async () => {
+  it("takes the managed server's snapshots on schedule, keeps `retain`, and an archive restores into the engine", async () => {
     const a = await h.agent();
     const dir = join(h.root, 'out');
     expect((await api(a.url, 'POST', `${AGENT_CONFIG}/a`, { body: localBody(dir, { retain: 2 }) })).status).toBe(204);
@@ -91,7 +91,7 @@ describe('snapshot agent schedules', () => {
     expect(byA > 0 ? b.archivesRead() - byB : a.archivesRead() - byA).toBe(10);
   });
 
-  it('a dead agent\'s lease expires and another agent takes the slot within one interval', async () => {
+  it("a dead agent's lease expires and another agent takes the slot within one interval", async () => {
     const b = await h.agent();
     const dir = join(h.root, 'out');
     await api(b.url, 'POST', `${AGENT_CONFIG}/a`, { body: localBody(dir, { retain: 100, interval: 60 }) });

@@ -16,7 +16,15 @@ afterEach(async () => {
 });
 
 const SECRET = 'S3-SECRET-7f3a91c0de';
-const s3Body = { storage_type: 'cloudone-store', interval: 3600, path_prefix: 'p/', cloudone_bucket: 'b', cloudone_region: 'us-east-1', cloudone_access_key_id: 'AKID', cloudone_secret_access_key: SECRET };
+const s3Body = {
+  storage_type: 'cloudone-store',
+  interval: 3600,
+  path_prefix: 'p/',
+  cloudone_bucket: 'b',
+  cloudone_region: 'us-east-1',
+  cloudone_access_key_id: 'AKID',
+  cloudone_secret_access_key: SECRET,
+};
 
 async function stateFiles(dir: string): Promise<string[]> {
   const out: string[] = [];

@@ -60,7 +60,9 @@ it('waits for a managed server that drops connections at first, then serves', as
     expect((await api(agent.url, 'GET', 'sys/health', { token: null })).body.keyward_snapshot_agent).toBe(true);
     // The server goes away: a caller is told it could not be checked (503), not refused (403).
     front.dropAll();
-    const r = await api(agent.url, 'POST', 'sys/storage/raft/snapshot-auto/config/x', { body: { storage_type: 'local', interval: 60, path_prefix: join(root, 'x'), local_max_space: 1e6 } });
+    const r = await api(agent.url, 'POST', 'sys/storage/raft/snapshot-auto/config/x', {
+      body: { storage_type: 'local', interval: 60, path_prefix: join(root, 'x'), local_max_space: 1e6 },
+    });
     expect(r.status).toBe(503);
     expect(r.body.errors[0]).toMatch(/could not check the caller's permissions: the managed server .* did not answer sys\/capabilities-self/);
     expect(r.text).not.toContain(ROOT_TOKEN);
@@ -71,12 +73,14 @@ it('waits for a managed server that drops connections at first, then serves', as
   }
 }, 60_000);
 
-it('a server whose health is not Vault\'s fails the start at once, naming the address', async () => {
+it("a server whose health is not Vault's fails the start at once, naming the address", async () => {
   const odd = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
   try {
-    await expect(startSnapshotAgent({ server: url, listen: '127.0.0.1:0', state: join(root, 'odd'), env: { VAULT_TOKEN: ROOT_TOKEN } })).rejects.toThrow(/sys\/health returned no version/);
+    await expect(startSnapshotAgent({ server: url, listen: '127.0.0.1:0', state: join(root, 'odd'), env: { VAULT_TOKEN: ROOT_TOKEN } })).rejects.toThrow(
+      /sys\/health returned no version/,
+    );
   } finally {
     odd.closeAllConnections();
     await new Promise<void>((r) => odd.close(() => r()));

@@ -32,7 +32,9 @@ describe('snapshot agent token', () => {
     const twin = await agentToken('60s');
     const a = await h.agent({ env: { VAULT_TOKEN: token } });
     const dir = join(h.root, 'out');
-    expect((await api(a.url, 'POST', `${AGENT_CONFIG}/a`, { body: { storage_type: 'local', interval: 30, retain: 100, path_prefix: dir, local_max_space: 50_000_000 } })).status).toBe(204);
+    expect(
+      (await api(a.url, 'POST', `${AGENT_CONFIG}/a`, { body: { storage_type: 'local', interval: 30, retain: 100, path_prefix: dir, local_max_space: 50_000_000 } })).status,
+    ).toBe(204);
     await h.advance(200_000, 5_000);
     expect(a.tokens.renewals).toBeGreaterThanOrEqual(4);
     expect(await lookup(token)).toBe(200);

@@ -28,7 +28,9 @@ test('autoload_enabled: stored and returned; refused for local storage and for a
   expect(second.status).toBe(400);
   expect(second.body.errors.join(' ')).toMatch(/autoload_enabled is already set on config first/);
   expect((await api(engine, 'POST', cfg('first'), { body: { retain: 4 } })).status).toBe(204);
-  const local = await api(engine, 'POST', cfg('loc'), { body: { storage_type: 'local', interval: 60, path_prefix: '/tmp/kw-autoload', local_max_space: 1000, autoload_enabled: true } });
+  const local = await api(engine, 'POST', cfg('loc'), {
+    body: { storage_type: 'local', interval: 60, path_prefix: '/tmp/kw-autoload', local_max_space: 1000, autoload_enabled: true },
+  });
   expect(local.status).toBe(400);
   expect(local.body.errors.join(' ')).toMatch(/autoload_enabled is not supported for storage_type=local/);
   // Turned off on the first, it may go on another.

@@ -32,7 +32,15 @@ describe('snapshot-auto config API', () => {
     expect(r.status).toBe(204);
     r = await api(engine, 'GET', `${CONFIG}/daily`);
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ storage_type: 'local', interval: 86400, retain: 1, path_prefix: dir, file_prefix: 'vault-snapshot', autoload_enabled: false, local_max_space: 1000000 });
+    expect(r.body.data).toEqual({
+      storage_type: 'local',
+      interval: 86400,
+      retain: 1,
+      path_prefix: dir,
+      file_prefix: 'vault-snapshot',
+      autoload_enabled: false,
+      local_max_space: 1000000,
+    });
 
     r = await api(engine, 'PUT', `${CONFIG}/s3`, {
       body: {
@@ -135,7 +143,9 @@ describe('snapshot-auto interval limit', () => {
     for (const interval of [99999999999999, '8761h']) {
       const r = await api(engine, 'POST', `${CONFIG}/huge`, { body: { storage_type: 'local', interval, path_prefix: dir, local_max_space: 10 } });
       expect(r.status).toBe(400);
-      expect(r.body.errors).toEqual([expect.stringMatching(/^interval must be at most 31536000 seconds \(8760h, one year\), got \d+ \(a rule of keyward's embedded engine; Vault accepts it\)$/)]);
+      expect(r.body.errors).toEqual([
+        expect.stringMatching(/^interval must be at most 31536000 seconds \(8760h, one year\), got \d+ \(a rule of keyward's embedded engine; Vault accepts it\)$/),
+      ]);
     }
     expect((await api(engine, 'GET', `${CONFIG}/huge`)).status).toBe(404);
     const ok = await api(engine, 'POST', `${CONFIG}/yearly`, { body: { storage_type: 'local', interval: '8760h', path_prefix: dir, file_prefix: 'yearly', local_max_space: 10 } });

@@ -34,7 +34,12 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
   const clock = new ManualClock(T0);
   let family: SnapshotFamily | undefined;
   const capture: SystemFamilyFactory = (sys) => (family = createSnapshotFamily(sys));
-  const engine = await startTestEngine({ clock, edition: 'enterprise', dataDir: join(dir, 'engine'), systemFamilies: [...systemFamilyFactories.filter((f) => f !== snapshotFamily), capture] });
+  const engine = await startTestEngine({
+    clock,
+    edition: 'enterprise',
+    dataDir: join(dir, 'engine'),
+    systemFamilies: [...systemFamilyFactories.filter((f) => f !== snapshotFamily), capture],
+  });
   let release!: () => void;
   try {
     const archive = Buffer.from(await (await fetch(`${engine.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': engine.rootToken } })).arrayBuffer());
@@ -43,7 +48,12 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
     gcs.emulator.store.uploadGate = new Promise<void>((r) => (release = r));
 
     await clock.advance(60_000); // both attempts start; the cloud one stalls inside its upload
-    await until('gcs.emulator.store.activeUploads === 1 && family!.scheduler.status(\'local\')?.last_snapshot_end !== undefined', () => gcs.emulator.store.activeUploads === 1 && family!.scheduler.status('local')?.last_snapshot_end !== undefined, Boolean, { intervalMs: 0 });
+    await until(
+      "gcs.emulator.store.activeUploads === 1 && family!.scheduler.status('local')?.last_snapshot_end !== undefined",
+      () => gcs.emulator.store.activeUploads === 1 && family!.scheduler.status('local')?.last_snapshot_end !== undefined,
+      Boolean,
+      { intervalMs: 0 },
+    );
     let cloud = (await api(engine, 'GET', `${STATUS}/cloud`)).body.data;
     expect(cloud.consecutive_errors).toBe(0);
     const localFirst = (await api(engine, 'GET', `${STATUS}/local`)).body.data;

@@ -28,7 +28,10 @@ afterAll(async () => {
 
 it('accepts a chunked resumable upload and validates its MD5', async () => {
   const body = randomBytes(1024 * 1024 + 17);
-  await storage.bucket('b').file('dir/chunked.bin').save(body, { resumable: true, chunkSize: 256 * 1024, validation: 'md5' });
+  await storage
+    .bucket('b')
+    .file('dir/chunked.bin')
+    .save(body, { resumable: true, chunkSize: 256 * 1024, validation: 'md5' });
   const [meta] = await storage.bucket('b').file('dir/chunked.bin').getMetadata();
   expect(Number(meta.size)).toBe(body.length);
   const [back] = await storage.bucket('b').file('dir/chunked.bin').download();

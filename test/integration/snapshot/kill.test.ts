@@ -127,7 +127,10 @@ it('SIGKILL during a snapshot leaves nothing partial under a final name; the nex
   // The new snapshot is complete: the engine accepts it as a verified restore. Deleting the config
   // first stops rotation, so the newest file stays put.
   await api(url, 'DELETE', 'sys/storage/raft/snapshot-auto/config/crash', { token: TOKEN });
-  const newest = (await readdir(out)).filter((n) => FINAL.test(n)).sort().at(-1)!;
+  const newest = (await readdir(out))
+    .filter((n) => FINAL.test(n))
+    .sort()
+    .at(-1)!;
   const r = await api(url, 'POST', 'sys/storage/raft/snapshot', { token: TOKEN, rawBody: await readFile(join(out, newest)) });
   expect([r.status, r.text]).toEqual([204, '']);
   expect((await api(url, 'GET', 'sys/policy/big59', { token: TOKEN })).status).toBe(200);

@@ -102,7 +102,7 @@ describe('raft snapshot save and restore', () => {
     }
   });
 
-  it('refuses a forced restore of another engine\'s archive (other seal key) with 400 and keeps data and root token', async () => {
+  it("refuses a forced restore of another engine's archive (other seal key) with 400 and keeps data and root token", async () => {
     const other = await startTestEngine({ clock: new ManualClock(), edition: 'enterprise' });
     let foreign: Buffer;
     try {

@@ -111,4 +111,3 @@ describe('one config never runs two attempts at once', () => {
     await api(engine, 'DELETE', `sys/storage/raft/snapshot-auto/config/${name}`);
   });
 });
-

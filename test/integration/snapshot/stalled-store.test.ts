@@ -42,19 +42,34 @@ describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind
       const e = engine;
       const body = { storage_type: TYPES[kind], interval: 1, retain: 3, path_prefix: `stall-${kind}/`, ...store.fields };
       expect((await api(e.url, 'POST', `${CONFIG}/cloud`, { body })).status).toBe(204);
-      expect((await api(e.url, 'POST', `${CONFIG}/local`, { body: { storage_type: 'local', interval: 1, path_prefix: join(dir, `${kind}-local`), local_max_space: 1e9 } })).status).toBe(204);
+      expect(
+        (await api(e.url, 'POST', `${CONFIG}/local`, { body: { storage_type: 'local', interval: 1, path_prefix: join(dir, `${kind}-local`), local_max_space: 1e9 } })).status,
+      ).toBe(204);
       const status = async (name: string) => (await api(e.url, 'GET', `${STATUS}/${name}`)).body.data;
-      await until('a first cloud snapshot', () => status('cloud'), (s) => !!s.last_snapshot_url && s.consecutive_errors === 0);
+      await until(
+        'a first cloud snapshot',
+        () => status('cloud'),
+        (s) => !!s.last_snapshot_url && s.consecutive_errors === 0,
+      );
       const archive = Buffer.from(await (await fetch(`${e.url}/v1/sys/storage/raft/snapshot`, { headers: { 'x-vault-token': ROOT_TOKEN } })).arrayBuffer());
 
       process.kill(store.pid, 'SIGSTOP');
       const stoppedAt = Date.now();
-      const failed = await until('the stall in the status', () => status('cloud'), (s) => s.consecutive_errors >= 1);
+      const failed = await until(
+        'the stall in the status',
+        () => status('cloud'),
+        (s) => s.consecutive_errors >= 1,
+      );
       // One interval to the next attempt, then its deadline (floor, plus a few ms for the bytes).
       expect(Date.now() - stoppedAt).toBeLessThan(1000 + FLOOR_MS + 3000);
       expect(failed.last_snapshot_error).toMatch(new RegExp(`^upload to ${TYPES[kind]} failed: `));
       const localBefore = (await status('local')).last_snapshot_end;
-      await until('the other config to run again', () => status('local'), (s) => s.last_snapshot_end > localBefore && s.consecutive_errors === 0, { timeoutMs: 5000 });
+      await until(
+        'the other config to run again',
+        () => status('local'),
+        (s) => s.last_snapshot_end > localBefore && s.consecutive_errors === 0,
+        { timeoutMs: 5000 },
+      );
 
       const t = Date.now();
       const restored = await api(e.url, 'POST', 'sys/storage/raft/snapshot', { rawBody: archive });
@@ -62,7 +77,12 @@ describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind
       expect(Date.now() - t).toBeLessThan(5000);
 
       process.kill(store.pid, 'SIGCONT');
-      await until('a successful attempt after SIGCONT', () => status('cloud'), (s) => s.consecutive_errors === 0 && !!s.last_snapshot_url, { timeoutMs: 30_000 });
+      await until(
+        'a successful attempt after SIGCONT',
+        () => status('cloud'),
+        (s) => s.consecutive_errors === 0 && !!s.last_snapshot_url,
+        { timeoutMs: 30_000 },
+      );
       // Paused while the objects are checked (retention every second would race the reads).
       expect((await api(e.url, 'DELETE', `${CONFIG}/cloud`)).status).toBe(204);
       const target = createTarget(validateSnapshotConfigWrite(body).config);
@@ -83,7 +103,11 @@ describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind
 
       // Stalled again with attempts running every second: SIGTERM still stops the engine promptly.
       process.kill(store.pid, 'SIGSTOP');
-      await until('an attempt against the stalled store', () => status('cloud'), (s) => s.consecutive_errors >= 1);
+      await until(
+        'an attempt against the stalled store',
+        () => status('cloud'),
+        (s) => s.consecutive_errors >= 1,
+      );
       const exited = new Promise<number | null>((r) => e.child.once('exit', (code) => r(code)));
       const termAt = Date.now();
       e.stop();

@@ -76,8 +76,7 @@ targetConformance('cloudone-store multipart (s3rver)', () => ({
 }));
 
 targetConformance('cloudtwo-store (GCS emulator)', () => ({
-  make: (prefix) =>
-    new GcsTarget({ bucket: String(gcs.fields.cloudtwo_bucket), pathPrefix: prefix, endpoint: String(gcs.fields.cloudtwo_endpoint), disableTls: true }),
+  make: (prefix) => new GcsTarget({ bucket: String(gcs.fields.cloudtwo_bucket), pathPrefix: prefix, endpoint: String(gcs.fields.cloudtwo_endpoint), disableTls: true }),
   urlPattern: /^http:\/\/127\.0\.0\.1:\d+\/snapshots\/conf-.+\.snap$/,
 }));
 
@@ -114,7 +113,10 @@ describe('cloudone-store specifics (s3rver)', () => {
       expect((await t.list()).map((o) => o.name)).toEqual(['vault-snapshot-1.snap']);
       await t.close();
     } finally {
-      for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+      for (const [k, v] of [
+        ['AWS_ACCESS_KEY_ID', saved.id],
+        ['AWS_SECRET_ACCESS_KEY', saved.secret],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }

@@ -111,7 +111,10 @@ test('one-field change writes one role; a removed role is deleted; a type change
 
 test('destroy keeps a mount holding an undeclared role (its config as it is); without one the mount goes; retain_on_destroy deletes nothing', async () => {
   const { d, close } = await driver();
-  const { state } = await d.deploy(null, d.config({ path: 'tf-keep', config: { iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } }, roles: { web } }));
+  const { state } = await d.deploy(
+    null,
+    d.config({ path: 'tf-keep', config: { iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443', api: 'https://api.internal' } }, roles: { web } }),
+  );
   await api(engine, 'POST', 'auth/tf-keep/role/handmade', { body: { type: 'iam', bound_service_accounts: ['h@x.iam.gserviceaccount.com'] } });
   const out = await d.apply((await d.read(state!))!, null, null);
   expect(out.state).toBeNull();
@@ -156,7 +159,9 @@ test('no roles: plan, apply, refresh and import all hold the empty map, never nu
 test('import by mount path brings config and roles; the same declaration then writes nothing', async () => {
   await api(engine, 'POST', 'sys/auth/tf-imp', { body: { type: 'cloud', description: 'by hand' } });
   await api(engine, 'POST', 'auth/tf-imp/config', { body: { iam_alias: 'unique_id' } });
-  await api(engine, 'POST', 'auth/tf-imp/role/web', { body: { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: 'read,write' } });
+  await api(engine, 'POST', 'auth/tf-imp/role/web', {
+    body: { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: 'read,write' },
+  });
   await api(engine, 'POST', 'auth/tf-imp/role/batch', { body: { type: 'vm', bound_zones: 'europe-west1-b', bound_labels: 'env:prod', token_bound_cidrs: '10.0.0.1' } });
   const { d, writes, close } = await driver();
   const imported = await d.handler.import(d.ctx, 'tf-imp');
@@ -304,11 +309,18 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
 test('creating on an existing cloud mount is refused with the import command; imported, it plans only its differences; another mount type is a plan error', async () => {
   const { d, writes, reset, close } = await driver();
   await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });
-  await api(engine, 'POST', 'auth/tf-adopt/role/web', { body: { type: 'iam', bound_service_accounts: web.bound_service_accounts, token_policies: web.token_policies, token_ttl: 3600 } });
+  await api(engine, 'POST', 'auth/tf-adopt/role/web', {
+    body: { type: 'iam', bound_service_accounts: web.bound_service_accounts, token_policies: web.token_policies, token_ttl: 3600 },
+  });
   reset();
   const p = await d.plan(null, d.config({ path: 'tf-adopt', roles: { web } }));
   expect(p.diagnostics).toEqual([
-    expect.objectContaining({ severity: 'error', summary: 'auth/tf-adopt already exists on the server', detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'), attribute: ['path'] }),
+    expect.objectContaining({
+      severity: 'error',
+      summary: 'auth/tf-adopt already exists on the server',
+      detail: expect.stringContaining('terraform import keyward_cloud_auth_backend.<name> tf-adopt'),
+      attribute: ['path'],
+    }),
   ]);
   expect(p.diagnostics[0].detail).toContain('backend.importFrom("tf-adopt")');
   expect(writes()).toEqual([]);

@@ -20,7 +20,11 @@ const OPTS = { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_autho
 const toyType = blockType(toyProvider().resources[0]!.schema) as ValueType;
 /** The handshake's certificate (DER, base64 without padding) as PEM. */
 const serverPem = (raw: string) =>
-  Buffer.from(`-----BEGIN CERTIFICATE-----\n${Buffer.from(raw, 'base64').toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`);
+  Buffer.from(
+    `-----BEGIN CERTIFICATE-----\n${Buffer.from(raw, 'base64')
+      .toString('base64')
+      .replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`,
+  );
 type Wire = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('the provider process, driven as Terraform drives it', () => {
@@ -29,8 +33,7 @@ describe('the provider process, driven as Terraform drives it', () => {
   let controller: grpc.Client & Record<string, (req: Wire, cb: (err: Error | null, res: Wire) => void) => void>;
   let handshake: string[];
   let dir: string;
-  const call = (method: string, req: Wire): Promise<Wire> =>
-    new Promise((ok, fail) => client[method]!(req, (err, res) => (err ? fail(err) : ok(res))));
+  const call = (method: string, req: Wire): Promise<Wire> => new Promise((ok, fail) => client[method]!(req, (err, res) => (err ? fail(err) : ok(res))));
   const dv = (value: ObjectValue | null) => ({ msgpack: Buffer.from(encodeValue(value, toyType)) });
   const value = (d: Wire) => decodeValue(d.msgpack, toyType) as ObjectValue | null;
 
@@ -38,7 +41,14 @@ describe('the provider process, driven as Terraform drives it', () => {
     dir = mkdtempSync(join(tmpdir(), 'keyward-protocol-'));
     const hostCert = await generateServerCertificate();
     child = spawn(process.execPath, [ENTRY], {
-      env: { ...process.env, TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: hostCert.certPem, PLUGIN_UNIX_SOCKET_DIR: dir, KEYWARD_TOY_STORE: '' },
+      env: {
+        ...process.env,
+        TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
+        PLUGIN_PROTOCOL_VERSIONS: '5,6',
+        PLUGIN_CLIENT_CERT: hostCert.certPem,
+        PLUGIN_UNIX_SOCKET_DIR: dir,
+        KEYWARD_TOY_STORE: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const line = await new Promise<string>((ok) => createInterface({ input: child.stdout! }).once('line', ok));
@@ -54,7 +64,7 @@ describe('the provider process, driven as Terraform drives it', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses to run without the magic cookie, with go-plugin\'s message', () => {
+  it("refuses to run without the magic cookie, with go-plugin's message", () => {
     const run = spawnSync(process.execPath, [ENTRY], { env: { ...process.env, TF_PLUGIN_MAGIC_COOKIE: 'nope' }, encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
@@ -91,9 +101,21 @@ describe('the provider process, driven as Terraform drives it', () => {
   });
 
   it('configures, plans, applies, reads and imports', async () => {
-    expect((await call('ValidateProviderConfig', { config: { msgpack: Buffer.from(encodeValue({ prefix: 'bad', token: null }, blockType(toyProvider().schema))) } })).diagnostics[0].attribute.steps[0].attribute_name).toBe('prefix');
-    expect((await call('ConfigureProvider', { config: { msgpack: Buffer.from(encodeValue({ prefix: 'p', token: null }, blockType(toyProvider().schema))) } })).diagnostics).toEqual([]);
-    const config: ObjectValue = { name: 'alpha', items: { one: { value: '1', note: null, serial: null } }, generation: null, secret_wo: 's3cret', secret_wo_version: 1, secret_length: null };
+    expect(
+      (await call('ValidateProviderConfig', { config: { msgpack: Buffer.from(encodeValue({ prefix: 'bad', token: null }, blockType(toyProvider().schema))) } })).diagnostics[0]
+        .attribute.steps[0].attribute_name,
+    ).toBe('prefix');
+    expect((await call('ConfigureProvider', { config: { msgpack: Buffer.from(encodeValue({ prefix: 'p', token: null }, blockType(toyProvider().schema))) } })).diagnostics).toEqual(
+      [],
+    );
+    const config: ObjectValue = {
+      name: 'alpha',
+      items: { one: { value: '1', note: null, serial: null } },
+      generation: null,
+      secret_wo: 's3cret',
+      secret_wo_version: 1,
+      secret_length: null,
+    };
     const proposed: ObjectValue = { ...config, secret_wo: null, items: { one: { value: '1', note: null, serial: UNKNOWN } }, generation: UNKNOWN, secret_length: UNKNOWN };
     const plan = await call('PlanResourceChange', { type_name: 'keyward_toy', prior_state: dv(null), proposed_new_state: dv(proposed), config: dv(config) });
     expect(plan.diagnostics).toEqual([]);
@@ -113,7 +135,12 @@ describe('the provider process, driven as Terraform drives it', () => {
 
   it('turns handler failures into diagnostics with the attribute path and keeps the prior state', async () => {
     const config: ObjectValue = { name: 'fail-x', items: null, generation: null, secret_wo: null, secret_wo_version: null, secret_length: null };
-    const apply = await call('ApplyResourceChange', { type_name: 'keyward_toy', prior_state: dv(null), planned_state: dv({ ...config, generation: UNKNOWN, secret_length: UNKNOWN }), config: dv(config) });
+    const apply = await call('ApplyResourceChange', {
+      type_name: 'keyward_toy',
+      prior_state: dv(null),
+      planned_state: dv({ ...config, generation: UNKNOWN, secret_length: UNKNOWN }),
+      config: dv(config),
+    });
     expect(apply.diagnostics[0]).toMatchObject({ severity: 1, summary: 'The toy server refused the name' });
     expect(apply.diagnostics[0].attribute.steps[0].attribute_name).toBe('name');
     expect(value(apply.new_state)).toBeNull();

@@ -76,7 +76,10 @@ test('drift is read back, planned field by field, and corrected with one write',
 
 test('validation: one diagnostic per bad value, on its own attribute, all at once', async () => {
   const { d, close } = await driver();
-  const bad = await d.plan(null, d.config({ backend: '/bad/', name: 'Web', type: 'iam', bound_service_accounts: ['a@b.iam.gserviceaccount.com'], max_jwt_exp: '2h', token_bound_cidrs: ['10.0.0.300'] }));
+  const bad = await d.plan(
+    null,
+    d.config({ backend: '/bad/', name: 'Web', type: 'iam', bound_service_accounts: ['a@b.iam.gserviceaccount.com'], max_jwt_exp: '2h', token_bound_cidrs: ['10.0.0.300'] }),
+  );
   const at = bad.diagnostics.map((x) => `${(x.attribute ?? []).join('.')}: ${x.summary}`).sort();
   expect(at).toHaveLength(4);
   expect(at[0]).toMatch(/^backend: Invalid backend "\/bad\/"/);
@@ -96,7 +99,12 @@ test('a role already on the server is refused with the import command; import <m
   const config = d.config({ backend: 'team/r-import', name: 'legacy', type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '30m' });
   const refused = await d.plan(null, config);
   expect(refused.diagnostics).toEqual([
-    expect.objectContaining({ severity: 'error', attribute: ['name'], summary: 'Role "legacy" already exists on auth/team/r-import', detail: expect.stringContaining('terraform import keyward_cloud_auth_role.<name> team/r-import/legacy') }),
+    expect.objectContaining({
+      severity: 'error',
+      attribute: ['name'],
+      summary: 'Role "legacy" already exists on auth/team/r-import',
+      detail: expect.stringContaining('terraform import keyward_cloud_auth_role.<name> team/r-import/legacy'),
+    }),
   ]);
   await expect(d.handler.import(d.ctx, 'no-slash')).rejects.toThrow(/<mount path>\/<role name>/);
   const imported = await d.handler.import(d.ctx, 'team/r-import/legacy');
@@ -117,7 +125,9 @@ test('a type change replaces (warning), its create half is not refused; destroy 
   const prior = (await d.read(state!))!;
   const p = await d.handler.plan(d.ctx, { prior, config: vm, proposed: vm });
   expect(p.requiresReplace).toEqual([['type']]);
-  expect(p.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'Role "web" on auth/r-replace will be replaced: type iam -> vm', detail: expect.stringContaining('stops renewing') })]);
+  expect(p.diagnostics).toEqual([
+    expect.objectContaining({ severity: 'warning', summary: 'Role "web" on auth/r-replace will be replaced: type iam -> vm', detail: expect.stringContaining('stops renewing') }),
+  ]);
   // Terraform plans the create half with a null prior and the first plan's private bytes.
   const create = await d.handler.plan(d.ctx, { prior: null, config: vm, proposed: vm, priorPrivate: p.plannedPrivate });
   expect(create.diagnostics).toEqual([]);

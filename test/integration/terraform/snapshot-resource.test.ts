@@ -28,7 +28,14 @@ async function driver(typeName: string, env: Record<string, string> = {}) {
   return { d, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
 }
 
-const local = (name: string, extra: Record<string, unknown> = {}) => ({ name, storage_type: 'local', interval: '1h', path_prefix: `/tmp/kw-tf-snap-${name}`, local_max_space: 1_000_000, ...extra });
+const local = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  storage_type: 'local',
+  interval: '1h',
+  path_prefix: `/tmp/kw-tf-snap-${name}`,
+  local_max_space: 1_000_000,
+  ...extra,
+});
 
 test('create, refresh and plan empty; "1h" vs "3600" plans nothing; out-of-band change plans an update apply fixes', async () => {
   const { d, writes, reset, close } = await driver('keyward_snapshot_auto_config');
@@ -64,7 +71,16 @@ test('a storage_type or name change replaces; import by name then the same decla
 test('secret from the environment: fingerprint in state, never the value; unset variable is a plan error and nothing is written', async () => {
   const env: Record<string, string> = { S3_SECRET: SECRET };
   const { d, writes, reset, close } = await driver('keyward_snapshot_auto_config', env);
-  const config = d.config({ name: 's3', storage_type: 'cloudone-store', interval: '1h', path_prefix: 'snaps/', cloudone_bucket: 'b', cloudone_region: 'eu-1', cloudone_access_key_id: 'AKIA', cloudone_secret_access_key_env: 'S3_SECRET' });
+  const config = d.config({
+    name: 's3',
+    storage_type: 'cloudone-store',
+    interval: '1h',
+    path_prefix: 'snaps/',
+    cloudone_bucket: 'b',
+    cloudone_region: 'eu-1',
+    cloudone_access_key_id: 'AKIA',
+    cloudone_secret_access_key_env: 'S3_SECRET',
+  });
   const created = await d.deploy(null, config);
   expect(created.state!.cloudone_secret_access_key_fingerprint).toMatch(/^sha256:/);
   const same = await d.deploy(created.state, config);

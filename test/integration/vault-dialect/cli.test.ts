@@ -42,7 +42,11 @@ test('plan, apply, status, import and destroy against Vault, in keyward names un
   expect((await keyward('plan', '--manifest', pinned, '--last-applied', record, '--detailed-exitcode', '--dialect', 'vault')).code).toBe(0);
 
   const status = await keyward('status', '--json');
-  expect(JSON.parse(status.out).snapshots.map((r: { storage_type: string }) => r.storage_type).sort()).toEqual(['cloudone-store', 'cloudthree-store', 'cloudtwo-store', 'local']);
+  expect(
+    JSON.parse(status.out)
+      .snapshots.map((r: { storage_type: string }) => r.storage_type)
+      .sort(),
+  ).toEqual(['cloudone-store', 'cloudthree-store', 'cloudtwo-store', 'local']);
 
   const mount = await keyward('import', '--mount', 'cloud');
   expect(mount.out).toContain('CloudAuthRole.vm(stack, "cloud-batch"');

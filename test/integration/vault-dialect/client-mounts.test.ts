@@ -31,10 +31,18 @@ describe.each(['vault', 'engine'] as const)('on %s', (server) => {
     expect(await c.sys.enableAuth('kw-a', { type: 'cloud', description: 'a', local: true, config: { default_lease_ttl: '1h' } })).toEqual([]);
     expect(await c.sys.tune('kw-a', { max_lease_ttl: 7200, token_type: 'default-batch', listing_visibility: 'hidden', description: 'b' })).toEqual([]);
     const m = (await c.sys.listAuthMounts()).get('kw-a')!;
-    expect(m).toMatchObject({ type: 'cloud', description: 'b', local: true, config: { default_lease_ttl: 3600, max_lease_ttl: 7200, token_type: 'default-batch', listing_visibility: 'hidden' } });
+    expect(m).toMatchObject({
+      type: 'cloud',
+      description: 'b',
+      local: true,
+      config: { default_lease_ttl: 3600, max_lease_ttl: 7200, token_type: 'default-batch', listing_visibility: 'hidden' },
+    });
     // A mount without settings reads as the defaults, listing_visibility "" included.
     await c.sys.enableAuth('kw-plain', { type: 'cloud' });
-    expect((await c.sys.listAuthMounts()).get('kw-plain')).toMatchObject({ local: false, config: { default_lease_ttl: 0, max_lease_ttl: 0, token_type: 'default-service', listing_visibility: '' } });
+    expect((await c.sys.listAuthMounts()).get('kw-plain')).toMatchObject({
+      local: false,
+      config: { default_lease_ttl: 0, max_lease_ttl: 0, token_type: 'default-service', listing_visibility: '' },
+    });
     await expect(c.sys.tune('kw-a', { token_type: 'forever' })).rejects.toThrow(/HTTP 400/);
   });
 

@@ -18,12 +18,26 @@ afterEach(() => {
 type Json = ReturnType<typeof JSON.parse>;
 
 async function call(method: string, path: string, body?: unknown, base = vault.url): Promise<{ status: number; body: Json; location: string | null }> {
-  const res = await fetch(`${base}/v1/${path}`, { method, headers: { 'x-vault-token': CONTRACT_TOKEN }, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+  const res = await fetch(`${base}/v1/${path}`, {
+    method,
+    headers: { 'x-vault-token': CONTRACT_TOKEN },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: 'manual',
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, location: res.headers.get('location') };
 }
 
-const S3 = { storage_type: 'aws-s3', interval: 3600, retain: 3, path_prefix: 'raft', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: 'SECRET-1' };
+const S3 = {
+  storage_type: 'aws-s3',
+  interval: 3600,
+  retain: 3,
+  path_prefix: 'raft',
+  aws_s3_bucket: 'b',
+  aws_s3_region: 'r',
+  aws_access_key_id: 'AK',
+  aws_secret_access_key: 'SECRET-1',
+};
 const snap = (n: string) => `sys/storage/raft/snapshot-auto/config/${n}`;
 
 describe('snapshot config updates', () => {
@@ -61,7 +75,15 @@ describe('snapshot config updates', () => {
 
   test("values Vault accepts: path_prefix without '/', '/' in file_prefix, a 2-year interval, any blob environment", async () => {
     const r = await call('POST', snap('az'), {
-      storage_type: 'azure-blob', interval: 2 * 366 * 86400, path_prefix: 'path/in/bucket', file_prefix: 'a/b', azure_container_name: 'c', azure_account_name: 'n', azure_account_key: 'k', azure_blob_environment: 'azure-env', azure_auth_mode: 'shared',
+      storage_type: 'azure-blob',
+      interval: 2 * 366 * 86400,
+      path_prefix: 'path/in/bucket',
+      file_prefix: 'a/b',
+      azure_container_name: 'c',
+      azure_account_name: 'n',
+      azure_account_key: 'k',
+      azure_blob_environment: 'azure-env',
+      azure_auth_mode: 'shared',
     });
     expect(r.status).toBe(204);
     expect(vault.problems).toEqual([]);
@@ -71,7 +93,9 @@ describe('snapshot config updates', () => {
 describe('autoload and Azure auth modes', () => {
   const AZ = { storage_type: 'azure-blob', interval: 60, path_prefix: 'p/', azure_container_name: 'c', azure_account_name: 'n' };
   test('autoload_enabled: refused for local storage and for a second config', async () => {
-    expect(await call('POST', snap('l'), { storage_type: 'local', interval: 60, path_prefix: '/tmp/x', local_max_space: 10, autoload_enabled: true })).toMatchObject({ status: 400 });
+    expect(await call('POST', snap('l'), { storage_type: 'local', interval: 60, path_prefix: '/tmp/x', local_max_space: 10, autoload_enabled: true })).toMatchObject({
+      status: 400,
+    });
     expect((await call('POST', snap('a'), { ...S3, autoload_enabled: true })).status).toBe(204);
     const second = await call('POST', snap('b'), { ...S3, autoload_enabled: true });
     expect(second.status).toBe(400);
@@ -88,7 +112,9 @@ describe('autoload and Azure auth modes', () => {
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'environment' })).status).toBe(204);
     const { azure_account_name: _name, ...noName } = AZ;
     expect((await call('POST', snap('z'), { ...noName, azure_auth_mode: 'environment' })).status).toBe(204);
-    expect((await call('POST', snap('z'), { ...noName, azure_auth_mode: 'managed', azure_client_id: 'cid' })).body.errors).toEqual(['azure_account_name is required for azure_auth_mode=managed']);
+    expect((await call('POST', snap('z'), { ...noName, azure_auth_mode: 'managed', azure_client_id: 'cid' })).body.errors).toEqual([
+      'azure_account_name is required for azure_auth_mode=managed',
+    ]);
     expect((await call('POST', snap('z'), { ...AZ, azure_auth_mode: 'sas' })).body.errors[0]).toMatch(/^azure_auth_mode must be one of/);
   });
 });
@@ -133,22 +159,38 @@ describe('GCP auth config: workload identity federation and root rotation (path_
   });
   afterAll(() => call('DELETE', 'sys/auth/g'));
   test('WIF: audience needs service_account_email and excludes credentials', async () => {
-    expect((await call('POST', 'auth/g/config', { identity_token_audience: 'aud' })).body.errors).toEqual(["missing required 'service_account_email' when 'identity_token_audience' is set"]);
+    expect((await call('POST', 'auth/g/config', { identity_token_audience: 'aud' })).body.errors).toEqual([
+      "missing required 'service_account_email' when 'identity_token_audience' is set",
+    ]);
     await call('POST', 'auth/g/config', { credentials: creds });
     expect((await call('POST', 'auth/g/config', { identity_token_audience: 'aud', service_account_email: 'sa@p.iam.gserviceaccount.com' })).body.errors).toEqual([
       "only one of 'credentials' or 'identity_token_audience' can be set",
     ]);
-    expect((await call('POST', 'auth/g/config', { credentials: '', identity_token_audience: 'aud', service_account_email: 'sa@p.iam.gserviceaccount.com', identity_token_ttl: '2h' })).status).toBe(204);
-    expect((await call('GET', 'auth/g/config')).body.data).toMatchObject({ identity_token_audience: 'aud', identity_token_ttl: 7200, service_account_email: 'sa@p.iam.gserviceaccount.com' });
+    expect(
+      (await call('POST', 'auth/g/config', { credentials: '', identity_token_audience: 'aud', service_account_email: 'sa@p.iam.gserviceaccount.com', identity_token_ttl: '2h' }))
+        .status,
+    ).toBe(204);
+    expect((await call('GET', 'auth/g/config')).body.data).toMatchObject({
+      identity_token_audience: 'aud',
+      identity_token_ttl: 7200,
+      service_account_email: 'sa@p.iam.gserviceaccount.com',
+    });
     await call('POST', 'auth/g/config', { identity_token_audience: '', service_account_email: '' });
   });
 
   test('rotation: schedule xor period, window needs a schedule in the same request; read as numbers', async () => {
-    expect((await call('POST', 'auth/g/config', { rotation_schedule: '0 * * * SAT', rotation_period: 3600 })).body.errors[0]).toMatch(/^mutually exclusive fields rotation_schedule and rotation_period/);
+    expect((await call('POST', 'auth/g/config', { rotation_schedule: '0 * * * SAT', rotation_period: 3600 })).body.errors[0]).toMatch(
+      /^mutually exclusive fields rotation_schedule and rotation_period/,
+    );
     expect((await call('POST', 'auth/g/config', { rotation_window: 3600 })).body.errors).toEqual(['cannot use rotation_window without rotation_schedule']);
     expect((await call('POST', 'auth/g/config', { rotation_schedule: 'every day' })).body.errors[0]).toMatch(/^failed to parse provided rotation_schedule/);
     expect((await call('POST', 'auth/g/config', { rotation_schedule: '0 * * * SAT', rotation_window: '1h' })).status).toBe(204);
-    expect((await call('GET', 'auth/g/config')).body.data).toMatchObject({ rotation_schedule: '0 * * * SAT', rotation_window: 3600, rotation_period: 0, disable_automated_rotation: false });
+    expect((await call('GET', 'auth/g/config')).body.data).toMatchObject({
+      rotation_schedule: '0 * * * SAT',
+      rotation_window: 3600,
+      rotation_period: 0,
+      disable_automated_rotation: false,
+    });
   });
 
   test('rotate-root and a scheduled rotation change private_key_id', async () => {

@@ -55,7 +55,15 @@ function enterprise(k: Knobs = {}): ManifestInput {
         cloudone_secret_access_key: ref('S3_SECRET'),
         cloudone_session_token: ref('S3_SESSION'),
       },
-      { name: 'gcs', storage_type: 'cloudtwo-store', interval: '12h', path_prefix: 'raft/', cloudtwo_bucket: 'gcs', cloudtwo_service_account_key: ref('GCS_KEY'), autoload_enabled: true },
+      {
+        name: 'gcs',
+        storage_type: 'cloudtwo-store',
+        interval: '12h',
+        path_prefix: 'raft/',
+        cloudtwo_bucket: 'gcs',
+        cloudtwo_service_account_key: ref('GCS_KEY'),
+        autoload_enabled: true,
+      },
       {
         name: 'azure',
         storage_type: 'cloudthree-store',
@@ -66,7 +74,15 @@ function enterprise(k: Knobs = {}): ManifestInput {
         cloudthree_auth_mode: 'managed',
         cloudthree_client_id: 'client-1',
       },
-      { name: 'shared-az', storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'c2', cloudthree_account_name: 'acct', cloudthree_account_key: ref('AZ_KEY') },
+      {
+        name: 'shared-az',
+        storage_type: 'cloudthree-store',
+        interval: '6h',
+        path_prefix: 'raft/',
+        cloudthree_container_name: 'c2',
+        cloudthree_account_name: 'acct',
+        cloudthree_account_key: ref('AZ_KEY'),
+      },
       { name: 'local', storage_type: 'local', interval: '1h', path_prefix: '/var/snaps', local_max_space: 1_000_000 },
     ],
   });

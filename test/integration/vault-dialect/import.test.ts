@@ -31,11 +31,25 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
   await raw('auth/legacy/role/web', { type: 'iam', bound_service_accounts: 'b@p,a@p', token_ttl: '1h', token_bound_cidrs: '10.0.0.9/32', allow_gce_inference: false });
   await raw('auth/legacy/role/batch', { type: 'gce', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', token_type: 'service' });
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
-    storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: 'SK-original-do-not-print',
+    storage_type: 'aws-s3',
+    interval: 86400,
+    path_prefix: 'raft/',
+    aws_s3_bucket: 'b',
+    aws_s3_region: 'r',
+    aws_access_key_id: 'AK',
+    aws_secret_access_key: 'SK-original-do-not-print',
     // A stored secret no rule requires (issue 29, defect 3): import must still declare it.
     aws_session_token: 'ST-original-do-not-print',
   });
-  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: 'AZ-original-do-not-print', azure_auth_mode: 'shared' });
+  await raw('sys/storage/raft/snapshot-auto/config/blobs', {
+    storage_type: 'azure-blob',
+    interval: '6h',
+    path_prefix: 'raft/',
+    azure_container_name: 'c',
+    azure_account_name: 'acct',
+    azure_account_key: 'AZ-original-do-not-print',
+    azure_auth_mode: 'shared',
+  });
   expect(vault.problems).toEqual([]);
 
   const client = vaultClient(vault.url);
@@ -51,7 +65,13 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
   expect(code).toContain('(set TF_VAR_offsite_cloudone_session_token)');
   expect(code).not.toMatch(/do-not-print|aws_|gce|azure_account/);
 
-  const env = { ...process.env, TF_VAR_offsite_cloudone_session_token: 'ST-original-do-not-print', TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print', TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print', CHECKPOINT_DISABLE: '1' };
+  const env = {
+    ...process.env,
+    TF_VAR_offsite_cloudone_session_token: 'ST-original-do-not-print',
+    TF_VAR_offsite_cloudone_secret_access_key: 'SK-original-do-not-print',
+    TF_VAR_blobs_cloudthree_account_key: 'AZ-original-do-not-print',
+    CHECKPOINT_DISABLE: '1',
+  };
   for (const f of ['mount.ts', 'snapshots.ts']) {
     const m = synthesizeImported(dir, f, env);
     expect(m.server.dialect).toBe('vault');
@@ -69,7 +89,11 @@ test('import from Vault, synthesize, plan back: no changes', async () => {
 
 test('import of a hand-made configuration that only Vault accepts (item 5 values, new fields): synthesized and planned back, no changes', async () => {
   await raw('sys/auth/vaultish', { type: 'gcp', description: 'by hand', local: true, config: { default_lease_ttl: '2h', listing_visibility: 'unauth' } });
-  await raw('auth/vaultish/config', { service_account_email: 'vault@p.iam.gserviceaccount.com', identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v', identity_token_ttl: 1200 });
+  await raw('auth/vaultish/config', {
+    service_account_email: 'vault@p.iam.gserviceaccount.com',
+    identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v',
+    identity_token_ttl: 1200,
+  });
   await raw('auth/vaultish/role/ci', { type: 'gce', bound_service_accounts: ['*', 'ci@p.iam.gserviceaccount.com'], bound_zones: 'us-east1-b' });
   await raw('sys/storage/raft/snapshot-auto/config/oddities', {
     storage_type: 'azure-blob',
@@ -82,7 +106,13 @@ test('import of a hand-made configuration that only Vault accepts (item 5 values
     azure_auth_mode: 'managed',
     azure_client_id: 'client-7',
   });
-  await raw('sys/storage/raft/snapshot-auto/config/gcs-autoload', { storage_type: 'google-gcs', interval: 3600, path_prefix: 'raft', google_gcs_bucket: 'b', autoload_enabled: true });
+  await raw('sys/storage/raft/snapshot-auto/config/gcs-autoload', {
+    storage_type: 'google-gcs',
+    interval: 3600,
+    path_prefix: 'raft',
+    google_gcs_bucket: 'b',
+    autoload_enabled: true,
+  });
   expect(vault.problems).toEqual([]);
 
   const client = vaultClient(vault.url);
@@ -90,7 +120,10 @@ test('import of a hand-made configuration that only Vault accepts (item 5 values
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const module = join(ROOT, 'constructs');
   const mount = mountCode(await readMountForImport(client, 'vaultish'), { module, stackName: 'vaultish', dialect: 'vault' });
-  const snaps = snapshotsCode((await readSnapshotsForImport(client)).filter((s) => ['oddities', 'gcs-autoload'].includes(s.name)), { module, stackName: 'odd', dialect: 'vault' });
+  const snaps = snapshotsCode(
+    (await readSnapshotsForImport(client)).filter((s) => ['oddities', 'gcs-autoload'].includes(s.name)),
+    { module, stackName: 'odd', dialect: 'vault' },
+  );
   expect(mount).toContain('local: true');
   expect(mount).toContain('identityTokenAudience:');
   expect(mount).toContain('boundServiceAccounts: ["*", "ci@p.iam.gserviceaccount.com"]');

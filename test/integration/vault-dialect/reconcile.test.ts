@@ -54,7 +54,12 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   expect(gcp.config).toMatchObject({ gce_alias: 'instance_id', gce_metadata: ['instance_id', 'zone'], iam_alias: 'unique_id' });
   expect(gcp.roles.get('batch')).toMatchObject({ type: 'gce', bound_labels: { env: 'prod', tier: 'batch' } });
   expect(gcp.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false, max_jwt_exp: 600, token_bound_cidrs: ['10.0.0.9', '10.1.0.0/16'] });
-  expect(vault.snapshots.get('offsite')).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'backups', aws_secret_access_key: SECRETS.S3_SECRET, aws_s3_force_path_style: true });
+  expect(vault.snapshots.get('offsite')).toMatchObject({
+    storage_type: 'aws-s3',
+    aws_s3_bucket: 'backups',
+    aws_secret_access_key: SECRETS.S3_SECRET,
+    aws_s3_force_path_style: true,
+  });
   expect(vault.snapshots.get('gcs')).toMatchObject({ storage_type: 'google-gcs', google_gcs_bucket: 'gcs-backups' });
   expect(vault.snapshots.get('blobs')).toMatchObject({ storage_type: 'azure-blob', azure_container_name: 'snapshots', azure_account_key: SECRETS.AZ_KEY });
   expect(vault.snapshots.get('hourly')).toMatchObject({ storage_type: 'local', interval: 3600 });
@@ -70,9 +75,12 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   // show as changes back to the declared (default) values and are corrected.
   await raw('POST', 'auth/cloud/config', { rotation_period: 86400, disable_automated_rotation: true, service_account_email: 'vault@p.iam.gserviceaccount.com' });
   const changed = seen((await s.apply(stack(localDir, { vmAlias: 'role_id' }))).plan);
-  expect(changed.objects.find((o) => o.id === 'auth/cloud/config')?.changes.map((ch) => ch.field).sort()).toEqual(
-    ['disable_automated_rotation', 'rotation_period', 'service_account_email', 'vm_alias'],
-  );
+  expect(
+    changed.objects
+      .find((o) => o.id === 'auth/cloud/config')
+      ?.changes.map((ch) => ch.field)
+      .sort(),
+  ).toEqual(['disable_automated_rotation', 'rotation_period', 'service_account_email', 'vm_alias']);
   expect(gcp.config.gce_alias).toBe('role_id');
   expect(gcp.config).toMatchObject({ rotation_period: 0, disable_automated_rotation: false, service_account_email: '' });
 
@@ -80,7 +88,11 @@ test('plan -> apply -> empty plan, stored in Vault names, then drift and Vault-o
   await raw('POST', 'auth/cloud/role/web', { token_ttl: 7200, allow_gce_inference: true });
   await raw('POST', 'sys/storage/raft/snapshot-auto/config/offsite', { ...vault.snapshots.get('offsite'), aws_s3_region: 'us-east-2' });
   const drift = seen(await s.plan(stack(localDir, { vmAlias: 'role_id' })));
-  expect(drift.drift.map((d) => `${d.id} ${d.field}`).sort()).toEqual(['auth/cloud/role/web allow_vm_inference', 'auth/cloud/role/web token_ttl', 'snapshot/offsite cloudone_region']);
+  expect(drift.drift.map((d) => `${d.id} ${d.field}`).sort()).toEqual([
+    'auth/cloud/role/web allow_vm_inference',
+    'auth/cloud/role/web token_ttl',
+    'snapshot/offsite cloudone_region',
+  ]);
   const text = renderText(drift);
   expect(text).toContain('~ cloudone_region: "us-east-2" -> "eu-west-1"');
   expect(text).not.toMatch(/aws_|gce|google_|azure_/);

@@ -16,9 +16,23 @@ const raw = cli.post;
 test('status rows from Vault Enterprise: keyward names, Vault times as given, never-run configs as "-"', async () => {
   await raw('sys/storage/raft/snapshot-auto/config/hourly', { storage_type: 'local', interval: '1h', path_prefix: '/opt/vault/snaps', local_max_space: 100000, retain: 5 });
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
-    storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET,
+    storage_type: 'aws-s3',
+    interval: 86400,
+    path_prefix: 'raft/',
+    aws_s3_bucket: 'b',
+    aws_s3_region: 'r',
+    aws_access_key_id: 'AK',
+    aws_secret_access_key: SECRETS.S3_SECRET,
   });
-  await raw('sys/storage/raft/snapshot-auto/config/blobs', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY, azure_auth_mode: 'shared' });
+  await raw('sys/storage/raft/snapshot-auto/config/blobs', {
+    storage_type: 'azure-blob',
+    interval: '6h',
+    path_prefix: 'raft/',
+    azure_container_name: 'c',
+    azure_account_name: 'acct',
+    azure_account_key: SECRETS.AZ_KEY,
+    azure_auth_mode: 'shared',
+  });
   cli.vault.statuses.set('hourly', {
     last_snapshot_start: '2025-08-29T17:41:54+02:00',
     last_snapshot_end: '2025-08-29T17:41:55+02:00',
@@ -82,13 +96,24 @@ test('status rows from Vault Enterprise: keyward names, Vault times as given, ne
   expect(lines[0]).toMatch(/^NAME\s+TYPE\s+LAST SNAPSHOT\s+NEXT SNAPSHOT\s+ERRORS\s+LAST ERROR\s+URL$/);
   // Vault sends no consecutive_errors: "-" before any run, 0 after a success, ">=1" after a failure.
   expect(lines[1].split(/\s{2,}/)).toEqual(['blobs', 'cloudthree-store', '-', '-', '-', '-', '-']);
-  expect(lines[2].split(/\s{2,}/)).toEqual(['hourly', 'local', '2025-08-29T17:41:55+02:00', '2025-08-29T18:41:54+02:00', '0', '-', 'file:///opt/vault/snaps/vault-snapshot-1756482114000000000.snap']);
+  expect(lines[2].split(/\s{2,}/)).toEqual([
+    'hourly',
+    'local',
+    '2025-08-29T17:41:55+02:00',
+    '2025-08-29T18:41:54+02:00',
+    '0',
+    '-',
+    'file:///opt/vault/snaps/vault-snapshot-1756482114000000000.snap',
+  ]);
   expect(lines[3].split(/\s{2,}/)).toEqual(['offsite', 'cloudone-store', '2025-08-29T17:00:01+02:00', '-', '>=1', 'AccessDenied: Access Denied (status 403)', '-']);
 
   // Vault's own paths were read, in the root namespace; nothing else was asked of it.
-  expect(cli.vault.requests.filter((r) => r.path.includes('/status/')).map((r) => r.path).sort()).toEqual(
-    ['blobs', 'blobs', 'hourly', 'hourly', 'offsite', 'offsite'].map((n) => `/v1/sys/storage/raft/snapshot-auto/status/${n}`),
-  );
+  expect(
+    cli.vault.requests
+      .filter((r) => r.path.includes('/status/'))
+      .map((r) => r.path)
+      .sort(),
+  ).toEqual(['blobs', 'blobs', 'hourly', 'hourly', 'offsite', 'offsite'].map((n) => `/v1/sys/storage/raft/snapshot-auto/status/${n}`));
   expect(cli.vault.problems).toEqual([]);
   expect(leakedSecrets(json.out + table.out)).toEqual([]);
 });
@@ -97,7 +122,14 @@ test('a failing config on Vault never shows "0" errors; next start, autoload and
   cli.vault.snapshots.clear();
   cli.vault.statuses.clear();
   await raw('sys/storage/raft/snapshot-auto/config/offsite', {
-    storage_type: 'aws-s3', interval: 3600, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET, autoload_enabled: true,
+    storage_type: 'aws-s3',
+    interval: 3600,
+    path_prefix: 'raft/',
+    aws_s3_bucket: 'b',
+    aws_s3_region: 'r',
+    aws_access_key_id: 'AK',
+    aws_secret_access_key: SECRETS.S3_SECRET,
+    autoload_enabled: true,
   });
   cli.vault.failSnapshot('offsite', 'NoSuchBucket: The specified bucket does not exist', '2026-03-01T10:00:00-05:00');
   cli.vault.statuses.set('offsite', { ...cli.vault.statuses.get('offsite')!, next_snapshot_start: '2026-03-01T11:00:00-05:00' });
@@ -117,8 +149,14 @@ test('a failing config on Vault never shows "0" errors; next start, autoload and
   const lines = table.out.trimEnd().split('\n');
   expect(lines[0]).toMatch(/^NAME\s+TYPE\s+LAST SNAPSHOT\s+NEXT SNAPSHOT\s+ERRORS\s+LAST ERROR\s+AUTOLOAD\s+URL$/);
   expect(lines[1].split(/\s{2,}/)).toEqual([
-    'offsite', 'cloudone-store', '2026-03-01T10:00:00-05:00', '2026-03-01T11:00:00-05:00', '>=1', 'NoSuchBucket: The specified bucket does not exist',
-    '(failed): snapshot vault-snapshot-17.snap: checksum mismatch', '-',
+    'offsite',
+    'cloudone-store',
+    '2026-03-01T10:00:00-05:00',
+    '2026-03-01T11:00:00-05:00',
+    '>=1',
+    'NoSuchBucket: The specified bucket does not exist',
+    '(failed): snapshot vault-snapshot-17.snap: checksum mismatch',
+    '-',
   ]);
   expect(table.out).not.toMatch(/\s0\s/);
   expect(leakedSecrets(json.out + table.out)).toEqual([]);

@@ -60,9 +60,22 @@ async function driver(typeName: string, dialect: 'vault' | null = 'vault') {
   return { d, writes, track, reset: () => sent.splice(0), close: () => provider.stop!() };
 }
 
-const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', max_jwt_exp: '10m', allow_vm_inference: false, token_bound_cidrs: ['10.0.0.9/32', '10.1.0.0/16'] };
+const web = {
+  type: 'iam',
+  bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'],
+  token_ttl: '1h',
+  max_jwt_exp: '10m',
+  allow_vm_inference: false,
+  token_bound_cidrs: ['10.0.0.9/32', '10.1.0.0/16'],
+};
 const batch = { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod', tier: 'batch' }, token_type: 'service', add_group_aliases: true };
-const backendConfig = { credentials_env: 'GCP_CREDS', iam_alias: 'unique_id', vm_alias: 'instance_id', vm_metadata: ['zone', 'instance_id'], custom_endpoint: { iam: 'https://iam.internal:8443' } };
+const backendConfig = {
+  credentials_env: 'GCP_CREDS',
+  iam_alias: 'unique_id',
+  vm_alias: 'instance_id',
+  vm_metadata: ['zone', 'instance_id'],
+  custom_endpoint: { iam: 'https://iam.internal:8443' },
+};
 
 test('backend: apply in Vault names, plan empty, drift shown in keyward names and corrected, Vault-only fields left alone', async () => {
   const { d, writes, reset, track, close } = await driver('keyward_cloud_auth_backend');
@@ -75,7 +88,12 @@ test('backend: apply in Vault names, plan empty, drift shown in keyward names an
   // What Vault holds: its own names.
   expect(vault.mounts.get('cloud')).toMatchObject({ type: 'gcp', description: 'workloads on Google Cloud' });
   const gcp = vault.gcp.get('cloud')!;
-  expect(gcp.config).toMatchObject({ gce_alias: 'instance_id', gce_metadata: ['instance_id', 'zone'], iam_alias: 'unique_id', custom_endpoint: { iam: 'https://iam.internal:8443' } });
+  expect(gcp.config).toMatchObject({
+    gce_alias: 'instance_id',
+    gce_metadata: ['instance_id', 'zone'],
+    iam_alias: 'unique_id',
+    custom_endpoint: { iam: 'https://iam.internal:8443' },
+  });
   expect(gcp.config.credentials?.private_key_id).toBe('key-one');
   expect(gcp.roles.get('web')).toMatchObject({ type: 'iam', allow_gce_inference: false, max_jwt_exp: 600, token_ttl: 3600, token_bound_cidrs: ['10.0.0.9', '10.1.0.0/16'] });
   expect(gcp.roles.get('batch')).toMatchObject({ type: 'gce', bound_labels: { env: 'prod', tier: 'batch' }, token_type: 'service' });
@@ -140,7 +158,14 @@ test('backend: apply in Vault names, plan empty, drift shown in keyward names an
 test('backend: import by mount path from Vault, then the same declaration plans nothing', async () => {
   await raw('POST', 'sys/auth/legacy', { type: 'gcp', description: 'by hand' });
   await raw('POST', 'auth/legacy/config', { iam_alias: 'unique_id', gce_alias: 'instance_id', gce_metadata: 'zone,instance_id' });
-  await raw('POST', 'auth/legacy/role/web', { type: 'iam', bound_service_accounts: 'app@proj-a.iam.gserviceaccount.com', token_ttl: '1h', max_jwt_exp: 600, allow_gce_inference: false, token_bound_cidrs: '10.0.0.9/32,10.1.0.0/16' });
+  await raw('POST', 'auth/legacy/role/web', {
+    type: 'iam',
+    bound_service_accounts: 'app@proj-a.iam.gserviceaccount.com',
+    token_ttl: '1h',
+    max_jwt_exp: 600,
+    allow_gce_inference: false,
+    token_bound_cidrs: '10.0.0.9/32,10.1.0.0/16',
+  });
   await raw('POST', 'auth/legacy/role/batch', { type: 'gce', bound_zones: 'europe-west1-b', bound_labels: 'env:prod,tier:batch', token_type: 'service', add_group_aliases: true });
   const { d, writes, track, close } = await driver('keyward_cloud_auth_backend', null);
   const state = track((await d.read(track(await d.handler.import(d.ctx, 'legacy'))))!);
@@ -150,7 +175,12 @@ test('backend: import by mount path from Vault, then the same declaration plans 
   expect(roles.batch).toMatchObject({ type: 'vm', bound_labels: { env: 'prod', tier: 'batch' } });
   expect(roles.web).toMatchObject({ type: 'iam', allow_vm_inference: false });
   expect(state.config).toMatchObject({ vm_alias: 'instance_id', vm_metadata: ['instance_id', 'zone'] });
-  const config = d.config({ path: 'legacy', description: 'by hand', config: { iam_alias: 'unique_id', vm_alias: 'instance_id', vm_metadata: ['zone', 'instance_id'] }, roles: { web, batch } });
+  const config = d.config({
+    path: 'legacy',
+    description: 'by hand',
+    config: { iam_alias: 'unique_id', vm_alias: 'instance_id', vm_metadata: ['zone', 'instance_id'] },
+    roles: { web, batch },
+  });
   const plan = track(await d.plan(state, config));
   expect(plan.diagnostics).toEqual([]);
   expect(plan.changes).toEqual([]);
@@ -213,7 +243,15 @@ test('snapshot configs of all four storage types round-trip; secrets read back i
     states[name] = r.state!;
   }
   expect(vault.snapshots.get('hourly')).toMatchObject({ storage_type: 'local', interval: 3600, retain: 3, local_max_space: 10_000_000 });
-  expect(vault.snapshots.get('offsite')).toMatchObject({ storage_type: 'aws-s3', interval: 86400, aws_s3_bucket: 'backups', aws_s3_region: 'eu-west-1', aws_secret_access_key: SECRETS.S3_SECRET, aws_session_token: SECRETS.S3_SESSION, aws_s3_force_path_style: true });
+  expect(vault.snapshots.get('offsite')).toMatchObject({
+    storage_type: 'aws-s3',
+    interval: 86400,
+    aws_s3_bucket: 'backups',
+    aws_s3_region: 'eu-west-1',
+    aws_secret_access_key: SECRETS.S3_SECRET,
+    aws_session_token: SECRETS.S3_SESSION,
+    aws_s3_force_path_style: true,
+  });
   expect(vault.snapshots.get('gcs')).toMatchObject({ storage_type: 'google-gcs', google_gcs_bucket: 'gcs-backups', google_service_account_key: SECRETS.GCS_KEY });
   expect(vault.snapshots.get('blobs')).toMatchObject({ storage_type: 'azure-blob', azure_container_name: 'snapshots', azure_account_key: SECRETS.AZ_KEY, file_prefix: 'prod' });
   // Vault's read returns the secrets in clear (vault#10971): what the provider must never keep.
@@ -264,16 +302,51 @@ test('snapshot configs of all four storage types round-trip; secrets read back i
 test('snapshot configs: import by name (every storage type), then only the undeclarable secret fingerprints plan', async () => {
   await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-local', { storage_type: 'local', interval: '24h', path_prefix: '/srv/snaps', local_max_space: 5000, retain: 3 });
   await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-s3', {
-    storage_type: 'aws-s3', interval: 86400, path_prefix: 'raft/', aws_s3_bucket: 'b', aws_s3_region: 'r', aws_access_key_id: 'AK', aws_secret_access_key: SECRETS.S3_SECRET,
+    storage_type: 'aws-s3',
+    interval: 86400,
+    path_prefix: 'raft/',
+    aws_s3_bucket: 'b',
+    aws_s3_region: 'r',
+    aws_access_key_id: 'AK',
+    aws_secret_access_key: SECRETS.S3_SECRET,
   });
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-gcs', { storage_type: 'google-gcs', interval: '1h', path_prefix: 'raft/', google_gcs_bucket: 'g', google_service_account_key: SECRETS.GCS_KEY });
-  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-az', { storage_type: 'azure-blob', interval: '6h', path_prefix: 'raft/', azure_container_name: 'c', azure_account_name: 'acct', azure_account_key: SECRETS.AZ_KEY, azure_auth_mode: 'shared' });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-gcs', {
+    storage_type: 'google-gcs',
+    interval: '1h',
+    path_prefix: 'raft/',
+    google_gcs_bucket: 'g',
+    google_service_account_key: SECRETS.GCS_KEY,
+  });
+  await raw('POST', 'sys/storage/raft/snapshot-auto/config/by-hand-az', {
+    storage_type: 'azure-blob',
+    interval: '6h',
+    path_prefix: 'raft/',
+    azure_container_name: 'c',
+    azure_account_name: 'acct',
+    azure_account_key: SECRETS.AZ_KEY,
+    azure_auth_mode: 'shared',
+  });
   const { d, writes, reset, track, close } = await driver('keyward_snapshot_auto_config');
   const declared: Record<string, Record<string, unknown>> = {
     'by-hand-local': { storage_type: 'local', interval: '24h', path_prefix: '/srv/snaps', local_max_space: 5000, retain: 3 },
-    'by-hand-s3': { storage_type: 'cloudone-store', interval: '24h', path_prefix: 'raft/', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AK', cloudone_secret_access_key_env: 'S3_SECRET' },
+    'by-hand-s3': {
+      storage_type: 'cloudone-store',
+      interval: '24h',
+      path_prefix: 'raft/',
+      cloudone_bucket: 'b',
+      cloudone_region: 'r',
+      cloudone_access_key_id: 'AK',
+      cloudone_secret_access_key_env: 'S3_SECRET',
+    },
     'by-hand-gcs': { storage_type: 'cloudtwo-store', interval: '1h', path_prefix: 'raft/', cloudtwo_bucket: 'g', cloudtwo_service_account_key_env: 'GCS_KEY' },
-    'by-hand-az': { storage_type: 'cloudthree-store', interval: '6h', path_prefix: 'raft/', cloudthree_container_name: 'c', cloudthree_account_name: 'acct', cloudthree_account_key_env: 'AZ_KEY' },
+    'by-hand-az': {
+      storage_type: 'cloudthree-store',
+      interval: '6h',
+      path_prefix: 'raft/',
+      cloudthree_container_name: 'c',
+      cloudthree_account_name: 'acct',
+      cloudthree_account_key_env: 'AZ_KEY',
+    },
   };
   for (const [name, fields] of Object.entries(declared)) {
     const state = track((await d.read(track(await d.handler.import(d.ctx, name))))!);
@@ -282,7 +355,12 @@ test('snapshot configs: import by name (every storage type), then only the undec
     const plan = track(await d.plan(state, d.config({ name, ...fields })));
     expect(plan.diagnostics).toEqual([]);
     // Vault cannot tell keyward whether a secret matches: adopting it means sending it once.
-    expect({ name, changes: plan.changes }).toEqual({ name, changes: Object.keys(fields).filter((f) => f.endsWith('_env')).flatMap((f) => [f, f.replace(/_env$/, '_fingerprint')]) });
+    expect({ name, changes: plan.changes }).toEqual({
+      name,
+      changes: Object.keys(fields)
+        .filter((f) => f.endsWith('_env'))
+        .flatMap((f) => [f, f.replace(/_env$/, '_fingerprint')]),
+    });
     const applied = track(await d.apply(state, plan.planned, d.config({ name, ...fields })));
     expect(track(await d.plan(track((await d.read(applied.state!))!), d.config({ name, ...fields }))).changes).toEqual([]);
     expect(writes().length).toBeLessThanOrEqual(1);
@@ -308,7 +386,9 @@ test('a server that does not say what it is: the diagnostic tells how to set the
   const provider = keywardProvider({ env: { VAULT_ADDR: `http://127.0.0.1:${(odd.address() as AddressInfo).port}`, VAULT_TOKEN: CONTRACT_TOKEN } });
   try {
     const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_snapshot_auto_config', { fingerprint_salt: 'x' });
-    await expect(d.read(d.config({ name: 'any', storage_type: 'local', interval: '1h', path_prefix: '/x' }))).rejects.toThrow(/sys\/health returned no version.*dialect in the keyward provider block/);
+    await expect(d.read(d.config({ name: 'any', storage_type: 'local', interval: '1h', path_prefix: '/x' }))).rejects.toThrow(
+      /sys\/health returned no version.*dialect in the keyward provider block/,
+    );
   } finally {
     await provider.stop!();
     odd.closeAllConnections();

@@ -203,8 +203,7 @@ export async function startGcsEmulator(opts: { dir: string; host?: string; port?
     const cr = /^bytes (\*|(\d+)-(\d+|\*))\/(\d+|\*)$/.exec(String(req.headers['content-range'] ?? 'bytes */*'));
     if (!cr) throw new EmulatorError(400, `invalid Content-Range ${String(req.headers['content-range'])}`);
     const total = cr[4] === '*' ? undefined : Number(cr[4]);
-    const incomplete = () =>
-      send(res, 308, undefined, s.received > 0 ? { range: `bytes=0-${s.received - 1}` } : {});
+    const incomplete = () => send(res, 308, undefined, s.received > 0 ? { range: `bytes=0-${s.received - 1}` } : {});
     if (cr[1] === '*') {
       await readAll(req);
       if (total !== undefined && total === s.received) return send(res, 200, resource(base, await store.finalize(s)));

@@ -2,14 +2,7 @@
 // (KEYWARD_TOY_STORE; Terraform starts a new provider process per command) with a nested map
 // attribute, server-computed attributes and a write-only secret whose length the "server" records.
 import * as fs from 'node:fs';
-import {
-  DiagnosticsError,
-  UNKNOWN,
-  type ObjectValue,
-  type ProviderDefinition,
-  type ResourceHandler,
-  type Value,
-} from '../../../src/terraform/plugin/contract';
+import { DiagnosticsError, UNKNOWN, type ObjectValue, type ProviderDefinition, type ResourceHandler, type Value } from '../../../src/terraform/plugin/contract';
 
 interface StoredItem {
   value: string;

@@ -41,7 +41,15 @@ export const newGcpConfig = (): GcpConfig => ({
   disable_automated_rotation: false,
 });
 
-const WIF_ROTATION = ['service_account_email', 'identity_token_audience', 'identity_token_ttl', 'rotation_schedule', 'rotation_window', 'rotation_period', 'disable_automated_rotation'];
+const WIF_ROTATION = [
+  'service_account_email',
+  'identity_token_audience',
+  'identity_token_ttl',
+  'rotation_schedule',
+  'rotation_window',
+  'rotation_period',
+  'disable_automated_rotation',
+];
 const CONFIG_FIELDS = ['credentials', 'iam_alias', 'iam_metadata', 'gce_alias', 'gce_metadata', 'custom_endpoint', 'google_certs_endpoint', ...WIF_ROTATION];
 
 function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): string[] | undefined | Reply {
@@ -118,7 +126,8 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): R
         return errors(400, 'error reading google credentials from given JSON: invalid character');
       }
       if (!parsed.private_key_id) return errors(400, 'missing private key in credentials');
-      if (deletedKeys.has(parsed.private_key_id)) ctx.problem(`config: credentials with key ${parsed.private_key_id}, deleted at Google by a rotation, written back (every login needing Google's APIs fails)`);
+      if (deletedKeys.has(parsed.private_key_id))
+        ctx.problem(`config: credentials with key ${parsed.private_key_id}, deleted at Google by a rotation, written back (every login needing Google's APIs fails)`);
       next.credentials = parsed;
     }
   }
@@ -129,7 +138,10 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): R
     if (!ok.includes(v)) ctx.problem(`${k}: value ${JSON.stringify(v)}`);
     next[k] = v;
   }
-  for (const [k, allowed] of [['iam_metadata', IAM_META], ['gce_metadata', GCE_META]] as const) {
+  for (const [k, allowed] of [
+    ['iam_metadata', IAM_META],
+    ['gce_metadata', GCE_META],
+  ] as const) {
     if (b[k] === undefined) continue;
     const m = metadata(ctx, k, b[k], allowed);
     if (m && !Array.isArray(m)) return m as Reply;
@@ -180,8 +192,31 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): R
 
 // ---- roles -------------------------------------------------------------------------------------
 
-const TOKEN_FIELDS = ['token_policies', 'token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'token_no_default_policy', 'token_num_uses', 'token_type', 'token_bound_cidrs'];
-const COMMON = ['name', 'type', 'bound_service_accounts', 'bound_projects', 'add_group_aliases', ...TOKEN_FIELDS, 'policies', 'ttl', 'max_ttl', 'period', 'project_id', 'service_accounts'];
+const TOKEN_FIELDS = [
+  'token_policies',
+  'token_ttl',
+  'token_max_ttl',
+  'token_explicit_max_ttl',
+  'token_period',
+  'token_no_default_policy',
+  'token_num_uses',
+  'token_type',
+  'token_bound_cidrs',
+];
+const COMMON = [
+  'name',
+  'type',
+  'bound_service_accounts',
+  'bound_projects',
+  'add_group_aliases',
+  ...TOKEN_FIELDS,
+  'policies',
+  'ttl',
+  'max_ttl',
+  'period',
+  'project_id',
+  'service_accounts',
+];
 const IAM_ONLY = ['max_jwt_exp', 'allow_gce_inference'];
 const GCE_ONLY = ['bound_zones', 'bound_regions', 'bound_instance_groups', 'bound_labels', 'bound_zone', 'bound_region', 'bound_instance_group'];
 

@@ -33,7 +33,9 @@ export const unsupportedPath = (): Reply => wrapped(404, 'unsupported path');
 
 /** Vault's 422 for unknown fields on the GCP auth method's config and role paths. */
 export function rejectUnknown(ctx: Ctx, allowed: readonly string[]): Reply | undefined {
-  const unknown = Object.keys(ctx.body).filter((k) => !allowed.includes(k)).sort();
+  const unknown = Object.keys(ctx.body)
+    .filter((k) => !allowed.includes(k))
+    .sort();
   if (unknown.length === 0) return undefined;
   ctx.problem(`${ctx.path}: unknown fields ${unknown.join(', ')}`);
   return wrapped(422, `unknown fields: [${unknown.map((u) => JSON.stringify(u)).join(' ')}]`);
@@ -41,7 +43,9 @@ export function rejectUnknown(ctx: Ctx, allowed: readonly string[]): Reply | und
 
 /** Vault's warning for unknown fields on framework paths (sys/...). */
 export function ignoredWarning(ctx: Ctx, allowed: readonly string[]): string[] | null {
-  const unknown = Object.keys(ctx.body).filter((k) => !allowed.includes(k)).sort();
+  const unknown = Object.keys(ctx.body)
+    .filter((k) => !allowed.includes(k))
+    .sort();
   if (unknown.length === 0) return null;
   ctx.problem(`${ctx.path}: unrecognized parameters ${unknown.join(', ')}`);
   return [`Endpoint ignored these unrecognized parameters: [${unknown.join(' ')}]`];

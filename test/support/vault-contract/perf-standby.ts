@@ -55,11 +55,16 @@ export async function startPerfStandby(
           return send(r);
         }
         if (path.startsWith('/v1/sys/remount/status/')) {
-          return send({ status: 400, body: JSON.stringify({ errors: [`Failed to get migration status for migration ID ${path.split('/').pop()}`] }), headers: { 'content-type': 'application/json' } });
+          return send({
+            status: 400,
+            body: JSON.stringify({ errors: [`Failed to get migration status for migration ID ${path.split('/').pop()}`] }),
+            headers: { 'content-type': 'application/json' },
+          });
         }
         const key = `${req.method} ${url.pathname}${url.search}`;
         const lagging = Date.now() - lastWrite < lagMs;
-        if (lagging && index !== undefined) return send({ status: 412, body: JSON.stringify({ errors: ['required index state not present'] }), headers: { 'content-type': 'application/json' } });
+        if (lagging && index !== undefined)
+          return send({ status: 412, body: JSON.stringify({ errors: ['required index state not present'] }), headers: { 'content-type': 'application/json' } });
         if (lagging && copy.has(key)) return send(copy.get(key)!);
         const r = await forward(req, url.pathname + url.search, body);
         copy.set(key, r);

@@ -95,7 +95,11 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const gcp: VaultContract['gcp'] = new Map();
   const snapshots = new Map<string, SnapshotConfig>();
   const statuses = new Map<string, SnapshotRun>();
-  const snapshotOptions: SnapshotOptions = { update: o.snapshotUpdate ?? 'replace', azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true, azureAuthModeRequired: o.azureAuthModeRequired ?? true };
+  const snapshotOptions: SnapshotOptions = {
+    update: o.snapshotUpdate ?? 'replace',
+    azureManagedNeedsClientId: o.azureManagedNeedsClientId ?? true,
+    azureAuthModeRequired: o.azureAuthModeRequired ?? true,
+  };
   const remountOptions: RemountOptions = { pendingReads: o.remountPendingReads ?? 1, failNext: false };
   const migrations = new Map<string, Migration>();
   const deletedKeys = new Set<string>();
@@ -241,7 +245,15 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     remountOptions,
     migrations,
     failSnapshot: (name, message, at = '2025-08-29T17:00:00+02:00') => {
-      statuses.set(name, { ...statuses.get(name), last_snapshot_start: at, last_snapshot_end: at, last_snapshot_error: message, last_snapshot_url: '', snapshot_start: at, snapshot_url: '' });
+      statuses.set(name, {
+        ...statuses.get(name),
+        last_snapshot_start: at,
+        last_snapshot_end: at,
+        last_snapshot_error: message,
+        last_snapshot_url: '',
+        snapshot_start: at,
+        snapshot_url: '',
+      });
     },
     failLoading: (name, message) => {
       const prev = statuses.get(name) ?? { last_snapshot_start: '', last_snapshot_end: '', last_snapshot_error: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '' };

@@ -86,7 +86,7 @@ export function snapshotConfig(ctx: Ctx, configs: Map<string, SnapshotConfig>, n
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   const b = ctx.body;
   // The docs mark storage_type required; a replacing server cannot take it from the stored config.
-  const type = String(b.storage_type ?? (o.update === 'merge' ? existing?.storage_type ?? '' : ''));
+  const type = String(b.storage_type ?? (o.update === 'merge' ? (existing?.storage_type ?? '') : ''));
   if (type === '') return errors(400, 'storage_type is required');
   const spec = TYPES[type];
   if (!spec) {
@@ -108,7 +108,8 @@ export function snapshotConfig(ctx: Ctx, configs: Map<string, SnapshotConfig>, n
   for (const k of ['interval', 'path_prefix', ...spec.required]) {
     if (c[k] === undefined || c[k] === '' || c[k] === 0) return errors(400, `${k} is required for storage_type=${type}`);
   }
-  if (type === 'azure-blob' && o.azureAuthModeRequired && (b.azure_auth_mode === undefined || b.azure_auth_mode === '')) return errors(400, 'azure_auth_mode is required for storage_type=azure-blob');
+  if (type === 'azure-blob' && o.azureAuthModeRequired && (b.azure_auth_mode === undefined || b.azure_auth_mode === ''))
+    return errors(400, 'azure_auth_mode is required for storage_type=azure-blob');
   const bad = type === 'azure-blob' ? azureAuth(c, o) : undefined;
   if (bad) return bad;
   if (c.autoload_enabled === true) {
@@ -133,7 +134,11 @@ function azureAuth(c: SnapshotConfig, o: SnapshotOptions): Reply | undefined {
 }
 
 function defaults(fields: Record<string, 'string' | 'bool' | 'int'>): SnapshotConfig {
-  return Object.fromEntries(Object.entries(fields).map(([k, kind]) => [k, kind === 'bool' ? false : kind === 'int' ? undefined : '']).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries(fields)
+      .map(([k, kind]) => [k, kind === 'bool' ? false : kind === 'int' ? undefined : ''])
+      .filter(([, v]) => v !== undefined),
+  );
 }
 
 /**
@@ -161,5 +166,14 @@ export function snapshotStatus(configs: Map<string, SnapshotConfig>, runs: Map<s
   const c = configs.get(name);
   if (!c) return errors(400, `no snapshot config named "${name}"`);
   const loaded = c.autoload_enabled === true ? { loaded_snapshot_id: '', loaded_snapshot_status: '', loaded_snapshot_expires_at: '', loading_error: '' } : {};
-  return envelope({ last_snapshot_end: '', last_snapshot_error: '', last_snapshot_start: '', last_snapshot_url: '', snapshot_start: '', snapshot_url: '', ...loaded, ...runs.get(name) });
+  return envelope({
+    last_snapshot_end: '',
+    last_snapshot_error: '',
+    last_snapshot_start: '',
+    last_snapshot_url: '',
+    snapshot_start: '',
+    snapshot_url: '',
+    ...loaded,
+    ...runs.get(name),
+  });
 }

@@ -35,7 +35,10 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const json = (status: number, body: unknown): Step => (_q, r) => r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown): Step =>
+  (_q, r) =>
+    r.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const drop: Step = (q) => q.socket.destroy();
 
 function client(extra: Partial<ConstructorParameters<typeof VaultClient>[0]> = {}, delays: number[] = []) {
@@ -78,7 +81,10 @@ test('retries 500, 429 and dropped connections with growing, capped backoff', as
 test('gives up after the attempts with a typed error naming method, path, status and messages', async () => {
   const c = client();
   script = [json(503, { errors: ['sealed'] }), json(503, { errors: ['sealed'] }), json(503, { errors: ['sealed'] }), json(503, { errors: ['Vault is sealed'] })];
-  const e = await c.cloud('cloud').writeConfig({ iam_alias: 'role_id' }).catch((x) => x);
+  const e = await c
+    .cloud('cloud')
+    .writeConfig({ iam_alias: 'role_id' })
+    .catch((x) => x);
   expect(VaultClientError.is(e)).toBe(true);
   expect(e).toMatchObject({ status: 503, method: 'POST', path: 'auth/cloud/config', errors: ['Vault is sealed'], attempts: 4 });
   expect(e.message).toBe(`POST ${url}/v1/auth/cloud/config: HTTP 503: Vault is sealed (attempt 4 of 4)`);
@@ -89,7 +95,10 @@ test('gives up after the attempts with a typed error naming method, path, status
 test('4xx is final at once', async () => {
   const c = client();
   script = [json(400, { errors: ['role type cannot be changed'] })];
-  const e = await c.cloud('cloud').writeRole('web', { type: 'vm' }).catch((x) => x);
+  const e = await c
+    .cloud('cloud')
+    .writeRole('web', { type: 'vm' })
+    .catch((x) => x);
   expect(e).toMatchObject({ status: 400, attempts: 1, errors: ['role type cannot be changed'], retryable: false });
   expect(seen).toHaveLength(1);
   await c.close();
@@ -99,7 +108,9 @@ test('connection refused is status 0 after retries', async () => {
   const c = new VaultClient({ address: 'http://127.0.0.1:1', retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }, { sleep: async () => undefined });
   const e = await c.read('sys/auth').catch((x) => x);
   expect(e).toMatchObject({ status: 0, method: 'GET', attempts: 2 });
-  expect(e.message).toBe('GET http://127.0.0.1:1/v1/sys/auth: no response from the server (ECONNREFUSED) (attempt 2 of 2): check that the server is running at http://127.0.0.1:1 and that VAULT_ADDR (or the address setting) points at it');
+  expect(e.message).toBe(
+    'GET http://127.0.0.1:1/v1/sys/auth: no response from the server (ECONNREFUSED) (attempt 2 of 2): check that the server is running at http://127.0.0.1:1 and that VAULT_ADDR (or the address setting) points at it',
+  );
   await c.close();
 });
 
@@ -126,7 +137,8 @@ test('settings follow VAULT_* with flags first; the declared address wins over V
   const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
   expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({
     address: 'https://manifest',
-    addressWarning: 'VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); using https://manifest. Unset VAULT_ADDR or change the stack\'s address.',
+    addressWarning:
+      "VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); using https://manifest. Unset VAULT_ADDR or change the stack's address.",
     token: 't',
     tokenSource: 'VAULT_TOKEN',
     namespace: 'ns',
@@ -210,11 +222,16 @@ test('a 403 to a token names where the token came from and the address', async (
 });
 
 test('a server that does not answer JSON (a web server at the address) is named as such, its body never echoed, a 2xx not retried', async () => {
-  const xml = (status: number): Step => (_q, r) => r.writeHead(status, { 'content-type': 'application/xml; charset=utf-8' }).end('<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>');
+  const xml =
+    (status: number): Step =>
+    (_q, r) =>
+      r.writeHead(status, { 'content-type': 'application/xml; charset=utf-8' }).end('<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>');
   const c = client();
   script = [xml(403)];
   const e = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
-  expect(e.message).toBe(`GET ${url}/v1/sys/auth: HTTP 403: the server did not answer like Vault: its response is application/xml (61 bytes), not JSON. Is ${url} a Vault-compatible server? Check VAULT_ADDR or the stack's address`);
+  expect(e.message).toBe(
+    `GET ${url}/v1/sys/auth: HTTP 403: the server did not answer like Vault: its response is application/xml (61 bytes), not JSON. Is ${url} a Vault-compatible server? Check VAULT_ADDR or the stack's address`,
+  );
   script = [xml(200), xml(200)];
   const ok = (await c.read('sys/auth').catch((x: unknown) => x)) as VaultClientError;
   expect(ok.message).toContain('HTTP 200: the server did not answer like Vault');

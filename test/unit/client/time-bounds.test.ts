@@ -51,7 +51,10 @@ test('settings: explicit values, then the environment, then 10 s and 2 retries (
 });
 
 test('a hung server: every attempt ends at the timeout, and the error names method, URL, the wait and the attempts', async () => {
-  const c = new VaultClient({ ...settingsFromEnv({ address: url, token: 'secret-token', dialect: 'keyward' }, { VAULT_CLIENT_TIMEOUT: '300ms', VAULT_MAX_RETRIES: '2' }), retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 } });
+  const c = new VaultClient({
+    ...settingsFromEnv({ address: url, token: 'secret-token', dialect: 'keyward' }, { VAULT_CLIENT_TIMEOUT: '300ms', VAULT_MAX_RETRIES: '2' }),
+    retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+  });
   const started = Date.now();
   const e = (await c.read('sys/auth').catch((x: unknown) => x)) as Error;
   const took = Date.now() - started;
@@ -90,4 +93,3 @@ test('aborting during the wait before a retry ends it at once', async () => {
   expect(Date.now() - started).toBeLessThan(5000);
   await c.close();
 });
-

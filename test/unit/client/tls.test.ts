@@ -15,8 +15,30 @@ let caFile: string;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-tls-'));
   caFile = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
-  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(caFile) }, (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":true}}'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      caFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'pipe' },
+  );
+  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(caFile) }, (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":true}}'),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

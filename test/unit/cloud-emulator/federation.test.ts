@@ -107,11 +107,26 @@ describe('STS and IAM Credentials', () => {
       description: {
         ...cloudDescription,
         projects: cloudDescription.projects.map((p) =>
-          p.id === 'proj-a' ? { ...p, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: ['principalSet://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/*'] }] } : p,
+          p.id === 'proj-a'
+            ? {
+                ...p,
+                bindings: [
+                  { role: 'roles/iam.workloadIdentityUser', members: ['principalSet://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/*'] },
+                ],
+              }
+            : p,
         ),
         serviceAccounts: cloudDescription.serviceAccounts.map((sa) =>
           sa.email === SA.app.email
-            ? { ...sa, bindings: [{ role: 'roles/iam.workloadIdentityUser', members: [`principal://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/subject/${SUB}`] }] }
+            ? {
+                ...sa,
+                bindings: [
+                  {
+                    role: 'roles/iam.workloadIdentityUser',
+                    members: [`principal://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/subject/${SUB}`],
+                  },
+                ],
+              }
             : sa,
         ),
         workloadIdentityPools: [
@@ -146,7 +161,11 @@ describe('STS and IAM Credentials', () => {
 
   it.each([
     ['wrong issuer', { iss: 'https://elsewhere.example' }, /issuer in the subject token does not match/],
-    ['wrong audience', { aud: 'https://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/providers/other' }, /audience in the subject token does not match/],
+    [
+      'wrong audience',
+      { aud: 'https://iam.googleapis.com/projects/1002/locations/global/workloadIdentityPools/test-pool/providers/other' },
+      /audience in the subject token does not match/,
+    ],
     ['expired', { exp: Math.floor(NOW / 1000) - 1 }, /has expired/],
     ['subject outside the attribute condition', { sub: 'plugin-identity:team:auth:x' }, /rejected by the attribute condition/],
   ])('refuses a subject token: %s', async (_name, o, message) => {

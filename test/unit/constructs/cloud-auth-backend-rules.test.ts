@@ -18,17 +18,33 @@ const failing: Record<string, { props: (s: KeywardServer) => Loose; message: Reg
   },
   'path-format': { props: (s) => ({ server: s, path: '/cloud/' }), message: /path "\/cloud\/" must be a mount path/ },
   'path-unique': { props: (s) => ({ server: s, path: 'taken' }), message: /path "taken" is already mounted on this server by test\/first/ },
-  secrets: { props: (s) => ({ server: s, config: { credentials: 'a value in no environment variable' } }), message: /config.credentials: the secret value is not in any environment variable/ },
+  secrets: {
+    props: (s) => ({ server: s, config: { credentials: 'a value in no environment variable' } }),
+    message: /config.credentials: the secret value is not in any environment variable/,
+  },
   'credentials-format': { props: (s) => ({ server: s, config: { credentials: NOT_A_KEY } }), message: /config.credentials: failed to read credentials: invalid JSON/ },
   'alias-values': { props: (s) => ({ server: s, config: { iamAlias: 'email', vmAlias: 'name' } }), message: /invalid IAM alias type "email"[\s\S]*invalid VM alias type "name"/ },
-  'metadata-names': { props: (s) => ({ server: s, config: { iamMetadata: ['role', 'zone'], vmMetadata: ['default', 'zone'] } }), message: /iamMetadata: failed to parse iam metadata: "zone" contains an unavailable field[\s\S]*vmMetadata: .*default can't be used in combination/ },
-  'custom-endpoints': { props: (s) => ({ server: s, config: { customEndpoints: { iam: 'ftp://x', storage: 'https://y' } } }), message: /scheme must be http or https[\s\S]*unknown key "storage"/ },
+  'metadata-names': {
+    props: (s) => ({ server: s, config: { iamMetadata: ['role', 'zone'], vmMetadata: ['default', 'zone'] } }),
+    message: /iamMetadata: failed to parse iam metadata: "zone" contains an unavailable field[\s\S]*vmMetadata: .*default can't be used in combination/,
+  },
+  'custom-endpoints': {
+    props: (s) => ({ server: s, config: { customEndpoints: { iam: 'ftp://x', storage: 'https://y' } } }),
+    message: /scheme must be http or https[\s\S]*unknown key "storage"/,
+  },
   'moved-from-format': { props: (s) => ({ server: s, movedFrom: '/old/' }), message: /movedFrom "\/old\/" must be a mount path/ },
-  durations: { props: (s) => ({ server: s, maxLeaseTtl: 'forever', config: { rotationPeriod: 1.5 } }), message: /maxLeaseTtl: time: invalid duration "forever"[\s\S]*config.rotationPeriod: 1.5 is not a whole number/ },
-  'mount-tune-values': { props: (s) => ({ server: s, tokenType: 'default', listingVisibility: 'public' }), message: /tokenType must be one of default-service, default-batch, service, batch[\s\S]*listingVisibility must be "unauth" or "hidden"/ },
+  durations: {
+    props: (s) => ({ server: s, maxLeaseTtl: 'forever', config: { rotationPeriod: 1.5 } }),
+    message: /maxLeaseTtl: time: invalid duration "forever"[\s\S]*config.rotationPeriod: 1.5 is not a whole number/,
+  },
+  'mount-tune-values': {
+    props: (s) => ({ server: s, tokenType: 'default', listingVisibility: 'public' }),
+    message: /tokenType must be one of default-service, default-batch, service, batch[\s\S]*listingVisibility must be "unauth" or "hidden"/,
+  },
   'wif-and-rotation': {
     props: (s) => ({ server: s, config: { identityTokenAudience: '//iam.googleapis.com/x', rotationSchedule: '0 * * * *', rotationPeriod: '1h' } }),
-    message: /mutually exclusive fields config.rotationSchedule and config.rotationPeriod[\s\S]*missing required 'config.serviceAccountEmail' when 'config.identityTokenAudience' is set/,
+    message:
+      /mutually exclusive fields config.rotationSchedule and config.rotationPeriod[\s\S]*missing required 'config.serviceAccountEmail' when 'config.identityTokenAudience' is set/,
   },
   'removal-policy': { props: (s) => ({ server: s, removalPolicy: 'keep' }), message: /removalPolicy must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN/ },
 };

@@ -24,21 +24,33 @@ type Loose = Record<string, unknown>;
 
 /** rule id -> props (given the backend) that break exactly that rule, and a fragment of the message. */
 const failing: Record<string, { props: (b: CloudAuthBackend) => Loose; message: RegExp }> = {
-  'unknown-props': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, tokenPolicy: ['app'] }), message: /unknown prop tokenPolicy \(did you mean tokenPolicies\?\)/ },
+  'unknown-props': {
+    props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, tokenPolicy: ['app'] }),
+    message: /unknown prop tokenPolicy \(did you mean tokenPolicies\?\)/,
+  },
   'backend-same-stack': { props: (b) => ({ type: 'vm', backend: otherBackend(b) }), message: /backend other\/cloud belongs to stack other, not to this construct's stack test/ },
   'backend-required': { props: () => ({ type: 'iam', backend: {}, boundServiceAccounts: SA }), message: /backend must be a CloudAuthBackend/ },
   'role-name': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, roleName: 'bad name!' }), message: /roleName "bad name!"/ },
   'role-name-unique': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, roleName: 'Taken' }), message: /already used on mount "cloud" by test\/taken/ },
   type: { props: (b) => ({ type: 'gce', backend: b }), message: /type must be "iam" or "vm"/ },
-  'other-type-fields': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, boundZones: ['z'], boundLabels: ['a:b'] }), message: /boundZones, boundLabels are not valid for a role of type iam/ },
+  'other-type-fields': {
+    props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, boundZones: ['z'], boundLabels: ['a:b'] }),
+    message: /boundZones, boundLabels are not valid for a role of type iam/,
+  },
   'iam-service-accounts': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: [] }), message: /at least one service account/ },
   'duration-syntax': { props: (b) => ({ type: 'vm', backend: b, tokenTtl: '1 hour' }), message: /tokenTtl: time: invalid duration "1 hour"/ },
   'max-jwt-exp-limit': { props: (b) => ({ type: 'iam', backend: b, boundServiceAccounts: SA, maxJwtExp: '2h' }), message: /maxJwtExp cannot be more than 60 minutes/ },
-  'ttl-within-max-ttl': { props: (b) => ({ type: 'vm', backend: b, tokenTtl: '2h', tokenMaxTtl: 3600 }), message: /tokenTtl \(7200s\) cannot be greater than tokenMaxTtl \(3600s\)/ },
+  'ttl-within-max-ttl': {
+    props: (b) => ({ type: 'vm', backend: b, tokenTtl: '2h', tokenMaxTtl: 3600 }),
+    message: /tokenTtl \(7200s\) cannot be greater than tokenMaxTtl \(3600s\)/,
+  },
   'num-uses': { props: (b) => ({ type: 'vm', backend: b, tokenNumUses: -1 }), message: /tokenNumUses must be a whole number >= 0/ },
   'token-type': { props: (b) => ({ type: 'vm', backend: b, tokenType: 'default-service' }), message: /tokenType must be one of default, service, batch/ },
   'batch-token-limits': { props: (b) => ({ type: 'vm', backend: b, tokenType: 'batch', tokenPeriod: '1h' }), message: /batch tokens are not periodic/ },
-  'cidr-syntax': { props: (b) => ({ type: 'vm', backend: b, tokenBoundCidrs: ['10.0.0.0/8', '10.0.0.300/32'] }), message: /tokenBoundCidrs: invalid CIDR or IP address "10.0.0.300\/32"/ },
+  'cidr-syntax': {
+    props: (b) => ({ type: 'vm', backend: b, tokenBoundCidrs: ['10.0.0.0/8', '10.0.0.300/32'] }),
+    message: /tokenBoundCidrs: invalid CIDR or IP address "10.0.0.300\/32"/,
+  },
   'label-format': { props: (b) => ({ type: 'vm', backend: b, boundLabels: { Env: 'prod', team: 'a b' } }), message: /invalid labels \["Env:prod","team:a b"\]/ },
   'instance-groups-need-location': { props: (b) => ({ type: 'vm', backend: b, boundInstanceGroups: ['g1'] }), message: /boundInstanceGroups needs boundZones or boundRegions/ },
 };
@@ -76,9 +88,9 @@ describe('CloudAuthRole validation rules', () => {
         CloudAuthRole.iam(stack, 'web', { backend, boundServiceAccounts: ['*'], maxJwtExp: '30m', tokenTtl: 900, tokenMaxTtl: '1h', tokenBoundCidrs: ['192.0.2.7', '10.0.0.0/8'] }),
       ),
     ).toEqual([]);
-    expect(
-      problemsOf(() => CloudAuthRole.vm(stack, 'batch', { backend, boundRegions: ['europe-west1'], boundInstanceGroups: ['g'], boundLabels: ['env:prod', 'tier:'] })),
-    ).toEqual([]);
+    expect(problemsOf(() => CloudAuthRole.vm(stack, 'batch', { backend, boundRegions: ['europe-west1'], boundInstanceGroups: ['g'], boundLabels: ['env:prod', 'tier:'] }))).toEqual(
+      [],
+    );
   });
 
   it('does not validate unresolved tokens', () => {

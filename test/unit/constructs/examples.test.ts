@@ -11,7 +11,11 @@ import { serviceAccountKeyJson } from './fixtures';
 
 const REPO = resolve(__dirname, '../../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const SECRETS = { KEYWARD_CLOUD_CREDENTIALS: serviceAccountKeyJson(), S3_SECRET_ACCESS_KEY: 's3-example-secret-0123', GCS_SERVICE_ACCOUNT_KEY: '{"type":"service_account","private_key":"gcs-example-secret-4567"}' };
+const SECRETS = {
+  KEYWARD_CLOUD_CREDENTIALS: serviceAccountKeyJson(),
+  S3_SECRET_ACCESS_KEY: 's3-example-secret-0123',
+  GCS_SERVICE_ACCOUNT_KEY: '{"type":"service_account","private_key":"gcs-example-secret-4567"}',
+};
 
 function synth(example: string): { dir: string; manifests: Record<string, ReturnType<typeof parseManifest>>; texts: string[] } {
   const dir = mkdtempSync(join(tmpdir(), `keyward-example-${example}-`));

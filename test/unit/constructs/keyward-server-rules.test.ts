@@ -37,11 +37,13 @@ describe('KeywardServer validation rules', () => {
 
 it("snapshotAddress and cloudPlugin land in the manifest's server block", () => {
   const stack = new TerraformStack(Testing.app(), 'test');
-  expect(buildManifest(new KeywardServer(stack, 's', { address: 'http://vault:8200', snapshotAddress: 'http://agent:8300', cloudPlugin: 'vault-plugin-auth-gcp' })).server).toEqual({
-    address: 'http://vault:8200',
-    snapshotAddress: 'http://agent:8300',
-    cloudPlugin: 'vault-plugin-auth-gcp',
-  });
+  expect(buildManifest(new KeywardServer(stack, 's', { address: 'http://vault:8200', snapshotAddress: 'http://agent:8300', cloudPlugin: 'vault-plugin-auth-gcp' })).server).toEqual(
+    {
+      address: 'http://vault:8200',
+      snapshotAddress: 'http://agent:8300',
+      cloudPlugin: 'vault-plugin-auth-gcp',
+    },
+  );
 });
 
 it("the dialect prop lands in the manifest's server block (absent: detected at deploy time)", () => {
@@ -60,7 +62,10 @@ it('several servers in one stack: each with its own alias, provider block and ma
   new CloudAuthBackend(stack, 'cloud', { server: main });
   new CloudAuthBackend(stack, 'cloud-dr', { server: dr, path: 'cloud' });
   new SnapshotAutoConfig(stack, 'nightly', { server: dr, interval: '24h', pathPrefix: '/snaps', storage: SnapshotStorage.local({ maxSpaceBytes: 1000 }) });
-  const tf = JSON.parse(Testing.synth(stack)) as { provider: { keyward: Record<string, unknown>[] }; resource: Record<string, Record<string, { provider?: string; path?: string }>> };
+  const tf = JSON.parse(Testing.synth(stack)) as {
+    provider: { keyward: Record<string, unknown>[] };
+    resource: Record<string, Record<string, { provider?: string; path?: string }>>;
+  };
   expect(tf.provider.keyward).toEqual([
     expect.objectContaining({ address: 'https://vault.example.com:8200' }),
     expect.objectContaining({ address: 'https://vault-dr.example.com:8200', alias: 'dr' }),

@@ -14,10 +14,16 @@ type Loose = Record<string, unknown>;
 
 const failing: Record<string, { props: (s: KeywardServer) => Loose; message: RegExp }> = {
   'server-required': { props: () => ({ server: undefined, interval: '1h', pathPrefix: '/d', storage: local }), message: /server must be a KeywardServer/ },
-  'server-same-stack': { props: (s) => ({ server: serverInOtherStack(s), interval: '1h', pathPrefix: '/d', storage: local }), message: /server other\/server belongs to stack other/ },
+  'server-same-stack': {
+    props: (s) => ({ server: serverInOtherStack(s), interval: '1h', pathPrefix: '/d', storage: local }),
+    message: /server other\/server belongs to stack other/,
+  },
   'unknown-props': { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', storage: local, retian: 3 }), message: /unknown prop retian \(did you mean retain\?\)/ },
   'config-name': { props: (s) => ({ server: s, configName: 'a/b', interval: '1h', pathPrefix: '/d', storage: local }), message: /configName: name "a\/b" is invalid/ },
-  'config-name-unique': { props: (s) => ({ server: s, configName: 'taken', interval: '1h', pathPrefix: '/d', storage: local }), message: /configName "taken" is already used on this server by test\/taken/ },
+  'config-name-unique': {
+    props: (s) => ({ server: s, configName: 'taken', interval: '1h', pathPrefix: '/d', storage: local }),
+    message: /configName "taken" is already used on this server by test\/taken/,
+  },
   'storage-choice': { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', storage: { storageType: 'ftp' } }), message: /storage must be SnapshotStorage.local/ },
   'interval-syntax': { props: (s) => ({ server: s, interval: 'daily', pathPrefix: '/d', storage: local }), message: /interval: time: invalid duration "daily"/ },
   'retain-min': { props: (s) => ({ server: s, interval: '1h', retain: 0, pathPrefix: '/d', storage: local }), message: /retain must be a whole number >= 1 \(got 0\)/ },
@@ -26,14 +32,33 @@ const failing: Record<string, { props: (s: KeywardServer) => Loose; message: Reg
     message: /pathPrefix is required[\s\S]*cloudOne\(\{ bucket \}\) is required for storage type cloudone-store[\s\S]*cloudOne\(\{ region \}\) is required/,
   },
   'cloudone-options': {
-    props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p', storage: SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'AK', enableKms: true, serverSideEncryption: true }) }),
+    props: (s) => ({
+      server: s,
+      interval: '1h',
+      pathPrefix: 'p',
+      storage: SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'AK', enableKms: true, serverSideEncryption: true }),
+    }),
     message: /mutually exclusive[\s\S]*accessKeyId and secretAccessKey must be set together/,
   },
-  'cloudtwo-key-json': { props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudTwo({ bucket: 'b', serviceAccountKey: 'not-json-secret' }) }), message: /serviceAccountKey must be a JSON object/ },
-  secrets: { props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', accountKey: 'in-no-env-var' }) }), message: /cloudthree_account_key: the secret value is not in any environment variable/ },
-  autoload: { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', autoloadEnabled: true, storage: local }), message: /autoloadEnabled is not supported for local storage/ },
+  'cloudtwo-key-json': {
+    props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudTwo({ bucket: 'b', serviceAccountKey: 'not-json-secret' }) }),
+    message: /serviceAccountKey must be a JSON object/,
+  },
+  secrets: {
+    props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', accountKey: 'in-no-env-var' }) }),
+    message: /cloudthree_account_key: the secret value is not in any environment variable/,
+  },
+  autoload: {
+    props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', autoloadEnabled: true, storage: local }),
+    message: /autoloadEnabled is not supported for local storage/,
+  },
   'cloudthree-auth-mode': {
-    props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', authMode: CloudThreeAuthMode.MANAGED }) }),
+    props: (s) => ({
+      server: s,
+      interval: '1h',
+      pathPrefix: 'p/',
+      storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', authMode: CloudThreeAuthMode.MANAGED }),
+    }),
     message: /clientId is required with authMode MANAGED/,
   },
   'removal-policy': { props: (s) => ({ server: s, interval: '1h', pathPrefix: '/d', storage: local, removalPolicy: 'never' }), message: /removalPolicy must be/ },
@@ -66,7 +91,16 @@ describe('SnapshotAutoConfig validation rules', () => {
     const v = new TerraformVariable(stack, 'v', { type: 'string' });
     const n = new TerraformVariable(stack, 'n', { type: 'number' });
     expect(
-      problemsOf(() => new SnapshotAutoConfig(stack, 't', { server, interval: v.stringValue, retain: n.numberValue, pathPrefix: v.stringValue, storage: SnapshotStorage.cloudTwo({ bucket: v.stringValue }) })),
+      problemsOf(
+        () =>
+          new SnapshotAutoConfig(stack, 't', {
+            server,
+            interval: v.stringValue,
+            retain: n.numberValue,
+            pathPrefix: v.stringValue,
+            storage: SnapshotStorage.cloudTwo({ bucket: v.stringValue }),
+          }),
+      ),
     ).toEqual([]);
   });
 
@@ -78,13 +112,19 @@ describe('SnapshotAutoConfig validation rules', () => {
   });
 });
 
-describe('SnapshotAutoConfig accepts what Vault accepts (the engine-only rules are the engine\'s)', () => {
+describe("SnapshotAutoConfig accepts what Vault accepts (the engine-only rules are the engine's)", () => {
   it.each([
     ['a path prefix without the trailing "/"', { pathPrefix: 'snaps', storage: azure }],
     ['"/" inside filePrefix', { pathPrefix: 'p/', filePrefix: 'team/vault', storage: azure }],
-    ['a blob environment outside the engine\'s list', { pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', accountKey: AZ_KEY, blobEnvironment: 'azure-env' }) }],
+    [
+      "a blob environment outside the engine's list",
+      { pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', accountKey: AZ_KEY, blobEnvironment: 'azure-env' }) },
+    ],
     ['an interval over one year', { pathPrefix: 'p/', interval: '9000h', storage: azure }],
-    ['managed identity without a key', { pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', authMode: CloudThreeAuthMode.MANAGED, clientId: 'id-1' }) }],
+    [
+      'managed identity without a key',
+      { pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', authMode: CloudThreeAuthMode.MANAGED, clientId: 'id-1' }) },
+    ],
     ['environment credentials', { pathPrefix: 'p/', storage: SnapshotStorage.cloudThree({ containerName: 'c', authMode: CloudThreeAuthMode.ENVIRONMENT }) }],
   ])('%s', (_what, over) => {
     const { stack, server } = newStack();

@@ -16,7 +16,8 @@ const APP = `
   app.synth();
 `;
 
-const run = (env: Record<string, string>) => spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', APP], { cwd: REPO, encoding: 'utf8', env: { ...process.env, KEYWARD_DEBUG: '', ...env }, timeout: 60_000 });
+const run = (env: Record<string, string>) =>
+  spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', APP], { cwd: REPO, encoding: 'utf8', env: { ...process.env, KEYWARD_DEBUG: '', ...env }, timeout: 60_000 });
 
 it('an invalid construct prints the message without stack frames', () => {
   const r = run({});

@@ -37,7 +37,12 @@ function build(opts: { ttl?: string; retainSnapshots?: boolean; exclusive?: bool
     storage: SnapshotStorage.cloudOne({ bucket: 'b', region: 'eu-west-1', accessKeyId: 'AKIA', secretAccessKey: S3_SECRET }),
     removalPolicy: opts.retainSnapshots ? RemovalPolicy.RETAIN : undefined,
   });
-  new SnapshotAutoConfig(stack, 'azure', { server, interval: 86400, pathPrefix: 'a/', storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'acct', accountKey: azureKey.stringValue }) });
+  new SnapshotAutoConfig(stack, 'azure', {
+    server,
+    interval: 86400,
+    pathPrefix: 'a/',
+    storage: SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'acct', accountKey: azureKey.stringValue }),
+  });
   return { stack, server };
 }
 
@@ -80,7 +85,7 @@ describe('stack synthesis', () => {
     expect(b).toEqual({ path: 'gcp' });
   });
 
-  it('exposes the backend accessor and a role\'s role_id as tokens of the backend resource', () => {
+  it("exposes the backend accessor and a role's role_id as tokens of the backend resource", () => {
     const { stack, server } = newStack('tokens');
     const backend = new CloudAuthBackend(stack, 'cloud', { server, path: 'gcp' });
     const role = CloudAuthRole.iam(stack, 'Web', { backend, boundServiceAccounts: ['web@p.iam.gserviceaccount.com'] });
@@ -155,7 +160,11 @@ describe('stack synthesis', () => {
     new CloudAuthBackend(stack, 'keyless', {
       server,
       path: 'keyless',
-      config: { serviceAccountEmail: 'engine@ops.iam.gserviceaccount.com', identityTokenAudience: 'https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/e', customEndpoints: eps },
+      config: {
+        serviceAccountEmail: 'engine@ops.iam.gserviceaccount.com',
+        identityTokenAudience: 'https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/e',
+        customEndpoints: eps,
+      },
     });
     const tf = JSON.parse(Testing.synth(stack)) as Json;
     expect(only(tf.resource.keyward_cloud_auth_backend).config.custom_endpoint).toEqual(eps);

@@ -6,7 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { jsonErrorDetail } from '../../../src/engine/json-error';
 import { GcsTarget } from '../../../src/engine/snapshot/targets/gcs';
 
-const secret = () => randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, 'x').replace(/^./, 'g');
+const secret = () =>
+  randomBytes(30)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .replace(/^./, 'g');
 const pieces = (s: string) => Array.from({ length: s.length - 5 }, (_, i) => s.slice(i, i + 6));
 
 function detailOf(text: string): string {

@@ -182,7 +182,9 @@ describe('IdpClient', () => {
   });
 
   it('maps provider errors to IdpError with the status and the provider message', async () => {
-    const err = await client().getServiceAccount(SA.deleted.email).catch((e: unknown) => e);
+    const err = await client()
+      .getServiceAccount(SA.deleted.email)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdpError);
     expect((err as IdpError).status).toBe(404);
     expect((err as IdpError).message).toMatch(/Unknown service account/);
@@ -201,7 +203,9 @@ describe('IdpClient', () => {
   it('refuses an ambient file that is not a service-account key, without echoing it', async () => {
     const file = join(dir, 'user.json');
     writeFileSync(file, JSON.stringify({ type: 'authorized_user', refresh_token: 'secret-refresh' }));
-    const err = (await client({ credentials: undefined, env: { GOOGLE_APPLICATION_CREDENTIALS: file } }).getServiceAccount(SA.app.email).catch((e: Error) => e)) as Error;
+    const err = (await client({ credentials: undefined, env: { GOOGLE_APPLICATION_CREDENTIALS: file } })
+      .getServiceAccount(SA.app.email)
+      .catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/is not a service-account key/);
     expect(err.message).not.toContain('secret-refresh');
   });

@@ -5,7 +5,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FederatedSource } from '../../../src/idp-client/federation';
 
-const clock = { t: Date.UTC(2026, 0, 1), now() { return this.t; } };
+const clock = {
+  t: Date.UTC(2026, 0, 1),
+  now() {
+    return this.t;
+  },
+};
 
 describe('FederatedSource', () => {
   let server: Server;
@@ -21,14 +26,17 @@ describe('FederatedSource', () => {
       req.on('end', () => {
         if (req.url === '/v1/token') {
           const f = new URLSearchParams(body);
-          if (stsStatus !== 200) return void res.writeHead(stsStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant', error_description: 'nope' }));
+          if (stsStatus !== 200)
+            return void res.writeHead(stsStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_grant', error_description: 'nope' }));
           expect(f.get('audience')).toBe('//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q');
           expect(f.get('subject_token')).toBe('eyJ.subject.token');
           return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'federated-secret' }));
         }
         expect(req.headers.authorization).toBe('Bearer federated-secret');
         expect(JSON.parse(body)).toEqual({ scope: ['https://www.googleapis.com/auth/cloud-platform'], lifetime: '900s' });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ accessToken: 'impersonated-secret', expireTime: new Date(clock.now() + 900_000).toISOString() }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ accessToken: 'impersonated-secret', expireTime: new Date(clock.now() + 900_000).toISOString() }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -42,7 +50,12 @@ describe('FederatedSource', () => {
 
   const source = (subjectToken: () => Promise<string>) =>
     new FederatedSource(
-      { audience: 'https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q', serviceAccountEmail: 'sa@p.iam.gserviceaccount.com', ttlSeconds: 900, subjectToken },
+      {
+        audience: 'https://iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/q',
+        serviceAccountEmail: 'sa@p.iam.gserviceaccount.com',
+        ttlSeconds: 900,
+        subjectToken,
+      },
       { sts: `${base}/v1/token`, iamcredentials: base },
       clock,
       {},
@@ -65,7 +78,9 @@ describe('FederatedSource', () => {
 
   it('names the exchange step without quoting the subject token', async () => {
     stsStatus = 400;
-    const err = await source(async () => 'eyJ.subject.token').accessToken().catch((e: Error) => e);
+    const err = await source(async () => 'eyJ.subject.token')
+      .accessToken()
+      .catch((e: Error) => e);
     expect(String(err)).toMatch(/token exchange at the Security Token Service failed: POST .*\/v1\/token: 400 invalid_grant: nope/);
     expect(String(err)).not.toContain('eyJ.subject.token');
   });

@@ -21,7 +21,12 @@ const iam = { type: 'iam', bound_service_accounts: ['a@p'] };
 
 describe('roles', () => {
   test('durations: strings and seconds are the same', () => {
-    expect(role({ ...iam, token_ttl: '1h30m', token_max_ttl: '2h', max_jwt_exp: '10m', token_period: 0 })).toMatchObject({ token_ttl: 5400, token_max_ttl: 7200, max_jwt_exp: 600, token_period: 0 });
+    expect(role({ ...iam, token_ttl: '1h30m', token_max_ttl: '2h', max_jwt_exp: '10m', token_period: 0 })).toMatchObject({
+      token_ttl: 5400,
+      token_max_ttl: 7200,
+      max_jwt_exp: 600,
+      token_period: 0,
+    });
     expect(sameValue(role({ ...iam, token_ttl: '1d' }), role({ ...iam, token_ttl: 86400 }))).toBe(true);
   });
 
@@ -95,7 +100,12 @@ describe('roles', () => {
 describe('auth config', () => {
   const cfg = (c: Record<string, unknown>) => desiredConfigFields('auth/cloud/config', c);
   test('absent means defaults, equal to a never-written config read', () => {
-    expect(cfg({})).toEqual(liveConfigFields({ iam_metadata: ['project_id', 'role', 'service_account_id', 'service_account_email'], vm_metadata: ['instance_creation_timestamp', 'instance_id', 'instance_name', 'project_id', 'project_number', 'role', 'service_account_id', 'service_account_email', 'zone'] }));
+    expect(cfg({})).toEqual(
+      liveConfigFields({
+        iam_metadata: ['project_id', 'role', 'service_account_id', 'service_account_email'],
+        vm_metadata: ['instance_creation_timestamp', 'instance_id', 'instance_name', 'project_id', 'project_number', 'role', 'service_account_id', 'service_account_email', 'zone'],
+      }),
+    );
     expect(cfg({}).iam_alias).toBe('role_id');
   });
   test('metadata lists are sets; "default" is the default list', () => {
@@ -106,7 +116,10 @@ describe('auth config', () => {
     expect(cfg({ vm_metadata: [] }).vm_metadata).toEqual([]);
   });
   test('custom endpoints as a sorted map; credential identifiers are not compared', () => {
-    expect(cfg({ custom_endpoint: { iam: 'https://iam.internal', api: 'https://api.internal' } }).custom_endpoint).toEqual({ api: 'https://api.internal', iam: 'https://iam.internal' });
+    expect(cfg({ custom_endpoint: { iam: 'https://iam.internal', api: 'https://api.internal' } }).custom_endpoint).toEqual({
+      api: 'https://api.internal',
+      iam: 'https://iam.internal',
+    });
     expect(liveConfigFields({ client_email: 'x@y', private_key_id: 'k', iam_alias: '' })).toEqual(cfg({}));
   });
   test('invalid values name the object', () => {
@@ -117,10 +130,27 @@ describe('auth config', () => {
 describe('snapshot configs', () => {
   const snap = (c: Record<string, unknown>) => desiredSnapshotFields('snapshot/s', { name: 's', ...c });
   test('interval as seconds, defaults filled, secrets never part of the fields', () => {
-    const d = snap({ storage_type: 'cloudone-store', interval: '1h', path_prefix: 'p/', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_secret_access_key: { secretRef: { env: 'K' } }, cloudone_access_key_id: 'AK' });
+    const d = snap({
+      storage_type: 'cloudone-store',
+      interval: '1h',
+      path_prefix: 'p/',
+      cloudone_bucket: 'b',
+      cloudone_region: 'r',
+      cloudone_secret_access_key: { secretRef: { env: 'K' } },
+      cloudone_access_key_id: 'AK',
+    });
     expect(d).toMatchObject({ interval: 3600, retain: 1, file_prefix: 'vault-snapshot', cloudone_disable_tls: false });
     expect(d.cloudone_secret_access_key).toBeUndefined();
-    const live = liveSnapshotFields({ storage_type: 'cloudone-store', interval: 3600, retain: 1, path_prefix: 'p/', file_prefix: 'vault-snapshot', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AK' });
+    const live = liveSnapshotFields({
+      storage_type: 'cloudone-store',
+      interval: 3600,
+      retain: 1,
+      path_prefix: 'p/',
+      file_prefix: 'vault-snapshot',
+      cloudone_bucket: 'b',
+      cloudone_region: 'r',
+      cloudone_access_key_id: 'AK',
+    });
     expect(live).toEqual(d);
   });
   test('storage_type is part of the fields (immutable: a replace)', () => {

@@ -104,7 +104,8 @@ describe('diff', () => {
     const cfgChanges = (secret: boolean, live: LiveState, recorded?: string, keyId?: string) => {
       const d = desiredFromManifest(m(secret), {});
       const rec = emptyRecord();
-      if (recorded !== undefined) rec.objects['auth/c/config'] = { ...recordedFrom(d.objects.get('auth/c/config')!), secrets: { credentials: recorded }, observed: keyId ? { credentials: keyId } : {} };
+      if (recorded !== undefined)
+        rec.objects['auth/c/config'] = { ...recordedFrom(d.objects.get('auth/c/config')!), secrets: { credentials: recorded }, observed: keyId ? { credentials: keyId } : {} };
       return diff(d, live, rec).objects.find((o) => o.id === 'auth/c/config')!.changes;
     };
     const fp = fingerprintSecret(SALT, SECRET_NEW);
@@ -116,7 +117,8 @@ describe('diff', () => {
     });
     test('unset on the server: written', () => expect(cfgChanges(true, liveWith('unset'), fp)[0]).toMatchObject({ before: null, after: '(sensitive)' }));
     test('key id moved out of band: the server key is kept (no change)', () => expect(cfgChanges(true, liveWith('set', 'other'), fp, 'k')).toEqual([]));
-    test('not declared but set by keyward: cleared', () => expect(cfgChanges(false, liveWith('set'), fp)).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: null }]));
+    test('not declared but set by keyward: cleared', () =>
+      expect(cfgChanges(false, liveWith('set'), fp)).toEqual([{ field: 'credentials', sensitive: true, before: '(sensitive)', after: null }]));
     test('not declared, set by someone else: left alone', () => expect(cfgChanges(false, liveWith('set'))).toEqual([]));
     test('not declared, not set: unchanged', () => expect(cfgChanges(false, liveWith('unset'))).toEqual([]));
   });

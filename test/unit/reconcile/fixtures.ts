@@ -48,7 +48,10 @@ export function fixtureLive(): LiveState {
     live({ kind: 'auth-config', mount: 'cloud' }, liveConfigFields({ iam_alias: 'unique_id' }), { credentials: 'set' }, { credentials: 'k1' }),
     // web drifted: token_ttl changed out of band to 60.
     // A read carries max_jwt_exp unless it is 0 (path_role.go), so these roles read 900.
-    live({ kind: 'role', mount: 'cloud', name: 'web' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: 60, token_policies: ['web'], max_jwt_exp: 900 })),
+    live(
+      { kind: 'role', mount: 'cloud', name: 'web' },
+      liveRoleFields({ type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'], token_ttl: 60, token_policies: ['web'], max_jwt_exp: 900 }),
+    ),
     // batch is an iam role on the server: its type must change, a replace.
     live({ kind: 'role', mount: 'cloud', name: 'batch' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['b@p'], max_jwt_exp: 900 })),
     live({ kind: 'role', mount: 'cloud', name: 'same' }, liveRoleFields({ type: 'iam', bound_service_accounts: ['s@p'], max_jwt_exp: 900 })),

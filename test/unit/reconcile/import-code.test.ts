@@ -38,10 +38,20 @@ test('snapshot configs: storage factories, required secrets as variables, defaul
     { name: 'hourly', fields: liveSnapshotFields({ storage_type: 'local', interval: 3600, retain: 1, path_prefix: '/s', file_prefix: 'vault-snapshot', local_max_space: 100 }) },
     {
       name: 'az',
-      fields: liveSnapshotFields({ storage_type: 'cloudthree-store', interval: 60, retain: 2, path_prefix: 'p/', file_prefix: 'x', cloudthree_container_name: 'c', cloudthree_account_name: 'acct' }),
+      fields: liveSnapshotFields({
+        storage_type: 'cloudthree-store',
+        interval: 60,
+        retain: 2,
+        path_prefix: 'p/',
+        file_prefix: 'x',
+        cloudthree_container_name: 'c',
+        cloudthree_account_name: 'acct',
+      }),
     },
   ]);
-  expect(code).toContain(`new SnapshotAutoConfig(stack, "snapshot-hourly", { server, configName: "hourly", interval: 3600, pathPrefix: "/s", storage: SnapshotStorage.local({ maxSpaceBytes: 100 }) }).importFrom("hourly");`);
+  expect(code).toContain(
+    `new SnapshotAutoConfig(stack, "snapshot-hourly", { server, configName: "hourly", interval: 3600, pathPrefix: "/s", storage: SnapshotStorage.local({ maxSpaceBytes: 100 }) }).importFrom("hourly");`,
+  );
   expect(code).toContain(`const az_cloudthree_account_key = new TerraformVariable(stack, "az_cloudthree_account_key"`);
   expect(code).toContain(
     `new SnapshotAutoConfig(stack, "snapshot-az", { server, configName: "az", interval: 60, retain: 2, pathPrefix: "p/", filePrefix: "x", storage: SnapshotStorage.cloudThree({ containerName: "c", accountName: "acct", accountKey: az_cloudthree_account_key.stringValue }) }).importFrom("az");`,

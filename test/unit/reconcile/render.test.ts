@@ -15,10 +15,24 @@ const GOLDEN = join(__dirname, '../../golden/reconcile');
 function fixturePlan(): Plan {
   const desired = fixtureDesired();
   const { objects, drift } = diff(desired, fixtureLive(), fixtureRecord(desired));
-  return { formatVersion: 1, server: { address: 'https://vault.example:8200', namespace: 'team-a' }, objects, drift, summary: summarize(objects), liveDigest: 'sha256:' + 'ab'.repeat(32) };
+  return {
+    formatVersion: 1,
+    server: { address: 'https://vault.example:8200', namespace: 'team-a' },
+    objects,
+    drift,
+    summary: summarize(objects),
+    liveDigest: 'sha256:' + 'ab'.repeat(32),
+  };
 }
 
-const emptyPlan = (): Plan => ({ formatVersion: 1, server: { address: 'http://127.0.0.1:8200' }, objects: [], drift: [], summary: summarize([]), liveDigest: 'sha256:' + '00'.repeat(32) });
+const emptyPlan = (): Plan => ({
+  formatVersion: 1,
+  server: { address: 'http://127.0.0.1:8200' },
+  objects: [],
+  drift: [],
+  summary: summarize([]),
+  liveDigest: 'sha256:' + '00'.repeat(32),
+});
 
 const golden = (name: string, actual: string): string => expectGolden(join(GOLDEN, name), actual);
 

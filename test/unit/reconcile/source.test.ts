@@ -8,7 +8,12 @@ import { findManifests, loadSource } from '../../../src/reconcile/source';
 import { parseRecord, saveRecordFile, loadRecordFile } from '../../../src/reconcile/record';
 import { fingerprintSecret } from '../../../src/schema/manifest';
 
-const manifest = (stack: string) => ({ version: 1, stack, fingerprintSalt: 'salt-0123456789abcdef', authBackends: [{ path: 'cloud', type: 'cloud', roles: [{ name: 'web', type: 'iam', bound_service_accounts: 'a@b' }] }] });
+const manifest = (stack: string) => ({
+  version: 1,
+  stack,
+  fingerprintSalt: 'salt-0123456789abcdef',
+  authBackends: [{ path: 'cloud', type: 'cloud', roles: [{ name: 'web', type: 'iam', bound_service_accounts: 'a@b' }] }],
+});
 
 test('--manifest reads the file; the record sits beside it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-src-'));
@@ -43,7 +48,10 @@ test('--app runs the command with CDKTF_OUTDIR and reads its output', () => {
 });
 
 test('--last-applied-env reads a record or a previous manifest and writes none', () => {
-  const prev = { ...manifest('p'), authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret('s', 'v') } } }, roles: [] }] };
+  const prev = {
+    ...manifest('p'),
+    authBackends: [{ path: 'cloud', type: 'cloud', config: { credentials: { secretRef: { env: 'X', fingerprint: fingerprintSecret('s', 'v') } } }, roles: [] }],
+  };
   process.env.KW_TEST_PREV = JSON.stringify(prev);
   const dir = mkdtempSync(join(tmpdir(), 'kw-src-'));
   writeFileSync(join(dir, 'm.json'), JSON.stringify(manifest('m')));
@@ -71,12 +79,14 @@ function stackDir(m: unknown): string {
   return out;
 }
 
-const stateOf = (objects: string[], resources = objects.length) => (stackDir: string) => ({
-  record: { version: 1 as const, objects: Object.fromEntries(objects.map((id) => [id, { fields: {}, secrets: {}, observed: {} }])) },
-  retained: [],
-  resources,
-  location: join(stackDir, 'terraform.s.tfstate'),
-});
+const stateOf =
+  (objects: string[], resources = objects.length) =>
+  (stackDir: string) => ({
+    record: { version: 1 as const, objects: Object.fromEntries(objects.map((id) => [id, { fields: {}, secrets: {}, observed: {} }])) },
+    retained: [],
+    resources,
+    location: join(stackDir, 'terraform.s.tfstate'),
+  });
 
 test('--dir with no record of either kind: nothing was applied (the new manifest is not taken as applied)', () => {
   const out = stackDir(manifest('s'));
@@ -86,7 +96,7 @@ test('--dir with no record of either kind: nothing was applied (the new manifest
   expect(loadSource({ dir: out }).origin).toEqual({ kind: 'none' });
 });
 
-test("--dir of a stack Terraform deployed: its state is the record, and the plan says so", () => {
+test('--dir of a stack Terraform deployed: its state is the record, and the plan says so', () => {
   const out = stackDir(manifest('s'));
   const s = loadSource({ dir: out }, stateOf(['auth/cloud', 'auth/cloud/role/gone']));
   expect(Object.keys(s.record.objects)).toEqual(['auth/cloud', 'auth/cloud/role/gone']);
@@ -99,7 +109,9 @@ test("Terraform's state and keyward's record together are refused until --record
   const recordPath = join(out, '..', 'keyward.s.last-applied.json');
   saveRecordFile(recordPath, { version: 1, objects: { 'auth/old': { fields: {}, secrets: {}, observed: {} } } });
   const read = stateOf(['auth/cloud']);
-  expect(() => loadSource({ dir: out }, read)).toThrow(/two records of what was applied: Terraform's state \(.*terraform\.s\.tfstate\) and keyward's own \(.*keyward\.s\.last-applied\.json\)\. Choose one: --record terraform/);
+  expect(() => loadSource({ dir: out }, read)).toThrow(
+    /two records of what was applied: Terraform's state \(.*terraform\.s\.tfstate\) and keyward's own \(.*keyward\.s\.last-applied\.json\)\. Choose one: --record terraform/,
+  );
   expect(loadSource({ dir: out, record: 'terraform' }, read).origin.kind).toBe('terraform-state');
   const k = loadSource({ dir: out, record: 'keyward' }, read);
   expect(k.origin).toEqual({ kind: 'keyward-record', location: recordPath });

@@ -38,7 +38,12 @@ test('config: secrets come from the environment, checked against the fingerprint
 });
 
 test('config reset: every compared field back to its default, credentials cleared', () => {
-  expect(configResetBody([{ field: 'iam_alias', before: 'unique_id' }, { field: 'custom_endpoint', before: { api: 'x' } }])).toEqual({ iam_alias: 'role_id', custom_endpoint: { api: '' }, credentials: '' });
+  expect(
+    configResetBody([
+      { field: 'iam_alias', before: 'unique_id' },
+      { field: 'custom_endpoint', before: { api: 'x' } },
+    ]),
+  ).toEqual({ iam_alias: 'role_id', custom_endpoint: { api: '' }, credentials: '' });
 });
 
 test('snapshot: the complete declared object on every write, every secret included (Vault may replace on update)', () => {
@@ -46,7 +51,10 @@ test('snapshot: the complete declared object on every write, every secret includ
     id: 'snapshot/s',
     address: { kind: 'snapshot-config', name: 's' },
     fields: { storage_type: 'cloudone-store', interval: 60 },
-    secrets: { cloudone_secret_access_key: { env: 'K', fingerprint: fingerprintSecret(salt, 'k') }, cloudone_session_token: { env: 'T', fingerprint: fingerprintSecret(salt, 't') } },
+    secrets: {
+      cloudone_secret_access_key: { env: 'K', fingerprint: fingerprintSecret(salt, 'k') },
+      cloudone_session_token: { env: 'T', fingerprint: fingerprintSecret(salt, 't') },
+    },
     immutable: ['storage_type'],
   };
   const env = { K: 'k', T: 't' };
@@ -55,7 +63,10 @@ test('snapshot: the complete declared object on every write, every secret includ
   expect(snapshotBody(snap, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: '(sensitive)' }], { salt, env })).toEqual(all);
   // A secret the declaration dropped is cleared.
   const noToken = { ...snap, secrets: { cloudone_secret_access_key: snap.secrets.cloudone_secret_access_key } };
-  expect(snapshotBody(noToken, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: null }], { salt, env })).toEqual({ ...all, cloudone_session_token: '' });
+  expect(snapshotBody(noToken, [{ field: 'cloudone_session_token', sensitive: true, before: '(sensitive)', after: null }], { salt, env })).toEqual({
+    ...all,
+    cloudone_session_token: '',
+  });
   // A field at its default that did not change stays out; one changed back to its default goes.
   const withDefaults = { ...snap, fields: { ...snap.fields, retain: 1, cloudone_endpoint: '' } };
   expect(snapshotBody(withDefaults, [{ field: 'retain', before: 3, after: 1 }], { salt, env })).toEqual({ ...all, retain: 1 });

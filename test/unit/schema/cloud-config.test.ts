@@ -38,7 +38,9 @@ describe('metadata lists', () => {
   it('names the unavailable fields and the allowed ones', () => {
     const e = errorOf(() => parseMetadataList(['zone', 'x'], 'iam'));
     expect(e.status).toBe(400);
-    expect(e.errors[0]).toBe('failed to parse iam metadata: "zone, x" contains an unavailable field, please select from "project_id, role, service_account_id, service_account_email"');
+    expect(e.errors[0]).toBe(
+      'failed to parse iam metadata: "zone, x" contains an unavailable field, please select from "project_id, role, service_account_id, service_account_email"',
+    );
     expect(errorOf(() => parseMetadataList(['default', 'zone'], 'vm')).errors[0]).toBe(
       `failed to parse vm metadata: ["default" "zone"] contains default - default can't be used in combination with other fields`,
     );

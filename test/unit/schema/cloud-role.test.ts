@@ -38,8 +38,18 @@ describe('applyRoleWrite', () => {
   it('fills create defaults', () => {
     const { role } = write({ type: 'vm' });
     expect(roleReadShape(role)).toEqual({
-      role_id: 'rid', type: 'vm', add_group_aliases: false, token_policies: [], token_ttl: 0, token_max_ttl: 0,
-      token_explicit_max_ttl: 0, token_period: 0, token_num_uses: 0, token_no_default_policy: false, token_bound_cidrs: [], token_type: 'default',
+      role_id: 'rid',
+      type: 'vm',
+      add_group_aliases: false,
+      token_policies: [],
+      token_ttl: 0,
+      token_max_ttl: 0,
+      token_explicit_max_ttl: 0,
+      token_period: 0,
+      token_num_uses: 0,
+      token_no_default_policy: false,
+      token_bound_cidrs: [],
+      token_type: 'default',
     });
   });
   it('merges updates and folds singular vm fields into plurals', () => {
@@ -67,7 +77,11 @@ describe('applyRoleWrite', () => {
   });
   it('canonicalRoleRead fills server defaults for diffs', () => {
     expect(canonicalRoleRead({ type: 'iam', bound_service_accounts: ['b', 'a'], token_ttl: 60 })).toMatchObject({
-      bound_service_accounts: ['a', 'b'], max_jwt_exp: 900, allow_vm_inference: true, token_ttl: 60, token_type: 'default',
+      bound_service_accounts: ['a', 'b'],
+      max_jwt_exp: 900,
+      allow_vm_inference: true,
+      token_ttl: 60,
+      token_type: 'default',
     });
   });
 });

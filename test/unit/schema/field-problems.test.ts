@@ -37,9 +37,23 @@ describe('field problems', () => {
   });
 
   it('a snapshot config: each problem names its field; the engine still gets every message', () => {
-    const body = { storage_type: 'cloudone-store', interval: '0s', retain: 0, path_prefix: 'p/', cloudone_bucket: 'a/b', cloudone_region: 'r', cloudone_enable_kms: true, cloudone_server_side_encryption: true };
+    const body = {
+      storage_type: 'cloudone-store',
+      interval: '0s',
+      retain: 0,
+      path_prefix: 'p/',
+      cloudone_bucket: 'a/b',
+      cloudone_region: 'r',
+      cloudone_enable_kms: true,
+      cloudone_server_side_encryption: true,
+    };
     // A "/" in the bucket name is a rule of the engine only (Vault accepts it).
     expect(fieldsOf(() => validateSnapshotConfigWrite(body))).toEqual(['cloudone_enable_kms+cloudone_server_side_encryption', 'interval', 'retain']);
-    expect(fieldsOf(() => validateSnapshotConfigWrite(body, { engineRules: true }))).toEqual(['cloudone_bucket', 'cloudone_enable_kms+cloudone_server_side_encryption', 'interval', 'retain']);
+    expect(fieldsOf(() => validateSnapshotConfigWrite(body, { engineRules: true }))).toEqual([
+      'cloudone_bucket',
+      'cloudone_enable_kms+cloudone_server_side_encryption',
+      'interval',
+      'retain',
+    ]);
   });
 });

@@ -20,7 +20,12 @@ test('a full manifest parses', () => {
         path: 'team/cloud',
         type: 'cloud',
         description: 'd',
-        config: { credentials: { secretRef: { env: 'CREDS', fingerprint: fingerprintSecret('s', 'v') } }, iam_alias: 'unique_id', vm_metadata: [], custom_endpoint: { iam: 'https://iam' } },
+        config: {
+          credentials: { secretRef: { env: 'CREDS', fingerprint: fingerprintSecret('s', 'v') } },
+          iam_alias: 'unique_id',
+          vm_metadata: [],
+          custom_endpoint: { iam: 'https://iam' },
+        },
         roles: [
           { name: 'web', type: 'iam', bound_service_accounts: 'a@b', token_ttl: '1h', max_jwt_exp: 600, policies: 'x' },
           { name: 'batch.v2', type: 'vm', bound_labels: { env: 'prod' }, bound_zones: ['z'] },
@@ -30,7 +35,15 @@ test('a full manifest parses', () => {
     ],
     snapshotConfigs: [
       { name: 'local', storage_type: 'local', interval: 3600, path_prefix: '/x', local_max_space: '1000' },
-      { name: 's3', storage_type: 'cloudone-store', interval: '1h', path_prefix: 'p', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_secret_access_key: { secretRef: { env: 'S3_KEY' } } },
+      {
+        name: 's3',
+        storage_type: 'cloudone-store',
+        interval: '1h',
+        path_prefix: 'p',
+        cloudone_bucket: 'b',
+        cloudone_region: 'r',
+        cloudone_secret_access_key: { secretRef: { env: 'S3_KEY' } },
+      },
       { name: 'gcs', storage_type: 'cloudtwo-store', interval: '1h', path_prefix: 'p/', cloudtwo_bucket: 'b' },
       { name: 'az', storage_type: 'cloudthree-store', interval: '1h', path_prefix: 'p/', cloudthree_container_name: 'c', cloudthree_account_key: { secretRef: { env: 'AZ' } } },
     ],
@@ -46,7 +59,16 @@ test('all problems are listed with their paths', () => {
     parseManifest({
       version: 2,
       fingerprintSalt: 'short',
-      authBackends: [{ path: '/cloud/', type: 'cloud', roles: [{ name: 'a', type: 'vm', max_jwt_exp: 1 }, { name: '-bad-', type: 'iam' }] }],
+      authBackends: [
+        {
+          path: '/cloud/',
+          type: 'cloud',
+          roles: [
+            { name: 'a', type: 'vm', max_jwt_exp: 1 },
+            { name: '-bad-', type: 'iam' },
+          ],
+        },
+      ],
     });
   } catch (e) {
     msg = (e as Error).message;
@@ -58,16 +80,32 @@ test('all problems are listed with their paths', () => {
 test('secrets must be references: a plain value is refused', () => {
   const r = manifestSchema.safeParse({ ...base, authBackends: [{ path: 'c', type: 'cloud', config: { credentials: '{"private_key":"x"}' } }] });
   expect(r.success).toBe(false);
-  const s = manifestSchema.safeParse({ ...base, snapshotConfigs: [{ name: 'x', storage_type: 'cloudone-store', interval: 1, path_prefix: 'p', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_secret_access_key: 'plain' }] });
+  const s = manifestSchema.safeParse({
+    ...base,
+    snapshotConfigs: [
+      { name: 'x', storage_type: 'cloudone-store', interval: 1, path_prefix: 'p', cloudone_bucket: 'b', cloudone_region: 'r', cloudone_secret_access_key: 'plain' },
+    ],
+  });
   expect(s.success).toBe(false);
   expect(manifestSchema.safeParse({ ...base, authBackends: [{ path: 'c', type: 'cloud', config: { credentials: { secretRef: { env: '1BAD' } } } }] }).success).toBe(false);
-  expect(manifestSchema.safeParse({ ...base, authBackends: [{ path: 'c', type: 'cloud', config: { credentials: { secretRef: { env: 'OK', fingerprint: 'md5:x' } } } }] }).success).toBe(false);
+  expect(
+    manifestSchema.safeParse({ ...base, authBackends: [{ path: 'c', type: 'cloud', config: { credentials: { secretRef: { env: 'OK', fingerprint: 'md5:x' } } } }] }).success,
+  ).toBe(false);
 });
 
 test('duplicates are refused (role names case-insensitively)', () => {
   const r = manifestSchema.safeParse({
     ...base,
-    authBackends: [{ path: 'c', type: 'cloud', roles: [{ name: 'Web', type: 'iam', bound_service_accounts: 'a' }, { name: 'web', type: 'iam', bound_service_accounts: 'a' }] }],
+    authBackends: [
+      {
+        path: 'c',
+        type: 'cloud',
+        roles: [
+          { name: 'Web', type: 'iam', bound_service_accounts: 'a' },
+          { name: 'web', type: 'iam', bound_service_accounts: 'a' },
+        ],
+      },
+    ],
     snapshotConfigs: [
       { name: 'd', storage_type: 'local', interval: 1, path_prefix: '/x', local_max_space: 1 },
       { name: 'd', storage_type: 'local', interval: 1, path_prefix: '/y', local_max_space: 1 },
@@ -92,7 +130,11 @@ test('no token field exists in the server block', () => {
 });
 
 test('null members count as absent (Terraform jsonencode output)', () => {
-  const m = parseManifest({ ...base, stack: null, authBackends: [{ path: 'c', type: 'cloud', description: null, config: null, roles: [{ name: 'r', type: 'iam', bound_service_accounts: 'a', token_ttl: null }] }] });
+  const m = parseManifest({
+    ...base,
+    stack: null,
+    authBackends: [{ path: 'c', type: 'cloud', description: null, config: null, roles: [{ name: 'r', type: 'iam', bound_service_accounts: 'a', token_ttl: null }] }],
+  });
   expect(m.authBackends[0].config).toBeUndefined();
   expect(m.authBackends[0].roles[0]).toEqual({ name: 'r', type: 'iam', bound_service_accounts: 'a' });
 });

@@ -43,7 +43,12 @@ test('one holder per slot; renewals keep it past its first expiry; release frees
   for (let i = 0; i < 9; i++) {
     await clock.advance(1_000);
     // Done when the next generation exists and the following renewal is armed.
-    await until(`renewal ${i + 1}`, async () => ({ gens: (await state.list('lease/cfg/')).length, armed: clock.pending() }), (v) => v.gens === i + 2 && v.armed === 1, { intervalMs: 0 });
+    await until(
+      `renewal ${i + 1}`,
+      async () => ({ gens: (await state.list('lease/cfg/')).length, armed: clock.pending() }),
+      (v) => v.gens === i + 2 && v.armed === 1,
+      { intervalMs: 0 },
+    );
   }
   expect(held!.lost.aborted).toBe(false);
   expect(await b.claim('cfg', SLOT, 60)).toBeUndefined();

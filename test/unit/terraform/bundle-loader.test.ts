@@ -33,7 +33,7 @@ describe('bundle-loader', () => {
     expect(value()).toEqual({ value: 'one', cacheUsed: true });
   });
 
-  it('uses the cache after npm install set the files\' mtimes', async () => {
+  it("uses the cache after npm install set the files' mtimes", async () => {
     write('one');
     await writeCodeCache(bundle);
     const packed = new Date('1985-10-26T08:15:00Z');
@@ -59,7 +59,7 @@ describe('bundle-loader', () => {
     expect(value()).toEqual({ value: 'one', cacheUsed: false });
   });
 
-  it('runs the build\'s warm-up before writing the cache', async () => {
+  it("runs the build's warm-up before writing the cache", async () => {
     writeFileSync(bundle, `let warmed = false; exports.warmUp = async () => { warmed = true; }; exports.warmed = () => warmed;\n`);
     let seen: unknown;
     await writeCodeCache(bundle, async (e) => {

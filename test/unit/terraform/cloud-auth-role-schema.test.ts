@@ -15,7 +15,9 @@ test('the role resource carries exactly the nested role attributes, plus backend
 });
 
 test('every attribute of the role resource, and the resource itself, has a description', () => {
-  const missing = Object.entries(roleResourceSchema.attributes).filter(([, a]) => !a.description?.trim()).map(([n]) => n);
+  const missing = Object.entries(roleResourceSchema.attributes)
+    .filter(([, a]) => !a.description?.trim())
+    .map(([n]) => n);
   expect(missing).toEqual([]);
   expect(roleResourceSchema.description).toMatch(/10,000 roles/);
 });

@@ -13,7 +13,7 @@ import { padConfig, schemaMembers, TerraformDriver } from '../../support/terrafo
 
 const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
 
-test('the block\'s address wins over VAULT_ADDR, with a warning; VAULT_ADDR is the fallback; the environment overrides the namespace', async () => {
+test("the block's address wins over VAULT_ADDR, with a warning; VAULT_ADDR is the fallback; the environment overrides the namespace", async () => {
   const env = { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' };
   const p = keywardProvider({ env });
   const block = cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns', dialect: 'keyward', fingerprint_salt: 's' });
@@ -22,7 +22,12 @@ test('the block\'s address wins over VAULT_ADDR, with a warning; VAULT_ADDR is t
   expect(ctx.client!.namespace).toBe('env-ns');
   expect(ctx.fingerprintSalt).toBe('s');
   expect(p.validate!(block)).toEqual([
-    expect.objectContaining({ severity: 'warning', attribute: ['address'], detail: 'VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); using http://10.0.0.1:8200. Unset VAULT_ADDR or change the stack\'s address.' }),
+    expect.objectContaining({
+      severity: 'warning',
+      attribute: ['address'],
+      detail:
+        "VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); using http://10.0.0.1:8200. Unset VAULT_ADDR or change the stack's address.",
+    }),
   ]);
   expect(p.validate!(cfg({ address: 'http://127.0.0.1:18200/' }))).toEqual([]);
   const q = keywardProvider({ env: { VAULT_TOKEN: 't' } });
@@ -36,7 +41,7 @@ test('the block\'s address wins over VAULT_ADDR, with a warning; VAULT_ADDR is t
   await r.stop!();
 });
 
-test('the block\'s snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warning; the variable is the fallback', async () => {
+test("the block's snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warning; the variable is the fallback", async () => {
   const env = { VAULT_TOKEN: 't', KEYWARD_SNAPSHOT_ADDR: 'http://127.0.0.1:19' };
   const p = keywardProvider({ env });
   const block = cfg({ address: 'http://10.0.0.1:8200', snapshot_address: 'http://10.0.0.2:8300', dialect: 'keyward' });
@@ -46,7 +51,8 @@ test('the block\'s snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warn
     expect.objectContaining({
       severity: 'warning',
       attribute: ['snapshot_address'],
-      detail: 'KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:19) differs from the snapshot address the stack declares (http://10.0.0.2:8300); using http://10.0.0.2:8300. Unset KEYWARD_SNAPSHOT_ADDR or change the stack\'s snapshot address.',
+      detail:
+        "KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:19) differs from the snapshot address the stack declares (http://10.0.0.2:8300); using http://10.0.0.2:8300. Unset KEYWARD_SNAPSHOT_ADDR or change the stack's snapshot address.",
     }),
   ]);
   const q = keywardProvider({ env });
@@ -56,7 +62,7 @@ test('the block\'s snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warn
   await q.stop!();
 });
 
-test('without VAULT_TOKEN the token comes from ~/.vault-token, as Vault\'s own clients read it', async () => {
+test("without VAULT_TOKEN the token comes from ~/.vault-token, as Vault's own clients read it", async () => {
   const home = mkdtempSync(join(tmpdir(), 'kw-home-'));
   try {
     writeFileSync(join(home, '.vault-token'), 'file-token\n', { mode: 0o600 });
@@ -72,7 +78,7 @@ test('without VAULT_TOKEN the token comes from ~/.vault-token, as Vault\'s own c
   }
 });
 
-test('KEYWARD_DIALECT overrides the block\'s dialect (as it overrides KeywardServer\'s for keyward plan); the block is used when it is unset', async () => {
+test("KEYWARD_DIALECT overrides the block's dialect (as it overrides KeywardServer's for keyward plan); the block is used when it is unset", async () => {
   const p = keywardProvider({ env: { VAULT_TOKEN: 't', KEYWARD_DIALECT: 'keyward' } });
   const ctx = await p.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'vault' }));
   expect(await ctx.client!.dialect()).toBe('keyward');
@@ -95,7 +101,10 @@ test('unknown provider values: no client, plan still works (unknown fingerprint)
   const provider = keywardProvider({ env: { CREDS: '{"k":1}' } });
   const d = await TerraformDriver.configure(provider, 'keyward_cloud_auth_backend', { address: UNKNOWN, fingerprint_salt: UNKNOWN });
   expect(d.ctx.client).toBeUndefined();
-  const p = await d.plan(null, d.config({ path: 'cloud', config: { credentials_env: 'CREDS' }, roles: { web: { type: 'iam', bound_service_accounts: ['a@b.iam.gserviceaccount.com'] } } }));
+  const p = await d.plan(
+    null,
+    d.config({ path: 'cloud', config: { credentials_env: 'CREDS' }, roles: { web: { type: 'iam', bound_service_accounts: ['a@b.iam.gserviceaccount.com'] } } }),
+  );
   expect(p.diagnostics).toEqual([]);
   expect(p.planned!.accessor).toBe(UNKNOWN);
   expect((p.planned!.config as Record<string, unknown>).credentials_fingerprint).toBe(UNKNOWN);
@@ -167,13 +176,19 @@ test('a create planned against a server that is not Vault-like, or whose dialect
     const d = await TerraformDriver.configure(provider, 'keyward_cloud_auth_backend', { address });
     const html = await d.plan(null, d.config({ path: 'cloud' }));
     expect(html.diagnostics).toEqual([
-      expect.objectContaining({ severity: 'error', summary: `Could not read the auth mounts of ${address}`, detail: expect.stringContaining('the server did not answer like Vault: its response is text/html') }),
+      expect.objectContaining({
+        severity: 'error',
+        summary: `Could not read the auth mounts of ${address}`,
+        detail: expect.stringContaining('the server did not answer like Vault: its response is text/html'),
+      }),
     ]);
     health = '{"initialized":true}';
     const q = keywardProvider({ env: { VAULT_TOKEN: 't', VAULT_MAX_RETRIES: '0' } });
     const d2 = await TerraformDriver.configure(q, 'keyward_cloud_auth_backend', { address });
     const unknown = await d2.plan(null, d2.config({ path: 'cloud' }));
-    expect(unknown.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'Cannot tell which dialect the server speaks', detail: expect.stringContaining('sys/health returned no version') })]);
+    expect(unknown.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', summary: 'Cannot tell which dialect the server speaks', detail: expect.stringContaining('sys/health returned no version') }),
+    ]);
     await provider.stop!();
     await q.stop!();
   } finally {

@@ -52,7 +52,10 @@ describe('cty msgpack codec', () => {
 });
 
 test('a value of the wrong type deep inside names its path, and the next call starts from the root again', () => {
-  const t: ValueType = { kind: 'object', attributes: { roles: { kind: 'map', element: { kind: 'object', attributes: { token_ttl: { kind: 'string' }, cidrs: { kind: 'list', element: { kind: 'string' } } } } } } };
+  const t: ValueType = {
+    kind: 'object',
+    attributes: { roles: { kind: 'map', element: { kind: 'object', attributes: { token_ttl: { kind: 'string' }, cidrs: { kind: 'list', element: { kind: 'string' } } } } } },
+  };
   const bad = encode({ roles: { web: { token_ttl: '1h', cidrs: ['a', 7] } } });
   expect(() => decodeValue(bad, t)).toThrow('roles.web.cidrs.1: expected a string');
   expect(() => encodeValue({ roles: { web: { token_ttl: 5, cidrs: null } } }, t)).toThrow('roles.web.token_ttl: expected a string');

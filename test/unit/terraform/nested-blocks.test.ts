@@ -54,7 +54,11 @@ test('the object type includes the blocks, and values round-trip through msgpack
 });
 
 test('write-only attributes inside blocks are stripped', () => {
-  expect(withoutWriteOnly({ name: 'n', item: { a: { value: 'v', id: null, secret: 's' } }, single: null }, schema)).toEqual({ name: 'n', item: { a: { value: 'v', id: null, secret: null } }, single: null });
+  expect(withoutWriteOnly({ name: 'n', item: { a: { value: 'v', id: null, secret: 's' } }, single: null }, schema)).toEqual({
+    name: 'n',
+    item: { a: { value: 'v', id: null, secret: null } },
+    single: null,
+  });
 });
 
 test('a null map block (state from a nested-attribute schema) becomes the empty map', () => {

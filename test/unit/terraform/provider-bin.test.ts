@@ -37,11 +37,14 @@ describe('bin/terraform-provider-keyward.js', () => {
     expect(run()).toBe('compiled');
   });
 
-  describe('with the build\'s bundle', () => {
+  describe("with the build's bundle", () => {
     const bundle = () => join(root, 'dist', 'src', 'terraform', 'plugin', 'provider.bundle.js');
     beforeEach(() => {
       // dist's bundle-loader.js: the sources' loader, through tsx.
-      writeFileSync(join(root, 'dist', 'src', 'terraform', 'plugin', 'bundle-loader.js'), `require('tsx/cjs'); module.exports = require(${JSON.stringify(join(REPO, 'src', 'terraform', 'plugin', 'bundle-loader.ts'))});\n`);
+      writeFileSync(
+        join(root, 'dist', 'src', 'terraform', 'plugin', 'bundle-loader.js'),
+        `require('tsx/cjs'); module.exports = require(${JSON.stringify(join(REPO, 'src', 'terraform', 'plugin', 'bundle-loader.ts'))});\n`,
+      );
       writeFileSync(bundle(), "exports.main = () => process.stdout.write('bundle\\n');\n");
       at(source(), 1_000);
       at(join(root, 'src', 'other.ts'), 1_000);

@@ -63,7 +63,11 @@ describe('validateRole: exact diagnostics', () => {
   });
 
   it('every bad value of a role at once, each on its own field; valid ones get nothing', () => {
-    const ds = validateRole(base('r2'), 'r2', iam({ max_jwt_exp: '2h', token_ttl: 'soon', token_bound_cidrs: ['10.0.0.999'], token_type: 'sometimes', token_num_uses: -1, token_policies: ['ok'] }));
+    const ds = validateRole(
+      base('r2'),
+      'r2',
+      iam({ max_jwt_exp: '2h', token_ttl: 'soon', token_bound_cidrs: ['10.0.0.999'], token_type: 'sometimes', token_num_uses: -1, token_policies: ['ok'] }),
+    );
     expect(paths(ds)).toEqual(['max_jwt_exp', 'token_bound_cidrs', 'token_num_uses', 'token_ttl', 'token_type'].map((f) => at('r2', f)).sort());
   });
 
@@ -86,7 +90,17 @@ describe('validateRole: exact diagnostics', () => {
 // A field a role leaves null means the server default and stays null in plan and state (so plans
 // print only what is declared); drift on it reads back as the live value and plans back to null.
 describe('null = server default', () => {
-  const live = (over: Record<string, unknown> = {}) => ({ type: 'iam', role_id: 'id-1', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], max_jwt_exp: 900, token_ttl: 0, token_policies: [], add_group_aliases: false, allow_vm_inference: true, ...over });
+  const live = (over: Record<string, unknown> = {}) => ({
+    type: 'iam',
+    role_id: 'id-1',
+    bound_service_accounts: ['a@p.iam.gserviceaccount.com'],
+    max_jwt_exp: 900,
+    token_ttl: 0,
+    token_policies: [],
+    add_group_aliases: false,
+    allow_vm_inference: true,
+    ...over,
+  });
 
   it('a new role plans only its declared fields, and reads back the same after create', () => {
     const config = iam({ token_ttl: '1h' });

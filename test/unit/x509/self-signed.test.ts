@@ -5,7 +5,12 @@ describe('selfSignedCertificate', () => {
   it('builds an RSA certificate that verifies with its own key (the cloud emulator key documents)', () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const notBefore = new Date(Date.UTC(2020, 0, 1));
-    const { pem } = selfSignedCertificate(privateKey, publicKey, { commonName: 'svc@x', serial: Buffer.from([0x80, 1]), notBefore, notAfter: new Date(notBefore.getTime() + 2 * 86_400_000) });
+    const { pem } = selfSignedCertificate(privateKey, publicKey, {
+      commonName: 'svc@x',
+      serial: Buffer.from([0x80, 1]),
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + 2 * 86_400_000),
+    });
     const cert = new X509Certificate(pem);
     expect(cert.subject).toBe('CN=svc@x');
     expect(cert.verify(publicKey)).toBe(true);

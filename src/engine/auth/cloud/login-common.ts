@@ -40,11 +40,7 @@ export async function lookupServiceAccount(client: IdpClient, id: string): Promi
   try {
     sa = await client.getServiceAccount(id);
   } catch (e) {
-    throw providerFailure(
-      e,
-      `service account ${JSON.stringify(id)} not found (it was deleted or never existed)`,
-      `could not look up service account ${JSON.stringify(id)}`,
-    );
+    throw providerFailure(e, `service account ${JSON.stringify(id)} not found (it was deleted or never existed)`, `could not look up service account ${JSON.stringify(id)}`);
   }
   if (sa.disabled) throw Errors.badRequest(`service account ${JSON.stringify(sa.email)} is disabled`);
   return sa;

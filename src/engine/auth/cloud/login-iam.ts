@@ -33,14 +33,7 @@ export function iamMetadata(roleName: string, sa: ServiceAccountInfo): Record<st
   return { project_id: sa.projectId, role: roleName, service_account_id: sa.uniqueId, service_account_email: sa.email };
 }
 
-export async function loginIam(
-  client: IdpClient,
-  config: StoredCloudConfig,
-  role: StoredRole,
-  roleName: string,
-  jwt: VerifiedJwt,
-  nowMs: number,
-): Promise<LoginResult> {
+export async function loginIam(client: IdpClient, config: StoredCloudConfig, role: StoredRole, roleName: string, jwt: VerifiedJwt, nowMs: number): Promise<LoginResult> {
   if (jwt.computeEngine) {
     // Instance identity token (provider-signed, compute_engine claims): only through inference.
     if (!role.allow_vm_inference) {

@@ -59,9 +59,7 @@ export function loginRoutes(state: CloudState): Route[] {
       throw Errors.permissionDenied();
     }
     const login =
-      role.type === 'iam'
-        ? await loginIam(client, config, role, roleName, verified, now)
-        : await loginVm(client, config, role, roleName, verified.computeEngine, verified.sub);
+      role.type === 'iam' ? await loginIam(client, config, role, roleName, verified, now) : await loginVm(client, config, role, roleName, verified.computeEngine, verified.sub);
     return reply.login(login);
   }
 }

@@ -67,7 +67,11 @@ async function authorizeGroups(client: IdpClient, role: StoredRole, project: str
   try {
     locations = await client.instanceGroupLocations(project);
   } catch (e) {
-    throw providerFailure(e, `failed to list instance groups for project ${JSON.stringify(project)}: project not found`, `failed to list instance groups for project ${JSON.stringify(project)}`);
+    throw providerFailure(
+      e,
+      `failed to list instance groups for project ${JSON.stringify(project)}: project not found`,
+      `failed to list instance groups for project ${JSON.stringify(project)}`,
+    );
   }
   const byZone = role.bound_zones.length > 0;
   for (const g of role.bound_instance_groups) {
@@ -85,7 +89,11 @@ async function authorizeGroups(client: IdpClient, role: StoredRole, project: str
       try {
         member = await client.groupContains(project, scope, g, inst.selfLink);
       } catch (e) {
-        throw providerFailure(e, `instance group ${JSON.stringify(g)} not found in project ${JSON.stringify(project)}`, `failed to list instances in instance group ${JSON.stringify(g)} for project ${JSON.stringify(project)}`);
+        throw providerFailure(
+          e,
+          `instance group ${JSON.stringify(g)} not found in project ${JSON.stringify(project)}`,
+          `failed to list instances in instance group ${JSON.stringify(g)} for project ${JSON.stringify(project)}`,
+        );
       }
       if (member) return;
     }

@@ -105,7 +105,10 @@ export class GcsTarget implements SnapshotTarget, ExclusiveCreate {
   /** An upload with ifGenerationMatch=0 (create only); GCS answers 412 when the object exists. */
   async createIfAbsent(name: string, body: Buffer): Promise<boolean> {
     try {
-      await this.storage.bucket(this.opts.bucket).file(this.key(name)).save(body, { resumable: false, validation: false, preconditionOpts: { ifGenerationMatch: 0 } });
+      await this.storage
+        .bucket(this.opts.bucket)
+        .file(this.key(name))
+        .save(body, { resumable: false, validation: false, preconditionOpts: { ifGenerationMatch: 0 } });
       return true;
     } catch (e) {
       if ((e as { code?: unknown }).code === 412) return false;

@@ -42,9 +42,7 @@ export class LocalTarget implements SnapshotTarget {
     const used = await this.usedSpace();
     if (used + size > this.opts.maxSpace) {
       // Nothing is deleted to make room: the operator frees space or raises the budget.
-      throw new LocalSpaceError(
-        `snapshot of ${size} bytes would exceed local_max_space (${this.opts.maxSpace} bytes, ${used} in use)`,
-      );
+      throw new LocalSpaceError(`snapshot of ${size} bytes would exceed local_max_space (${this.opts.maxSpace} bytes, ${used} in use)`);
     }
     const temp = join(this.dir, partialName(name));
     try {

@@ -114,9 +114,7 @@ export class S3Target implements SnapshotTarget, ExclusiveCreate {
       forcePathStyle: opts.forcePathStyle ?? false,
       tls: !opts.disableTls,
       // Without static keys the SDK's default chain applies (env, shared files, container, IMDS, web identity).
-      credentials: opts.accessKeyId
-        ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey ?? '', sessionToken: opts.sessionToken || undefined }
-        : undefined,
+      credentials: opts.accessKeyId ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey ?? '', sessionToken: opts.sessionToken || undefined } : undefined,
       // Plain payload signing: S3-compatible stores do not all understand aws-chunked trailers. A
       // stream body is sent as UNSIGNED-PAYLOAD, so the SDK never reads it ahead to hash it.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -181,10 +179,9 @@ export class S3Target implements SnapshotTarget, ExclusiveCreate {
   /** One streamed PutObject to `temp`, published under `key` by a server-side copy. */
   private async putViaCopy(key: string, temp: string, body: Readable, size: number, abortSignal: AbortSignal): Promise<void> {
     const { bucket } = this.opts;
-    await this.client.send(
-      new PutObjectCommand({ Bucket: bucket, Key: temp, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() }),
-      { abortSignal },
-    );
+    await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: temp, Body: body, ContentLength: size, ContentType: 'application/gzip', ...this.encryption() }), {
+      abortSignal,
+    });
     const source = `${bucket}/${temp.split('/').map(encodeURIComponent).join('/')}`;
     await this.client.send(new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: source, ...this.encryption() }), { abortSignal });
     // The snapshot is complete. The temporary key's delete runs while the caller goes on
@@ -197,25 +194,18 @@ export class S3Target implements SnapshotTarget, ExclusiveCreate {
   private async putMultipart(key: string, body: Readable, size: number, abortSignal: AbortSignal, upload: { id?: string }): Promise<void> {
     const { bucket } = this.opts;
     const partSize = Math.min(S3_SINGLE_MAX, Math.max(this.opts.partSize ?? S3_SINGLE_MAX, Math.ceil(size / S3_MAX_PARTS)));
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/gzip', ...this.encryption() }),
-      { abortSignal },
-    );
+    const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/gzip', ...this.encryption() }), { abortSignal });
     upload.id = created.UploadId;
     const slicer = new Slicer(body);
     const parts: CompletedPart[] = [];
     for (let at = 0, n = 1; at < size; at += partSize, n++) {
       const len = Math.min(partSize, size - at);
-      const r = await this.client.send(
-        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: upload.id, PartNumber: n, Body: slicer.slice(len), ContentLength: len }),
-        { abortSignal },
-      );
+      const r = await this.client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: upload.id, PartNumber: n, Body: slicer.slice(len), ContentLength: len }), {
+        abortSignal,
+      });
       parts.push({ PartNumber: n, ETag: r.ETag });
     }
-    await this.client.send(
-      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.id, MultipartUpload: { Parts: parts } }),
-      { abortSignal },
-    );
+    await this.client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.id, MultipartUpload: { Parts: parts } }), { abortSignal });
   }
 
   /**
@@ -242,7 +232,9 @@ export class S3Target implements SnapshotTarget, ExclusiveCreate {
   private async deleteKeys(keys: string[], twice: boolean): Promise<void> {
     const del = () =>
       Promise.all(
-        keys.map((k) => this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: k }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined)),
+        keys.map((k) =>
+          this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: k }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).catch(() => undefined),
+        ),
       );
     await del();
     if (!twice) return;
@@ -260,9 +252,7 @@ export class S3Target implements SnapshotTarget, ExclusiveCreate {
     const out: StoredObject[] = [];
     let token: string | undefined;
     do {
-      const r = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }),
-      );
+      const r = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
       for (const o of r.Contents ?? []) if (o.Key) out.push({ name: o.Key.slice(prefix.length), size: o.Size ?? 0 });
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);

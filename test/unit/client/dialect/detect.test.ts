@@ -22,8 +22,14 @@ test('OpenBao: a 2.x version and no enterprise field at all (Vault >= 1.16 alway
   expect(editionName(serverInfoFromHealth({ version: '2.2.0' }, at))).toBe('OpenBao 2.2.0');
 });
 
-test('a keyward snapshot agent says so beside the managed server\'s health', () => {
-  expect(serverInfoFromHealth({ version: '2.2.0', keyward_snapshot_agent: true }, at)).toEqual({ dialect: 'vault', version: '2.2.0', enterprise: false, openbao: true, snapshotAgent: true });
+test("a keyward snapshot agent says so beside the managed server's health", () => {
+  expect(serverInfoFromHealth({ version: '2.2.0', keyward_snapshot_agent: true }, at)).toEqual({
+    dialect: 'vault',
+    version: '2.2.0',
+    enterprise: false,
+    openbao: true,
+    snapshotAgent: true,
+  });
   expect(serverInfoFromHealth({ version: '1.19.0+keyward', enterprise: false, keyward_snapshot_agent: true }, at).snapshotAgent).toBe(true);
   expect(editionName(serverInfoFromHealth({ version: '1.19.0+keyward', enterprise: false }, at))).toBe('keyward engine 1.19.0+keyward in oss edition');
 });

@@ -109,7 +109,14 @@ test('a whole Vault snapshot read: renamed, secrets dropped', () => {
     aws_session_token: 'SECRET-2',
   };
   const out = vault.fromServer('snapshot-config', read);
-  expect(out).toEqual({ storage_type: 'cloudone-store', interval: 3600, cloudone_bucket: 'b', cloudone_region: 'r', cloudone_access_key_id: 'AKIA', secrets_held: ['cloudone_secret_access_key', 'cloudone_session_token'] });
+  expect(out).toEqual({
+    storage_type: 'cloudone-store',
+    interval: 3600,
+    cloudone_bucket: 'b',
+    cloudone_region: 'r',
+    cloudone_access_key_id: 'AKIA',
+    secrets_held: ['cloudone_secret_access_key', 'cloudone_session_token'],
+  });
   expect(JSON.stringify(out)).not.toMatch(/SECRET/);
 });
 

@@ -22,7 +22,12 @@ describe('RequestFraming', () => {
     const text = list + post(body) + chunked + '\r\n' + list;
     const { out, methods } = run(text, piece);
     expect(methods).toEqual(['LIST', 'POST', 'PUT', 'LIST']);
-    expect(out).toBe(text.replace(/^LIST /, 'LINK ').replace(/\r\n\r\nLIST \/v1/g, '\r\n\r\nLINK /v1').replace('\r\n\r\nLIST /v1', '\r\n\r\nLINK /v1'));
+    expect(out).toBe(
+      text
+        .replace(/^LIST /, 'LINK ')
+        .replace(/\r\n\r\nLIST \/v1/g, '\r\n\r\nLINK /v1')
+        .replace('\r\n\r\nLIST /v1', '\r\n\r\nLINK /v1'),
+    );
     // Bodies and chunk data that look like a LIST head are left alone.
     expect(out).toContain('LIST /not/a/request');
     expect(out).toContain('LIST \r\n3');

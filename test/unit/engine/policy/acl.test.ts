@@ -6,7 +6,12 @@ import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, ROOT_POLICY, defaultPolicy } from 
 function acl(policies: Record<string, Record<string, string[]>>) {
   return compileAcl(
     Object.entries(policies).map(([name, paths]) =>
-      parsePolicy(name, Object.entries(paths).map(([p, caps]) => `path "${p}" { capabilities = ${JSON.stringify(caps)} }`).join('\n')),
+      parsePolicy(
+        name,
+        Object.entries(paths)
+          .map(([p, caps]) => `path "${p}" { capabilities = ${JSON.stringify(caps)} }`)
+          .join('\n'),
+      ),
     ),
   );
 }
@@ -160,8 +165,14 @@ describe('merging across policies', () => {
   });
 
   it('deny in any policy wins for that path, in either order', () => {
-    for (const order of [['allow', 'deny'], ['deny', 'allow']]) {
-      const defs: Record<string, Record<string, string[]>> = { allow: { 'secret/x': ['read', 'update'], 'secret/+': ['read'] }, deny: { 'secret/x': ['deny'], 'secret/+': ['deny'] } };
+    for (const order of [
+      ['allow', 'deny'],
+      ['deny', 'allow'],
+    ]) {
+      const defs: Record<string, Record<string, string[]>> = {
+        allow: { 'secret/x': ['read', 'update'], 'secret/+': ['read'] },
+        deny: { 'secret/x': ['deny'], 'secret/+': ['deny'] },
+      };
       const a = acl(Object.fromEntries(order.map((n) => [n, defs[n]])));
       expect(a.capabilities('secret/x')).toEqual(['deny']);
       expect(a.allows('read', 'secret/x')).toBe(false);

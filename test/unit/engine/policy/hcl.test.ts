@@ -19,12 +19,15 @@ const caps = (p: Policy, i = 0): string[] => [...p.rules[i].capabilities].sort()
 
 describe('parsePolicy (HCL)', () => {
   it('parses repeated path blocks with capabilities', () => {
-    const p = parsePolicy('app', `
+    const p = parsePolicy(
+      'app',
+      `
 path "secret/data/app" {
   capabilities = ["read", "list"]
 }
 path "auth/token/lookup-self" { capabilities = ["read"] }
-`);
+`,
+    );
     expect(p.name).toBe('app');
     expect(p.rules.map((r) => r.path)).toEqual(['secret/data/app', 'auth/token/lookup-self']);
     expect(caps(p)).toEqual(['list', 'read']);
@@ -42,14 +45,17 @@ path "auth/token/lookup-self" { capabilities = ["read"] }
   });
 
   it('flags prefix globs and segment wildcards', () => {
-    const p = parsePolicy('p', `
+    const p = parsePolicy(
+      'p',
+      `
 path "secret/*" { capabilities = ["read"] }
 path "secret/+/config" { capabilities = ["read"] }
 path "+/x" { capabilities = ["read"] }
 path "+" { capabilities = ["read"] }
 path "secret/+/ab*" { capabilities = ["read"] }
 path "a+b/c" { capabilities = ["read"] }
-`);
+`,
+    );
     expect(p.rules.map((r) => [r.path, r.isPrefix, r.hasSegmentWildcard])).toEqual([
       ['secret/*', true, false],
       ['secret/+/config', false, true],
@@ -66,7 +72,9 @@ path "a+b/c" { capabilities = ["read"] }
   });
 
   it('accepts #, // and /* */ comments and trailing commas', () => {
-    const p = parsePolicy('p', `# hash comment
+    const p = parsePolicy(
+      'p',
+      `# hash comment
 // slash comment
 /* block
    comment */ path "a" { # inside
@@ -74,12 +82,15 @@ path "a+b/c" { capabilities = ["read"] }
     "read", // after an item
     "list", /* trailing comma next */
   ]
-}`);
+}`,
+    );
     expect(caps(p)).toEqual(['list', 'read']);
   });
 
   it('parses and stores the parameter and wrapping keys', () => {
-    const p = parsePolicy('p', `
+    const p = parsePolicy(
+      'p',
+      `
 path "secret/app" {
   capabilities = ["create", "update"]
   allowed_parameters = {
@@ -91,7 +102,8 @@ path "secret/app" {
   min_wrapping_ttl = "1m"
   max_wrapping_ttl = 3600
   comment = "app writers"
-}`);
+}`,
+    );
     expect(p.rules[0]).toMatchObject({
       allowedParameters: { name: ['alice', 'bob'], '*': [] },
       deniedParameters: { admin: [true], port: [8200] },
@@ -119,9 +131,7 @@ path "secret/app" {
 
 describe('parsePolicy errors', () => {
   it('names line and column of a missing "{"', () => {
-    expect(parseError('path "a" {\n  capabilities = ["read"]\n}\npath "b" capabilities')).toBe(
-      'failed to parse policy: line 4, column 10: expected "{", found "capabilities"',
-    );
+    expect(parseError('path "a" {\n  capabilities = ["read"]\n}\npath "b" capabilities')).toBe('failed to parse policy: line 4, column 10: expected "{", found "capabilities"');
   });
 
   it('rejects "=" between the path and "{" clearly', () => {
@@ -137,18 +147,14 @@ describe('parsePolicy errors', () => {
   });
 
   it('reports unclosed lists, blocks, strings and comments', () => {
-    expect(parseError('path "a" {\n  capabilities = ["read" "list"]\n}')).toBe(
-      'failed to parse policy: line 2, column 26: expected "," or "]", found "list"',
-    );
+    expect(parseError('path "a" {\n  capabilities = ["read" "list"]\n}')).toBe('failed to parse policy: line 2, column 26: expected "," or "]", found "list"');
     expect(parseError('path "a" {\n  capabilities = ["read"]\n')).toMatch(/^failed to parse policy: line 3, column 1: expected a key such as "path", found end of input$/);
     expect(parseError('path "a {')).toBe('failed to parse policy: line 1, column 6: string is not closed with "\\""');
     expect(parseError('path "a" {} /* never closed')).toBe('failed to parse policy: line 1, column 13: comment "/*" is not closed with "*/"');
   });
 
   it('rejects unknown keys at the top level and inside a path block', () => {
-    expect(parseError('\n  role "x" {}')).toBe(
-      'failed to parse policy: line 2, column 3: invalid key "role": a policy holds only path "<glob>" { ... } blocks',
-    );
+    expect(parseError('\n  role "x" {}')).toBe('failed to parse policy: line 2, column 3: invalid key "role": a policy holds only path "<glob>" { ... } blocks');
     expect(parseError('path "a" {\n  capabilites = ["read"]\n}')).toMatch(
       /^failed to parse policy: line 2, column 3: path "a": invalid key "capabilites" \(allowed: capabilities, /,
     );
@@ -181,9 +187,7 @@ describe('parsePolicy errors', () => {
   });
 
   it("forbids '+*'", () => {
-    expect(parseError('path "a/+*" { capabilities = ["read"] }')).toBe(
-      'failed to parse policy: line 1, column 1: path "a/+*": invalid use of wildcards (\'+*\' is forbidden)',
-    );
+    expect(parseError('path "a/+*" { capabilities = ["read"] }')).toBe('failed to parse policy: line 1, column 1: path "a/+*": invalid use of wildcards (\'+*\' is forbidden)');
   });
 });
 
@@ -197,9 +201,13 @@ describe('parsePolicy (JSON)', () => {
   });
 
   it('parses the list-of-objects form and the parameter keys', () => {
-    const text = JSON.stringify({
-      path: [{ a: { capabilities: ['update'], allowed_parameters: { k: ['v'] }, max_wrapping_ttl: '1h' } }, { b: { capabilities: ['deny', 'read'] } }],
-    }, null, 2);
+    const text = JSON.stringify(
+      {
+        path: [{ a: { capabilities: ['update'], allowed_parameters: { k: ['v'] }, max_wrapping_ttl: '1h' } }, { b: { capabilities: ['deny', 'read'] } }],
+      },
+      null,
+      2,
+    );
     const p = parsePolicy('j', text);
     expect(p.rules[0]).toMatchObject({ path: 'a', allowedParameters: { k: ['v'] }, maxWrappingTtlSeconds: 3600 });
     expect(caps(p, 1)).toEqual(['deny']);
@@ -209,9 +217,7 @@ describe('parsePolicy (JSON)', () => {
     expect(parseError('{\n  "path": {\n    "a": {"capabilities": ["read"]}\n  }\n')).toBe(
       'failed to parse policy: line 5, column 1: expected a key such as "path", found end of input',
     );
-    expect(parseError('{\n  "path": {\n    "a": {"capabilities" ["read"]}\n  }\n}')).toBe(
-      'failed to parse policy: line 3, column 26: expected ":", found "["',
-    );
+    expect(parseError('{\n  "path": {\n    "a": {"capabilities" ["read"]}\n  }\n}')).toBe('failed to parse policy: line 3, column 26: expected ":", found "["');
     expect(parseError('{"path": {"a": {"capabilities": ["fly"]}}}')).toMatch(/^failed to parse policy: line 1, column 33: path "a": invalid capability "fly"/);
     expect(parseError('{"paths": {}}')).toMatch(/invalid key "paths"/);
     expect(parseError('{"path": "a"}')).toMatch(/line 1, column 10: expected path "<glob>"/);

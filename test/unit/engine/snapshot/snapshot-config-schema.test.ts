@@ -2,12 +2,7 @@
 // snapshot-validate.ts (kept here: this directory is the snapshot engineer's test tree).
 
 import { ApiError } from '../../../../src/schema/errors';
-import {
-  canonicalSnapshotConfig,
-  normalizeSnapshotConfigRead,
-  redactSnapshotConfig,
-  validateSnapshotConfigWrite,
-} from '../../../../src/schema/snapshot-validate';
+import { canonicalSnapshotConfig, normalizeSnapshotConfigRead, redactSnapshotConfig, validateSnapshotConfigWrite } from '../../../../src/schema/snapshot-validate';
 
 function problems(body: Record<string, unknown>, existing?: Parameters<typeof validateSnapshotConfigWrite>[1]): string[] {
   try {
@@ -25,7 +20,15 @@ const local = { storage_type: 'local', interval: '1h', path_prefix: '/tmp/snaps'
 describe('snapshot config write validation', () => {
   it('fills defaults and stores interval in seconds', () => {
     const { config } = validateSnapshotConfigWrite(local);
-    expect(config).toEqual({ storage_type: 'local', interval: 3600, retain: 1, path_prefix: '/tmp/snaps', file_prefix: 'vault-snapshot', autoload_enabled: false, local_max_space: 1000 });
+    expect(config).toEqual({
+      storage_type: 'local',
+      interval: 3600,
+      retain: 1,
+      path_prefix: '/tmp/snaps',
+      file_prefix: 'vault-snapshot',
+      autoload_enabled: false,
+      local_max_space: 1000,
+    });
   });
 
   it.each([

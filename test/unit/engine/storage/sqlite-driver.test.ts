@@ -12,7 +12,6 @@ import Database, { NODE_MAJOR, SQLITE_PACKAGE } from '../../../../src/engine/sto
 const ROOT = resolve(__dirname, '../../../..');
 
 test('the package loaded suits the running Node', () => {
-   
   const { version } = require(`${SQLITE_PACKAGE}/package.json`) as { version: string };
   const major = Number(version.split('.')[0]);
   if (NODE_MAJOR >= 22) expect(major).toBeGreaterThanOrEqual(13);

@@ -20,10 +20,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function totals(file: string): [unknown, unknown] {
   const db = new Database(file, { readonly: true });
   try {
-    return [
-      db.prepare('SELECT n, b FROM kv_totals').get(),
-      db.prepare('SELECT count(*) AS n, COALESCE(sum(octet_length(k) + length(v)), 0) AS b FROM kv').get(),
-    ];
+    return [db.prepare('SELECT n, b FROM kv_totals').get(), db.prepare('SELECT count(*) AS n, COALESCE(sum(octet_length(k) + length(v)), 0) AS b FROM kv').get()];
   } finally {
     db.close();
   }
@@ -54,15 +51,25 @@ it('equal a scan of the rows after every kind of write', async () => {
   expect(stored).toEqual(scanned);
   expect(stored).toEqual({ n: 30, b: 10 * 3 + 20 * 4 + 4350 });
   await s.deletePrefix('');
-  expect(totals(file)).toEqual([{ n: 0, b: 0 }, { n: 0, b: 0 }]);
+  expect(totals(file)).toEqual([
+    { n: 0, b: 0 },
+    { n: 0, b: 0 },
+  ]);
   await s.close();
 });
 
 it('are computed on open for a store written before they existed', async () => {
   const file = join(dir, 'old.db');
-  writeEarlierStore(file, 8192, Array.from({ length: 100 }, (_, i): [string, Buffer] => [`k${i}`, Buffer.alloc(i)]));
+  writeEarlierStore(
+    file,
+    8192,
+    Array.from({ length: 100 }, (_, i): [string, Buffer] => [`k${i}`, Buffer.alloc(i)]),
+  );
   const s = new SqliteStorage(file);
-  expect(totals(file)).toEqual([{ n: 100, b: 290 + 4950 }, { n: 100, b: 290 + 4950 }]);
+  expect(totals(file)).toEqual([
+    { n: 100, b: 290 + 4950 },
+    { n: 100, b: 290 + 4950 },
+  ]);
   await s.put('k0', Buffer.alloc(10));
   expect(totals(file)[0]).toEqual({ n: 100, b: 290 + 4960 });
   await s.close();

@@ -50,7 +50,11 @@ describe('TokenStore under concurrent writes of one token', () => {
         ...Array.from({ length: 5 }, () => outcome(tokens.extend({ ...held }, 3600, settings))),
         ...Array.from({ length: 5 }, () => tokens.use({ ...held }).then((u) => (u.ok ? 'ok' : 'refused'))),
       ];
-      racers.splice(round % racers.length, 0, tokens.revoke({ ...held }).then(() => 'revoked'));
+      racers.splice(
+        round % racers.length,
+        0,
+        tokens.revoke({ ...held }).then(() => 'revoked'),
+      );
       await Promise.all(racers);
       expect(await tokens.lookup(t.id)).toBeUndefined();
       expect(await tokens.lookupAccessor(t.accessor)).toBeUndefined();
@@ -82,7 +86,17 @@ describe('TokenStore under concurrent writes of one token', () => {
   it('a child is never attached to a parent being revoked', async () => {
     const { tokens } = store();
     const parent = await tokens.create({ type: 'service', policies: ['root'], path: 'auth/token/create', displayName: 'p', namespaceId: 'root', ttl: 600, orphan: true });
-    const child = () => tokens.create({ type: 'service', policies: ['default'], path: 'auth/token/create', displayName: 'c', namespaceId: 'root', ttl: 600, orphan: false, parentAccessor: parent.accessor });
+    const child = () =>
+      tokens.create({
+        type: 'service',
+        policies: ['default'],
+        path: 'auth/token/create',
+        displayName: 'c',
+        namespaceId: 'root',
+        ttl: 600,
+        orphan: false,
+        parentAccessor: parent.accessor,
+      });
     const results = await Promise.all([outcome(child()), tokens.revoke(parent).then(() => 'revoked'), outcome(child())]);
     expect(results[1]).toBe('revoked');
     expect(results[2]).toBe('refused');

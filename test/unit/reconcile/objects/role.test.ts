@@ -18,7 +18,7 @@ test("a planned action's write is the decision's: the CLI's apply and the provid
   expect(roleWriteFor('create', vm, [])).toEqual(roleDecision(undefined, vm));
 });
 
-test("a replace deletes before it creates; a delete sends no write", async () => {
+test('a replace deletes before it creates; a delete sends no write', async () => {
   const calls: string[] = [];
   const api: RoleWriter = {
     deleteRole: async (n) => void calls.push(`delete ${n}`),

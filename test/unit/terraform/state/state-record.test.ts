@@ -65,7 +65,14 @@ export const STATE = {
 test('keyward resources become canonical record objects; others are ignored', () => {
   const s = recordFromState(JSON.stringify(STATE));
   expect(s.resources).toBe(3);
-  expect(Object.keys(s.record.objects).sort()).toEqual(['auth/cloud', 'auth/cloud/config', 'auth/cloud/role/batch', 'auth/cloud/role/web', 'auth/team/cloud/role/solo', 'snapshot/nightly']);
+  expect(Object.keys(s.record.objects).sort()).toEqual([
+    'auth/cloud',
+    'auth/cloud/config',
+    'auth/cloud/role/batch',
+    'auth/cloud/role/web',
+    'auth/team/cloud/role/solo',
+    'snapshot/nightly',
+  ]);
   // Durations canonical ("1h" -> 3600), as the plan's live side reads them.
   expect(s.record.objects['auth/cloud/role/web'].fields.token_ttl).toBe(3600);
   expect(s.record.objects['auth/team/cloud/role/solo'].fields.token_ttl).toBe(120);

@@ -16,7 +16,12 @@ const tfPlan = {
   terraform_version: '1.11.0',
   configuration: { provider_config: { keyward: { name: 'keyward', expressions: { address: { constant_value: 'https://vault.example.com:8200' } } } } },
   resource_drift: [
-    { address: 'keyward_cloud_auth_backend.b', mode: 'managed', type: 'keyward_cloud_auth_backend', change: { actions: ['update'], before: backend({ web: role({ token_ttl: '1h' }), batch: role({}) }), after: backend({ web: role({ token_ttl: '999' }), batch: role({}) }) } },
+    {
+      address: 'keyward_cloud_auth_backend.b',
+      mode: 'managed',
+      type: 'keyward_cloud_auth_backend',
+      change: { actions: ['update'], before: backend({ web: role({ token_ttl: '1h' }), batch: role({}) }), after: backend({ web: role({ token_ttl: '999' }), batch: role({}) }) },
+    },
   ],
   resource_changes: [
     {
