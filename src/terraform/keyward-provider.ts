@@ -111,6 +111,9 @@ export interface KeywardProviderOptions {
   parallelism?: number;
 }
 
+/** How long configure waits for the token's lookup before leaving a silent server to the requests that follow. */
+const TOKEN_CHECK_WAIT_MS = 3_000;
+
 export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefinition<KeywardProviderContext> {
   const env = opts.env ?? process.env;
   const clients: VaultClient[] = [];
@@ -151,13 +154,20 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       clients.push(client);
       // One lookup of the token here (as terraform-provider-vault talks to the server in configure):
       // a refused token is one error, not one per resource during refresh and plan.
+      // Only a prompt answer counts: a server that does not answer is left to the requests that
+      // follow, whose timeouts, retries and Ctrl-C name it (waiting here too doubled a plan's time
+      // against a stopped server and held configure past StopProvider).
       const { checkToken, TokenRefusedError } = require('../client/token-check') as typeof import('../client/token-check');
-      try {
-        await checkToken(client, settings.tokenSource);
-      } catch (e) {
-        if (e instanceof TokenRefusedError) throw new DiagnosticsError([{ severity: 'error', summary: e.summary, detail: e.detail }]);
-        throw e;
-      }
+      const check = checkToken(client, settings.tokenSource).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TOKEN_CHECK_WAIT_MS)));
+      const refused = await Promise.race([check, waited]);
+      clearTimeout(timer);
+      if (refused instanceof TokenRefusedError) throw new DiagnosticsError([{ severity: 'error', summary: refused.summary, detail: refused.detail }]);
+      if (refused !== undefined) throw refused;
       return { ...base, fingerprintSalt, client } as KeywardProviderContext;
     },
     resources,
