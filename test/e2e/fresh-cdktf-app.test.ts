@@ -8,9 +8,9 @@
 // app's own, installed as the README says.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { runAsync } from '../support/run-async';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
 
@@ -44,6 +44,11 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', CI: '1', FORCE_COLOR: '0' };
     delete env.VAULT_ADDR;
     delete env.VAULT_TOKEN;
+    // Native modules (cdktf-cli's node-pty has prebuilt binaries up to Node 22) build against the
+    // Node that runs the test, as on a user's machine: this machine's npm config points node-gyp at
+    // the image's Node 20 headers, which would give Node 24 a Node 20 binary.
+    const nodeDir = dirname(dirname(process.execPath));
+    if (existsSync(join(nodeDir, 'include', 'node', 'node.h'))) env.npm_config_nodedir = nodeDir;
     const sh = async (cmd: string, args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) => {
       const r = await runAsync(cmd, args, { cwd, env: { ...env, ...extra } });
       return { status: r.status, out: r.stdout + r.stderr };
