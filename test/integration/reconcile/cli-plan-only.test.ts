@@ -3,42 +3,20 @@
 // and lists the secrets it took; such a plan is not saved; apply without the secret fails naming
 // the variable, and apply in plan-only mode is refused. Real engine, in-process CLI.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../../../src/engine/engine';
 import { planJsonSchema } from '../../../src/reconcile/render-json';
-import { ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { runKeyward } from '../../support/keyward-in-process';
-import { iamRole, manifest, serviceAccountKey } from './helpers';
+import { cloudOneSnapshot, iamRole, manifest, serviceAccountKey, withCliEngine } from './helpers';
 
-let engine: Engine;
 let work: string;
-const saved = { ...process.env };
-beforeAll(async () => {
-  engine = await startTestEngine({ edition: 'enterprise' });
-  work = mkdtempSync(join(tmpdir(), 'keyward-plan-only-'));
-  process.env.VAULT_ADDR = engine.url;
-  process.env.VAULT_TOKEN = ROOT_TOKEN;
-});
-afterAll(async () => {
-  process.env = saved;
-  await engine.close();
-  rmSync(work, { recursive: true, force: true });
+withCliEngine('keyward-plan-only-', (_engine, w) => {
+  work = w;
 });
 
 test('unset secrets taken as unchanged and listed; apply needs them', async () => {
   const creds = serviceAccountKey('po-key');
-  const snapshot = {
-    name: 'po-offsite',
-    storage_type: 'cloudone-store' as const,
-    interval: '1h',
-    path_prefix: 'p/',
-    cloudone_bucket: 'b',
-    cloudone_region: 'r',
-    cloudone_access_key_id: 'AK',
-    cloudone_secret_access_key: { secretRef: { env: 'PO_S3' } },
-  };
+  const snapshot = cloudOneSnapshot('po-offsite', 'PO_S3');
   const m = (ttl: number) =>
     manifest({
       authBackends: [{ path: 'po', type: 'cloud', config: { credentials: { secretRef: { env: 'PO_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }],

@@ -4,28 +4,19 @@
 // drift; the plan names the record; a leftover keyward record beside it is refused, and keyward
 // apply will not write a stack Terraform deploys. Real engine on a loopback port, in-process CLI.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../../../src/engine/engine';
 import { saveRecordFile } from '../../../src/reconcile/record';
-import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { api } from '../../support/engine';
 import { runKeyward } from '../../support/keyward-in-process';
-import { iamRole, manifest } from './helpers';
+import { iamRole, manifest, withCliEngine } from './helpers';
 
 let engine: Engine;
 let work: string;
-const saved = { ...process.env };
-beforeAll(async () => {
-  engine = await startTestEngine({ edition: 'enterprise' });
-  work = mkdtempSync(join(tmpdir(), 'keyward-tfstate-'));
-  process.env.VAULT_ADDR = engine.url;
-  process.env.VAULT_TOKEN = ROOT_TOKEN;
-});
-afterAll(async () => {
-  process.env = saved;
-  await engine.close();
-  rmSync(work, { recursive: true, force: true });
+withCliEngine('keyward-tfstate-', (e, w) => {
+  engine = e;
+  work = w;
 });
 
 const snapshot = () => ({ name: 'tfs-nightly', storage_type: 'local' as const, interval: '1h', path_prefix: join(work, 'snaps'), local_max_space: 1_000_000 });

@@ -9,7 +9,7 @@ import { planJsonSchema } from '../../../src/reconcile/render-json';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import type { Engine } from '../../../src/engine/engine';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { iamRole, manifest, serviceAccountKey } from './helpers';
+import { cloudOneSnapshot, iamRole, manifest, serviceAccountKey } from './helpers';
 
 let engine: Engine;
 let proxy: FaultProxy;
@@ -37,16 +37,7 @@ test('exit codes, saved plans, and no secret anywhere', async () => {
   process.env.CLOUD_CREDS = secret1;
   const s3Secret = 'S3-SECRET-VALUE-7d1e0c';
   process.env.S3_KEY = s3Secret;
-  const snapshot = {
-    name: 'cli-offsite',
-    storage_type: 'cloudone-store' as const,
-    interval: '1h',
-    path_prefix: 'p/',
-    cloudone_bucket: 'b',
-    cloudone_region: 'r',
-    cloudone_access_key_id: 'AK',
-    cloudone_secret_access_key: { secretRef: { env: 'S3_KEY' } },
-  };
+  const snapshot = cloudOneSnapshot('cli-offsite', 'S3_KEY');
   const m = (ttl: number) =>
     manifest({
       authBackends: [{ path: 'cli', type: 'cloud', config: { credentials: { secretRef: { env: 'CLOUD_CREDS' } } }, roles: [iamRole('web', { token_ttl: ttl })] }],

@@ -3,7 +3,8 @@
 
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { VaultClient } from '../../../src/client/vault-client';
 import { applyPlan, type ApplyOptions } from '../../../src/reconcile/apply';
@@ -12,7 +13,8 @@ import { makePlan } from '../../../src/reconcile/plan';
 import { emptyRecord, type LastApplied } from '../../../src/reconcile/record';
 import { findManifests } from '../../../src/reconcile/source';
 import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
-import { ROOT_TOKEN } from '../../support/engine';
+import type { Engine } from '../../../src/engine/engine';
+import { ROOT_TOKEN, startTestEngine } from '../../support/engine';
 
 export function serviceAccountKey(id: string): string {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -79,4 +81,40 @@ export class Session {
     this.record = result.record;
     return { plan, result };
   }
+}
+
+/**
+ * The in-process CLI's surroundings for a test file: an enterprise engine on a loopback port, a
+ * work directory, VAULT_ADDR and VAULT_TOKEN pointing at it; the environment is restored after.
+ */
+export function withCliEngine(prefix: string, use: (engine: Engine, work: string) => void): void {
+  const saved = { ...process.env };
+  let engine: Engine;
+  let work: string;
+  beforeAll(async () => {
+    engine = await startTestEngine({ edition: 'enterprise' });
+    work = mkdtempSync(join(tmpdir(), prefix));
+    process.env.VAULT_ADDR = engine.url;
+    process.env.VAULT_TOKEN = ROOT_TOKEN;
+    use(engine, work);
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await engine.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+}
+
+/** A cloudone-store snapshot config whose secret key comes from the environment variable `env`. */
+export function cloudOneSnapshot(name: string, env: string) {
+  return {
+    name,
+    storage_type: 'cloudone-store' as const,
+    interval: '1h',
+    path_prefix: 'p/',
+    cloudone_bucket: 'b',
+    cloudone_region: 'r',
+    cloudone_access_key_id: 'AK',
+    cloudone_secret_access_key: { secretRef: { env } },
+  };
 }
