@@ -3,13 +3,13 @@
 // follows the redirect with the same method, body and token, and a whole plan → apply → empty plan
 // runs through it. One hop, as Vault's client; the rules on schemes are checked on followRedirect itself.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VaultClient } from '../../../src/client/vault-client';
+import { writeLoopbackCert } from '../../support/loopback-cert';
 import { followRedirect } from '../../../src/client/redirects';
 import { ROOT_TOKEN, startTestEngine } from '../../support/engine';
 import { startStandbyNode, type StandbyNode } from '../../support/standby-node';
@@ -91,27 +91,7 @@ test('schemes: never https → http; the token only to a target of the configure
 
 test('no token crosses to a target of another scheme: an http standby sending to an https node', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-redirect-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'pipe' },
-  );
+  writeLoopbackCert(dir);
   const heard: Array<string | undefined> = [];
   const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
     heard.push(req.headers['x-vault-token'] as string | undefined);

@@ -1,13 +1,13 @@
 // TLS options: a server with a private CA is trusted through the CA file, refused without it, and
 // reachable with verification disabled (testing only).
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VaultClient } from '../../../src/client/vault-client';
+import { writeLoopbackCert } from '../../support/loopback-cert';
 
 let server: Server;
 let url: string;
@@ -15,27 +15,7 @@ let caFile: string;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-tls-'));
   caFile = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      caFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'pipe' },
-  );
+  writeLoopbackCert(dir);
   server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(caFile) }, (_req, res) =>
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"ok":true}}'),
   );
