@@ -64,8 +64,15 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
 
     const app = join(work, 'my-app');
     mkdirSync(app);
-    const init = await sh(CDKTF, ['init', '--template=typescript', '--local', '--project-name', 'my-app', '--project-description', 'x', '--enable-crash-reporting=false'], app);
-    expect(init).toEqual({ status: 0, out: expect.any(String) });
+    // cdktf-cli reads every CDKTF_* variable as a flag and `init` refuses flags it does not know:
+    // CDKTF_DISABLE_TELEMETRY (which CI sets) makes it exit 1 with "Unknown argument: disableTelemetry".
+    const initEnv = { ...env };
+    delete initEnv.CDKTF_DISABLE_TELEMETRY;
+    const init = await runAsync(CDKTF, ['init', '--template=typescript', '--local', '--project-name', 'my-app', '--project-description', 'x', '--enable-crash-reporting=false'], {
+      cwd: app,
+      env: initEnv,
+    }).then((r) => ({ status: r.status, out: r.stdout + r.stderr }));
+    if (init.status !== 0) throw new Error(`cdktf init exited ${init.status}:\n${init.out}`);
 
     // The README's steps, run as written (with the tarball's path substituted).
     expect(README).toContain('npm install -D typescript@5');
