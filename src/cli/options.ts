@@ -69,7 +69,7 @@ export function addConnectionOptions(c: Command): Command {
       '--cloud-plugin <name>',
       "the auth method type cloud mounts have on the server: on OpenBao the name the GCP plugin was registered under (default: $KEYWARD_CLOUD_PLUGIN, then the manifest's server.cloudPlugin, then gcp on Vault and OpenBao, cloud on the engine)",
     )
-    .option('--namespace <ns>', 'namespace (default: $VAULT_NAMESPACE, then the manifest)')
+    .option('--namespace <ns>', 'namespace (default: the manifest, then $VAULT_NAMESPACE; the root namespace if neither)')
     .option('--ca-cert <file>', 'PEM file of the CA to trust (default: $VAULT_CACERT)')
     .option('--tls-skip-verify', 'do not verify the server certificate (testing only; default: $VAULT_SKIP_VERIFY)')
     .option('--parallelism <n>', 'concurrent requests', '16');

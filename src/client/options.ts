@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
-import { resolveAddress, resolveSnapshotAddress, resolveToken } from './server-address';
+import { resolveAddress, resolveNamespace, resolveSnapshotAddress, resolveToken } from './server-address';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, timeBoundsFromEnv } from './time-bounds';
 
 export interface RetryPolicy {
@@ -73,7 +73,8 @@ const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 
 
 /**
  * Flags first, then the stack's declared address and snapshot address (the manifest's server block,
- * the provider block), then the environment (see resolveAddress, resolveSnapshotAddress); namespace: flags, environment, manifest. The dialect:
+ * the provider block), then the environment (see resolveAddress, resolveSnapshotAddress); the
+ * namespace by the same rule (resolveNamespace). The dialect:
  * --dialect / the provider block, then KEYWARD_DIALECT, then the manifest, else detected.
  */
 export function settingsFromEnv(
@@ -83,7 +84,8 @@ export function settingsFromEnv(
 ): ClientSettings {
   const { address, warning } = resolveAddress(overrides.address, manifestServer.address, env);
   const snapshot = resolveSnapshotAddress(overrides.snapshotAddress, manifestServer.snapshotAddress, env);
-  const warnings = [warning, snapshot.warning].filter((w) => w !== undefined);
+  const ns = resolveNamespace(overrides.namespace, manifestServer.namespace, env);
+  const warnings = [warning, snapshot.warning, ns.warning].filter((w) => w !== undefined);
   const fromEnv = timeBoundsFromEnv(env);
   const token = overrides.token !== undefined ? { token: overrides.token, source: 'the given token' } : resolveToken(env);
   return {
@@ -91,7 +93,7 @@ export function settingsFromEnv(
     ...(warnings.length ? { addressWarning: warnings.join(' ') } : {}),
     ...(token.source ? { tokenSource: token.source } : {}),
     token: token.token,
-    namespace: overrides.namespace ?? env.VAULT_NAMESPACE ?? manifestServer.namespace,
+    namespace: ns.namespace,
     caFile: overrides.caFile ?? env.VAULT_CACERT,
     tlsSkipVerify: overrides.tlsSkipVerify ?? truthy(env.VAULT_SKIP_VERIFY),
     dialect: overrides.dialect ?? dialectFromEnv(env.KEYWARD_DIALECT) ?? manifestServer.dialect,

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 const sameAddress = (a: string, b: string) => a.trim().replace(/\/+$/, '').toLowerCase() === b.trim().replace(/\/+$/, '').toLowerCase();
 
 /** The declared value wins over the environment variable; a different one is reported. */
-function declaredOverEnv(variable: string, what: string, declared: string, fromEnv: string | undefined): { address: string; warning?: string } {
-  if (!fromEnv || sameAddress(fromEnv, declared)) return { address: declared };
+function declaredOverEnv(variable: string, what: string, declared: string, fromEnv: string | undefined, same = sameAddress): { address: string; warning?: string } {
+  if (!fromEnv || same(fromEnv, declared)) return { address: declared };
   return {
     address: declared,
     warning: `${variable} (${fromEnv}) differs from the ${what} the stack declares (${declared}); using ${declared}. Unset ${variable} or change the stack's ${what}.`,
@@ -39,6 +39,26 @@ export function resolveSnapshotAddress(flag: string | undefined, declared: strin
   if (flag) return { address: flag };
   if (declared) return declaredOverEnv('KEYWARD_SNAPSHOT_ADDR', 'snapshot address', declared, fromEnv);
   return fromEnv ? { address: fromEnv } : {};
+}
+
+/** Namespace paths compare without their outer slashes (Vault trims them); names are case-sensitive. */
+const sameNamespace = (a: string, b: string) => a.trim().replace(/^\/+|\/+$/g, '') === b.trim().replace(/^\/+|\/+$/g, '');
+
+/**
+ * The namespace, by the address's rule: --namespace, then the namespace the stack declares (the
+ * provider block, the manifest), then VAULT_NAMESPACE; none means the root namespace. Declared wins
+ * as in terraform-provider-vault (its `namespace` only defaults to VAULT_NAMESPACE): a stray export
+ * must not send a stack's plan and apply (and an exclusive mount's deletions) into another
+ * namespace. A different VAULT_NAMESPACE is reported.
+ */
+export function resolveNamespace(flag: string | undefined, declared: string | undefined, env: NodeJS.ProcessEnv): { namespace?: string; warning?: string } {
+  const fromEnv = env.VAULT_NAMESPACE || undefined;
+  if (flag !== undefined) return { namespace: flag };
+  if (declared) {
+    const r = declaredOverEnv('VAULT_NAMESPACE', 'namespace', declared, fromEnv, sameNamespace);
+    return { namespace: r.address, ...(r.warning ? { warning: r.warning } : {}) };
+  }
+  return fromEnv ? { namespace: fromEnv } : {};
 }
 
 /** The token as Vault's own clients find it: VAULT_TOKEN, then the token helper's file ~/.vault-token. */

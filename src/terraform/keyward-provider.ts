@@ -1,7 +1,7 @@
 // The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
 // environment conventions, resolved as the CLI does: the block's address wins over VAULT_ADDR, which
-// is the fallback (a difference is a warning); VAULT_NAMESPACE and KEYWARD_DIALECT override the
-// block; the token comes from VAULT_TOKEN, then ~/.vault-token, never the configuration; request_timeout and max_retries default to
+// is the fallback (a difference is a warning), and so do its namespace over VAULT_NAMESPACE and its
+// snapshot_address over KEYWARD_SNAPSHOT_ADDR; KEYWARD_DIALECT overrides the block's dialect; the token comes from VAULT_TOKEN, then ~/.vault-token, never the configuration; request_timeout and max_retries default to
 // VAULT_CLIENT_TIMEOUT and VAULT_MAX_RETRIES), its resources, and cancellation: StopProvider
 // (Terraform's Ctrl-C) aborts every request in flight. The protocol layer (src/terraform/plugin) serves it.
 
@@ -17,7 +17,7 @@ import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schem
 import { errorAt, hasUnknown, str } from './resources/values';
 import { DiagnosticsError } from './plugin/contract';
 import { parseMaxRetries, parseTimeoutMs } from '../client/time-bounds';
-import { resolveAddress, resolveSnapshotAddress } from '../client/server-address';
+import { resolveAddress, resolveNamespace, resolveSnapshotAddress } from '../client/server-address';
 
 export type { KeywardProviderContext } from './resources/context';
 
@@ -32,7 +32,11 @@ const providerSchema: BlockSchema = {
       description:
         'Server URL, such as `https://vault.example.com:8200`. It wins over `VAULT_ADDR` (a different `VAULT_ADDR` is a warning); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.',
     },
-    namespace: { type: { kind: 'string' }, optional: true, description: 'Namespace the resources are managed in (Vault Enterprise); `VAULT_NAMESPACE` overrides it.' },
+    namespace: {
+      type: { kind: 'string' },
+      optional: true,
+      description: 'Namespace the resources are managed in (Vault Enterprise). Wins over `VAULT_NAMESPACE`, which is the fallback (a different one is a warning).',
+    },
     cloud_plugin: {
       type: { kind: 'string' },
       optional: true,
@@ -135,7 +139,6 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
       const settings = settingsFromEnv(
         {
-          namespace: env.VAULT_NAMESPACE || str(config.namespace),
           cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
           caFile: str(config.ca_cert_file),
           tlsSkipVerify: typeof config.skip_tls_verify === 'boolean' ? config.skip_tls_verify : undefined,
@@ -145,8 +148,14 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         env,
         // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
         // KEYWARD_DIALECT overrides it here as it does for `keyward plan`.
-        // So are its address and snapshot_address: they win over VAULT_ADDR and KEYWARD_SNAPSHOT_ADDR.
-        { dialect: str(config.dialect) as ServerDialect | undefined, address: str(config.address), snapshotAddress: str(config.snapshot_address) },
+        // So are its address, namespace and snapshot_address: they win over VAULT_ADDR,
+        // VAULT_NAMESPACE and KEYWARD_SNAPSHOT_ADDR.
+        {
+          dialect: str(config.dialect) as ServerDialect | undefined,
+          address: str(config.address),
+          namespace: str(config.namespace),
+          snapshotAddress: str(config.snapshot_address),
+        },
       );
       if (!settings.token) throw new DiagnosticsError([missingToken(settings.address)]);
       const { VaultClient } = require('../client/vault-client') as typeof import('../client/vault-client');
@@ -201,5 +210,8 @@ function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnosti
   const snapshot = str(config.snapshot_address);
   const s: { warning?: string } = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
   if (s.warning) out.push({ severity: 'warning', summary: "KEYWARD_SNAPSHOT_ADDR is not the provider's snapshot_address", detail: s.warning, attribute: ['snapshot_address'] });
+  const namespace = str(config.namespace);
+  const n: { warning?: string } = namespace === undefined || hasUnknown(config.namespace) ? {} : resolveNamespace(undefined, namespace, env);
+  if (n.warning) out.push({ severity: 'warning', summary: "VAULT_NAMESPACE is not the provider's namespace", detail: n.warning, attribute: ['namespace'] });
   return out;
 }

@@ -67,3 +67,30 @@ test('the declared snapshotAddress wins over KEYWARD_SNAPSHOT_ADDR (with a warni
   expect(fallback.err).toContain('127.0.0.1:9');
   delete process.env.KEYWARD_SNAPSHOT_ADDR;
 });
+
+test('the declared namespace wins over VAULT_NAMESPACE (with a warning): a stray export does not plan the stack into another namespace', async () => {
+  const api = (method: string, path: string, ns?: string) =>
+    fetch(`${engine.url}/v1/${path}`, { method, headers: { 'x-vault-token': ROOT_TOKEN, ...(ns ? { 'x-vault-namespace': ns } : {}) } });
+  for (const ns of ['team', 'other']) expect((await api('POST', `sys/namespaces/${ns}`)).status).toBeLessThan(300);
+  const file = join(home, 'ns.json');
+  writeFileSync(file, JSON.stringify(manifest({ server: { address: engine.url, namespace: 'team' }, authBackends: [{ path: 'nsauth', type: 'cloud', roles: [iamRole('web')] }] })));
+  process.env.VAULT_TOKEN = ROOT_TOKEN;
+  delete process.env.VAULT_ADDR;
+  process.env.VAULT_MAX_RETRIES = '0';
+  process.env.VAULT_NAMESPACE = 'other';
+  const applied = await runKeyward('apply', '--manifest', file, '--auto-approve');
+  expect({ code: applied.code, err: applied.err }).toEqual({
+    code: 0,
+    err: "Warning: VAULT_NAMESPACE (other) differs from the namespace the stack declares (team); using team. Unset VAULT_NAMESPACE or change the stack's namespace.\n",
+  });
+  expect((await api('GET', 'auth/nsauth/role/web', 'team')).status).toBe(200);
+  expect((await api('GET', 'auth/nsauth/role/web', 'other')).status).toBe(404);
+  // --namespace overrides both; undeclared, VAULT_NAMESPACE is the fallback.
+  const undeclared = join(home, 'ns-undeclared.json');
+  writeFileSync(undeclared, JSON.stringify(manifest({ server: { address: engine.url }, authBackends: [{ path: 'nsauth', type: 'cloud', roles: [iamRole('web')] }] })));
+  const fallback = await runKeyward('plan', '--manifest', undeclared, '--detailed-exitcode');
+  expect(fallback.code).toBe(2); // nothing in "other" yet: a create
+  const flagged = await runKeyward('plan', '--manifest', undeclared, '--namespace', 'team', '--detailed-exitcode');
+  expect(flagged.code).toBe(0);
+  delete process.env.VAULT_NAMESPACE;
+});

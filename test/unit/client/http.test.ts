@@ -133,7 +133,7 @@ test('auth mounts are read from data, keyed without the trailing slash', async (
   await c.close();
 });
 
-test('settings follow VAULT_* with flags first; the declared address wins over VAULT_ADDR, with a warning', () => {
+test('settings follow VAULT_* with flags first; the declared address and namespace win over VAULT_ADDR and VAULT_NAMESPACE, with warnings', () => {
   const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
   expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({
     address: 'https://manifest',
@@ -144,6 +144,13 @@ test('settings follow VAULT_* with flags first; the declared address wins over V
     namespace: 'ns',
     tlsSkipVerify: true,
   });
+  // A stray VAULT_NAMESPACE never moves a stack that declares its namespace; --namespace still does.
+  expect(settingsFromEnv({}, env, { address: 'https://env:8200', namespace: 'team' })).toMatchObject({
+    namespace: 'team',
+    addressWarning: "VAULT_NAMESPACE (ns) differs from the namespace the stack declares (team); using team. Unset VAULT_NAMESPACE or change the stack's namespace.",
+  });
+  expect(settingsFromEnv({ namespace: 'flag' }, env, { address: 'https://env:8200', namespace: 'team' })).toMatchObject({ namespace: 'flag' });
+  expect(settingsFromEnv({}, env, { address: 'https://env:8200', namespace: 'ns/' }).addressWarning).toBeUndefined();
   expect(settingsFromEnv({}, env, { address: 'https://ENV:8200/' }).addressWarning).toBeUndefined();
   expect(settingsFromEnv({}, env).address).toBe('https://env:8200');
   expect(settingsFromEnv({ address: 'https://flag' }, env).address).toBe('https://flag');

@@ -1,5 +1,5 @@
-// The provider block: its address wins over VAULT_ADDR (a different one is a warning), VAULT_NAMESPACE /
-// KEYWARD_DIALECT override it, the token from VAULT_TOKEN then ~/.vault-token,
+// The provider block: its address and namespace win over VAULT_ADDR and VAULT_NAMESPACE (a
+// different one is a warning), KEYWARD_DIALECT overrides its dialect, the token from VAULT_TOKEN then ~/.vault-token,
 // and a configuration with unknown values (Terraform plans before they are known) still plans.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,13 +13,13 @@ import { padConfig, schemaMembers, TerraformDriver } from '../../support/terrafo
 
 const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
 
-test("the block's address wins over VAULT_ADDR, with a warning; VAULT_ADDR is the fallback; the environment overrides the namespace", async () => {
+test("the block's address and namespace win over VAULT_ADDR and VAULT_NAMESPACE, with warnings; the variables are the fallback", async () => {
   const env = { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' };
   const p = keywardProvider({ env });
   const block = cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns', dialect: 'keyward', fingerprint_salt: 's' });
   const ctx = await p.configure(block);
   expect(ctx.client!.address).toBe('http://10.0.0.1:8200');
-  expect(ctx.client!.namespace).toBe('env-ns');
+  expect(ctx.client!.namespace).toBe('block-ns');
   expect(ctx.fingerprintSalt).toBe('s');
   expect(p.validate!(block)).toEqual([
     expect.objectContaining({
@@ -28,8 +28,17 @@ test("the block's address wins over VAULT_ADDR, with a warning; VAULT_ADDR is th
       detail:
         "VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); using http://10.0.0.1:8200. Unset VAULT_ADDR or change the stack's address.",
     }),
+    expect.objectContaining({
+      severity: 'warning',
+      attribute: ['namespace'],
+      detail: "VAULT_NAMESPACE (env-ns) differs from the namespace the stack declares (block-ns); using block-ns. Unset VAULT_NAMESPACE or change the stack's namespace.",
+    }),
   ]);
-  expect(p.validate!(cfg({ address: 'http://127.0.0.1:18200/' }))).toEqual([]);
+  expect(p.validate!(cfg({ address: 'http://127.0.0.1:18200/', namespace: '/env-ns/' }))).toEqual([]);
+  // No namespace in the block: VAULT_NAMESPACE applies, as terraform-provider-vault's default.
+  const e = keywardProvider({ env });
+  expect((await e.configure(cfg({ address: 'http://10.0.0.1:8200' }))).client!.namespace).toBe('env-ns');
+  await e.stop!();
   const q = keywardProvider({ env: { VAULT_TOKEN: 't' } });
   const ctx2 = await q.configure(cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns' }));
   expect(ctx2.client!.address).toBe('http://10.0.0.1:8200');
