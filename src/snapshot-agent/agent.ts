@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { translatorFor, type ServerInfo } from '../client/dialect';
 import { settingsFromEnv } from '../client/options';
 import { VaultClientError } from '../client/errors';
-import { listen, parseListen } from '../engine/http/listener';
+import { isLoopback, listen, parseListen, tlsMaterial, type TlsSettingNames } from '../engine/http/listener';
 import { systemClock, type Clock, type TimerHandle } from '../engine/clock';
 import { silentLogger, type Logger } from '../engine/log';
 import { deadlinePolicyFromEnv, type DeadlinePolicy } from '../engine/snapshot/deadline';
@@ -35,6 +35,13 @@ export interface SnapshotAgentOptions {
   state: string;
   /** A token file (re-read when it changes); else env.VAULT_TOKEN. */
   tokenFile?: string;
+  /**
+   * HTTPS for the agent's API (callers send it their Vault tokens), as a Vault listener: plain
+   * HTTP beyond loopback is refused unless `tlsDisable`.
+   */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  tlsDisable?: boolean;
   /**
    * The seal key file (32 bytes, hex; created 0600 when missing) that encrypts configs (they hold
    * store credentials) in --state; agents sharing a state share it. Without one, configs are kept
@@ -85,11 +92,14 @@ async function waitForServer(server: ManagedServer, log: Logger, timeoutMs: numb
   }
 }
 
+const FLAG_NAMES: TlsSettingNames = { cert: '--tls-cert-file', key: '--tls-key-file', disable: '--tls-disable', listen: '--listen' };
+
 export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<SnapshotAgent> {
   const env = o.env ?? process.env;
   const clock = o.clock ?? systemClock;
   const log = o.log ?? silentLogger;
-  parseListen(o.listen); // a bad --listen fails before anything starts
+  parseListen(o.listen); // a bad --listen or TLS setting fails before anything starts
+  const tls = tlsMaterial(o.listen, { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, tlsDisable: o.tlsDisable }, false, FLAG_NAMES);
   const state = await openState(o.state, env);
   const scratch = await agentScratchDir();
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
@@ -141,7 +151,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       polling = false;
       poll?.cancel();
     });
-    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log);
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls);
     const url = await listen(http, o.listen);
     cleanups.push(
       () =>
@@ -151,9 +161,9 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         }),
     );
     log.info('snapshot agent listening', { url, server: server.address, state: state.location, dialect: info.dialect });
-    // Callers send their tokens in the clear: only loopback is safe without a TLS proxy in front.
-    if (!/^(127\.|\[::1\]|localhost)/.test(new URL(url).host))
-      log.warn("the agent serves plain HTTP on a non-loopback address: callers' tokens cross the network unencrypted; put a TLS-terminating proxy in front", { url });
+    // Only with --tls-disable: callers send their tokens in the clear.
+    if (!tls && !isLoopback(parseListen(o.listen).host))
+      log.warn("the agent serves plain HTTP beyond loopback (--tls-disable): callers' tokens cross the network unencrypted unless a TLS-terminating proxy is in front", { url });
     return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
   } catch (e) {
     await undo();

@@ -3,7 +3,8 @@
 // the managed server's health with `keyward_snapshot_agent: true` so clients know what they reach.
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Translator } from '../client/dialect';
 import { frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from '../engine/http/connection-front';
 import type { Logger } from '../engine/log';
@@ -63,8 +64,9 @@ function methodOf(method: string, url: URL): AgentRequest['method'] | undefined 
   }
 }
 
-export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator, log: Logger): Server {
-  const server = createServer((req, res) => {
+/** `tls`: serve HTTPS with this certificate and key (callers send their Vault tokens to the agent). */
+export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator, log: Logger, tls?: { cert: Buffer; key: Buffer }): Server {
+  const onRequest: RequestListener = (req, res) => {
     // Vault clients send LIST, which Node's parser refuses: the engine's connection front
     // re-frames such connections and keeps the original method.
     const verb = methodsOf(req.socket)?.shift() ?? req.method ?? 'GET';
@@ -116,7 +118,9 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
         send(res, 500, { errors: ['internal error'] });
       }
     })();
-  });
+  };
+  // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
+  const server = tls ? (createHttpsServer({ cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(onRequest);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (movedToFront(socket)) return;
     if (frontForRefusedMethod(server, err, socket)) return;

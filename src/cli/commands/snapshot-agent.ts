@@ -10,6 +10,9 @@ interface AgentFlags {
   state: string;
   tokenFile?: string;
   sealKeyFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  tlsDisable?: boolean;
   logLevel?: string;
 }
 
@@ -25,6 +28,9 @@ export function registerSnapshotAgent(program: Command): void {
       '--seal-key-file <file>',
       'encrypts the configs (they hold store credentials) in --state: 32 bytes as hex, created (mode 0600) when missing; every agent on one state uses the same file',
     )
+    .option('--tls-cert-file <file>', 'PEM certificate (chain) to serve HTTPS with (callers send the agent their Vault tokens)')
+    .option('--tls-key-file <file>', 'PEM private key of --tls-cert-file')
+    .option('--tls-disable', 'serve plain HTTP beyond loopback on purpose (behind a TLS-terminating proxy); without TLS the agent listens on loopback only')
     .option('--log-level <level>', 'trace, debug, info, warn, error or off', 'info')
     .action(async (flags: AgentFlags) => {
       const { createLogger, isLogLevel } = require('../../engine/log') as typeof import('../../engine/log');
@@ -32,7 +38,17 @@ export function registerSnapshotAgent(program: Command): void {
       if (flags.logLevel && !isLogLevel(flags.logLevel)) throw new Error('--log-level must be one of trace, debug, info, warn, error, off');
       const log = createLogger((flags.logLevel as import('../../engine/log').LogLevel | undefined) ?? 'info');
       installRejectionLogger(log);
-      const agent = await startSnapshotAgent({ server: flags.server, listen: flags.listen, state: flags.state, tokenFile: flags.tokenFile, sealKeyFile: flags.sealKeyFile, log });
+      const agent = await startSnapshotAgent({
+        server: flags.server,
+        listen: flags.listen,
+        state: flags.state,
+        tokenFile: flags.tokenFile,
+        sealKeyFile: flags.sealKeyFile,
+        tlsCertFile: flags.tlsCertFile,
+        tlsKeyFile: flags.tlsKeyFile,
+        tlsDisable: flags.tlsDisable,
+        log,
+      });
       process.stdout.write(
         `keyward snapshot agent listening on ${agent.url} for ${flags.server} (${agent.info.dialect} dialect, version ${agent.info.version})\nstate: ${agent.state.location} (agent id ${agent.id})\n`,
       );

@@ -48,21 +48,31 @@ function readPem(setting: string, file: string): Buffer {
   }
 }
 
+/** How the caller spells the settings in its errors: the config file's names, or a command's flags. */
+export interface TlsSettingNames {
+  cert: string;
+  key: string;
+  disable: string;
+  listen: string;
+}
+
+const CONFIG_NAMES: TlsSettingNames = { cert: 'tls_cert_file', key: 'tls_key_file', disable: 'tls_disable = true', listen: 'listen' };
+
 /**
  * The certificate and key to serve, or undefined for plain HTTP; refuses a half-set pair, TLS
  * settings together with tls_disable, and plain HTTP beyond loopback unless `allowPlain` (dev mode)
  * or tls_disable.
  */
-export function tlsMaterial(listen: string, o: ListenerOptions, allowPlain: boolean): { cert: Buffer; key: Buffer } | undefined {
+export function tlsMaterial(listen: string, o: ListenerOptions, allowPlain: boolean, n: TlsSettingNames = CONFIG_NAMES): { cert: Buffer; key: Buffer } | undefined {
   const { tlsCertFile: certFile, tlsKeyFile: keyFile } = o;
-  if (o.tlsDisable && (certFile || keyFile)) throw new Error('tls_disable = true and tls_cert_file/tls_key_file are both set: choose one');
-  if (certFile && !keyFile) throw new Error('tls_cert_file is set but tls_key_file is not: both are needed to serve HTTPS');
-  if (keyFile && !certFile) throw new Error('tls_key_file is set but tls_cert_file is not: both are needed to serve HTTPS');
-  if (certFile && keyFile) return { cert: readPem('tls_cert_file', certFile), key: readPem('tls_key_file', keyFile) };
+  if (o.tlsDisable && (certFile || keyFile)) throw new Error(`${n.disable} and ${n.cert}/${n.key} are both set: choose one`);
+  if (certFile && !keyFile) throw new Error(`${n.cert} is set but ${n.key} is not: both are needed to serve HTTPS`);
+  if (keyFile && !certFile) throw new Error(`${n.key} is set but ${n.cert} is not: both are needed to serve HTTPS`);
+  if (certFile && keyFile) return { cert: readPem(n.cert, certFile), key: readPem(n.key, keyFile) };
   const { host } = parseListen(listen);
   if (!o.tlsDisable && !allowPlain && !isLoopback(host)) {
     throw new Error(
-      `listen ${JSON.stringify(listen)} is reachable from other machines but no TLS is configured: set tls_cert_file and tls_key_file, or tls_disable = true to serve plain HTTP there on purpose`,
+      `${n.listen} ${JSON.stringify(listen)} is reachable from other machines but no TLS is configured: set ${n.cert} and ${n.key}, or ${n.disable} to serve plain HTTP there on purpose`,
     );
   }
   return undefined;
