@@ -41,11 +41,11 @@ function bundleCurrent() {
 }
 
 if (useCompiled()) {
-  if (bundleCurrent())
-    require(path.join(path.dirname(compiled), 'bundle-loader.js'))
-      .loadBundle(bundle)
-      .exports.main();
-  else require(compiled).main();
+  if (bundleCurrent()) {
+    // The bundle's digest names the build: roles it found valid are kept per build (role-validity-file.ts).
+    const loaded = require(path.join(path.dirname(compiled), 'bundle-loader.js')).loadBundle(bundle);
+    loaded.exports.main({ stamp: loaded.stamp });
+  } else require(compiled).main();
 } else {
   require('tsx/cjs');
   require(source).main();

@@ -47,12 +47,12 @@ function evaluate(script: vm.Script, bundle: string): unknown {
   return mod.exports;
 }
 
-/** The bundle's exports, compiled with its code cache when the cache was made from this bundle. */
-export function loadBundle(bundle: string): { exports: unknown; cacheUsed: boolean } {
+/** The bundle's exports, compiled with its code cache when the cache was made from this bundle, and the bundle's SHA-256. */
+export function loadBundle(bundle: string): { exports: unknown; cacheUsed: boolean; stamp: string } {
   const { source, stamp } = read(bundle);
   const cachedData = readCache(stamp, bundle);
   const script = compile(bundle, source, cachedData);
-  return { exports: evaluate(script, bundle), cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
+  return { exports: evaluate(script, bundle), cacheUsed: cachedData !== undefined && !script.cachedDataRejected, stamp };
 }
 
 /**

@@ -1,11 +1,14 @@
 // Entry of bin/terraform-provider-keyward.js: serves keyward's ProviderDefinition.
 import { keywardProvider } from '../keyward-provider';
+import { useRoleValidityFile } from '../resources/role-validity-file';
 import { serve } from './serve';
 
 // The build's warm-up before it writes the bundle's code cache (the bundle's exports are this module's).
 export { warmUp } from '../provider-warm-up';
 
-export function main(): void {
+/** `build.stamp`: the bundle's SHA-256 when it runs as the built bundle (names the role validity file). */
+export function main(build: { stamp?: string } = {}): void {
+  if (build.stamp) useRoleValidityFile(build.stamp);
   serve(keywardProvider()).catch((err: unknown) => {
     process.stderr.write(`terraform-provider-keyward: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

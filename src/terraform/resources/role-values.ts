@@ -12,6 +12,7 @@ import { objectNamePattern, roleSchema } from '../../schema/manifest';
 import { deepFreeze } from '../plugin/deep-freeze';
 import { UNKNOWN, type AttributePath, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { problemDiagnostics } from './field-diagnostics';
+import { persistedRoleValidity } from './role-validity-file';
 import { ROLE_ATTRS, ROLE_NAMES as NAMES } from './role-attributes';
 import { errorAt, hasUnknown, pathOf, pick, plannedDeclared, refreshedDeclared, showPath } from './values';
 
@@ -82,13 +83,16 @@ export function validateRole(base: AttributePath, name: string, role: ObjectValu
   const shape = shapeOf(role);
   if (shape === 'unknown') return role.type === UNKNOWN ? [] : checkRole(base, name, role, knownManifest(name, role), undefined);
   const manifest = roleManifest(name, role);
-  // Validate and plan both check every role; a role found valid once is valid (same name, same values).
+  // Validate and plan both check every role; a role found valid once is valid (same name, same
+  // values), in this process or, through the validity file, in an earlier one of the same build.
   const key = shape === 'plain' ? JSON.stringify(manifest) : undefined;
-  if (key !== undefined && validRoles.has(key)) return [];
+  const persisted = persistedRoleValidity();
+  if (key !== undefined && (validRoles.has(key) || persisted?.has(key))) return [];
   const diagnostics = checkRole(base, name, role, manifest, key);
   if (key !== undefined && diagnostics.length === 0) {
     if (validRoles.size >= CANONICAL_CACHE_MAX) validRoles.clear();
     validRoles.add(key);
+    persisted?.add(key);
   }
   return diagnostics;
 }
