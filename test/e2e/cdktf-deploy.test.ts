@@ -12,14 +12,13 @@ import { runAsync } from '../support/run-async';
 import { requireProviderBin } from '../support/provider-bin';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createLogger } from '../../src/engine/log';
 import { api, startTestEngine, ROOT_TOKEN } from '../support/engine';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
 import { cdktfEnv } from '../support/cdktf-env';
+import { forwardingFront, type ForwardingFront } from '../support/forwarding-front';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
@@ -42,27 +41,13 @@ const SECRETS = {
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
 
 /** A loopback proxy in front of the engine that records every request that can write. */
-function writeRecorder(target: string): Promise<{ url: string; writes: string[]; close: () => Promise<void> }> {
+async function writeRecorder(target: string): Promise<ForwardingFront & { writes: string[] }> {
   const writes: string[] = [];
-  const t = new URL(target);
-  const server = http.createServer((req, res) => {
+  const front = await forwardingFront(target, (req) => {
     if (!['GET', 'LIST', 'HEAD'].includes(req.method ?? '')) writes.push(`${req.method} ${req.url}`);
-    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    return false;
   });
-  return new Promise((ok) =>
-    server.listen(0, '127.0.0.1', () =>
-      ok({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        writes,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      }),
-    ),
-  );
+  return { ...front, writes };
 }
 
 describe('cdktf deploy / diff / destroy with terraform and the keyward provider (offline)', () => {

@@ -12,6 +12,7 @@ import { packageVersion } from '../../constructs/launcher';
 import { cdktnTools, type CdktnTools } from '../../scripts/test-tools';
 import { api, startTestEngine } from '../support/engine';
 import { runAsync } from '../support/run-async';
+import { offlineEnv } from '../support/offline-env';
 
 const REPO = resolve(__dirname, '../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -42,21 +43,15 @@ describe('cdktn CLI (CDK Terrain)', () => {
   const cdktn = async (args: string[], env: Record<string, string> = {}) => {
     const r = await runAsync(tools.node, [tools.cli, ...args], {
       cwd: app,
-      env: {
-        ...process.env,
+      // Offline: anything that tries the network (registry, version checks) goes to a closed port.
+      env: offlineEnv({
         PATH: `${tools.nodeBinDir}${delimiter}${process.env.PATH ?? ''}`,
         CI: '1',
         FORCE_COLOR: '0',
         NO_COLOR: '1',
-        CHECKPOINT_DISABLE: '1',
-        TF_IN_AUTOMATION: '1',
-        TF_CLI_CONFIG_FILE: '/dev/null',
-        // Offline: anything that tries the network (registry, version checks) goes to a closed port.
-        HTTPS_PROXY: 'http://127.0.0.1:9',
-        HTTP_PROXY: 'http://127.0.0.1:9',
         NO_PROXY: '127.0.0.1,localhost',
         ...env,
-      },
+      }),
     });
     const out = r.stdout + r.stderr;
     expect({ args, status: r.status, out: out.slice(-4000) }).toMatchObject({ status: 0 });

@@ -9,19 +9,13 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LAUNCHER_SCRIPT, launcherHash, launcherPath } from '../../constructs/launcher';
+import { offlineEnv } from '../support/offline-env';
 
 const REPO = resolve(__dirname, '../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const APP = join(__dirname, 'fixtures', 'lock-app.ts');
 // No registry, no CLI config, any network attempt meets a closed port.
-const OFFLINE = {
-  ...process.env,
-  CHECKPOINT_DISABLE: '1',
-  TF_IN_AUTOMATION: '1',
-  TF_CLI_CONFIG_FILE: '/dev/null',
-  HTTPS_PROXY: 'http://127.0.0.1:9',
-  HTTP_PROXY: 'http://127.0.0.1:9',
-};
+const OFFLINE = offlineEnv();
 
 function checkout(root: string): string {
   mkdirSync(join(root, 'node_modules'), { recursive: true });

@@ -9,15 +9,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { LAUNCHER_SCRIPT, packageVersion, writeLauncher } from '../../constructs/launcher';
 import { runTerraformInstall } from '../../src/cli/commands/terraform-install';
+import { offlineEnv } from '../support/offline-env';
 
-const ENV = {
-  ...process.env,
-  CHECKPOINT_DISABLE: '1',
-  TF_IN_AUTOMATION: '1',
-  TF_CLI_CONFIG_FILE: '/dev/null',
-  HTTPS_PROXY: 'http://127.0.0.1:9',
-  HTTP_PROXY: 'http://127.0.0.1:9',
-};
+const ENV = offlineEnv();
 const CONFIG = JSON.stringify({ terraform: { required_providers: { keyward: { source: 'keyward/keyward', version: packageVersion() } } } });
 
 function init(dir: string, extra: string[] = []): { status: number | null; out: string } {

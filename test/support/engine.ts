@@ -3,12 +3,22 @@
 
 import { request } from 'undici';
 import { startEngine, type Engine, type EngineOptions } from '../../src/engine/engine';
+import type { JsonStore } from '../../src/engine/storage/json-store';
+import { systemFamilyFactories } from '../../src/engine/sys/families';
 
 export const ROOT_TOKEN = 'root-test-token';
 
 export async function startTestEngine(options: EngineOptions = {}): Promise<Engine & { rootToken: string }> {
   const engine = await startEngine({ dev: true, rootToken: ROOT_TOKEN, logLevel: 'off', listen: '127.0.0.1:0', ...options });
   return engine as Engine & { rootToken: string };
+}
+
+/** startTestEngine, and the root view of its (decrypted) store, to look at or plant what it holds. */
+export async function startTestEngineWithStore(options: EngineOptions = {}): Promise<{ engine: Engine & { rootToken: string }; store: JsonStore }> {
+  let store!: JsonStore;
+  const capture = (sys: { store: JsonStore }) => ((store = sys.store), { routes: [] });
+  const engine = await startTestEngine({ ...options, systemFamilies: [...systemFamilyFactories, capture] });
+  return { engine, store };
 }
 
 export interface ApiResult {

@@ -97,10 +97,13 @@ export function openRoleValidity(stamp: string, env: NodeJS.ProcessEnv = process
     return undefined;
   }
   let added: string[] = [];
+  // add() follows a has() of the same role (validateRole): its digest is made once.
+  let last = { json: '', digest: '' };
+  const digestOf = (json: string) => (last.json === json ? last.digest : (last = { json, digest: digest(json) }).digest);
   return {
-    has: (manifestJson) => known.has(digest(manifestJson)),
+    has: (manifestJson) => known.has(digestOf(manifestJson)),
     add(manifestJson) {
-      const d = digest(manifestJson);
+      const d = digestOf(manifestJson);
       if (known.has(d)) return;
       known.add(d);
       added.push(d);

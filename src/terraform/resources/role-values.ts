@@ -86,13 +86,14 @@ export function validateRole(base: AttributePath, name: string, role: ObjectValu
   // Validate and plan both check every role; a role found valid once is valid (same name, same
   // values), in this process or, through the validity file, in an earlier one of the same build.
   const key = shape === 'plain' ? JSON.stringify(manifest) : undefined;
+  if (key !== undefined && validRoles.has(key)) return [];
   const persisted = persistedRoleValidity();
-  if (key !== undefined && (validRoles.has(key) || persisted?.has(key))) return [];
-  const diagnostics = checkRole(base, name, role, manifest, key);
+  const known = key !== undefined && persisted?.has(key) === true;
+  const diagnostics = known ? [] : checkRole(base, name, role, manifest, key);
   if (key !== undefined && diagnostics.length === 0) {
     if (validRoles.size >= CANONICAL_CACHE_MAX) validRoles.clear();
     validRoles.add(key);
-    persisted?.add(key);
+    if (!known) persisted?.add(key);
   }
   return diagnostics;
 }

@@ -3,8 +3,7 @@
 // key's verification_ttl, rotation_period has Vault's 10 s minimum, and a namespace's identity key
 // goes with the namespace.
 
-import { api, startTestEngine } from '../../support/engine';
-import { systemFamilyFactories } from '../../../src/engine/sys/families';
+import { api, startTestEngine, startTestEngineWithStore } from '../../support/engine';
 import type { JsonStore } from '../../../src/engine/storage/json-store';
 
 const SA_EMAIL = 'federated@ops-x.iam.gserviceaccount.com';
@@ -16,15 +15,7 @@ let writer: string;
 let sudoWriter: string;
 
 beforeAll(async () => {
-  engine = await startTestEngine({
-    systemFamilies: [
-      ...systemFamilyFactories,
-      (sys) => {
-        store = sys.store;
-        return { routes: [] };
-      },
-    ],
-  });
+  ({ engine, store } = await startTestEngineWithStore());
   expect((await api(engine, 'POST', 'sys/auth/wif', { body: { type: 'cloud' } })).status).toBeLessThan(300);
   await api(engine, 'PUT', 'sys/policies/acl/config-writer', { body: { policy: 'path "auth/wif/config" { capabilities = ["create", "read", "update"] }' } });
   await api(engine, 'PUT', 'sys/policies/acl/config-sudo', { body: { policy: 'path "auth/wif/config" { capabilities = ["create", "read", "update", "sudo"] }' } });

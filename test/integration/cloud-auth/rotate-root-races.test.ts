@@ -6,8 +6,7 @@
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import type { CloudEmulator } from '../../../src/cloud-emulator';
 import type { JsonStore } from '../../../src/engine/storage/json-store';
-import { systemFamilyFactories } from '../../../src/engine/sys/families';
-import { api, startTestEngine } from '../../support/engine';
+import { api, startTestEngine, startTestEngineWithStore } from '../../support/engine';
 import { SA, emulatorEndpoints, startCloudFixture } from '../../support/cloud-fixture';
 
 type Engine = Awaited<ReturnType<typeof startTestEngine>>;
@@ -38,15 +37,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
 beforeEach(async () => {
   emu = await startCloudFixture();
   // The root view of the engine's (decrypted) store, to look for keys left behind.
-  engine = await startTestEngine({
-    systemFamilies: [
-      ...systemFamilyFactories,
-      (sys) => {
-        store = sys.store;
-        return { routes: [] };
-      },
-    ],
-  });
+  ({ engine, store } = await startTestEngineWithStore());
   // A TCP relay to the emulator that, while the gate is closed, holds what a connection sends
   // when it starts a key creation (POST .../keys), and lets it through on open().
   const upstream = new URL(emu.url);

@@ -4,16 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, startTestEngine } from '../../support/engine';
-import { systemFamilyFactories } from '../../../src/engine/sys/families';
-import type { JsonStore } from '../../../src/engine/storage/json-store';
+import { api, startTestEngine, startTestEngineWithStore } from '../../support/engine';
 
 it('a store with two namespaces sharing an id is refused at start, naming both', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-nsid-'));
   try {
-    let store!: JsonStore;
-    const capture = [...systemFamilyFactories, (sys: { store: JsonStore }) => ((store = sys.store), { routes: [] })];
-    const engine = await startTestEngine({ dataDir, systemFamilies: capture });
+    const { engine, store } = await startTestEngineWithStore({ dataDir });
     const a = (await api(engine, 'POST', 'sys/namespaces/tenant-a')).body.data;
     await api(engine, 'POST', 'sys/namespaces/tenant-b');
     expect(a.id).toMatch(/^[A-Za-z0-9]{6}$/);

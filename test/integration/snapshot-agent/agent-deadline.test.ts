@@ -3,11 +3,10 @@
 // both end the attempt at its deadline with the error in the status; another config is not held by
 // it, and the stalled one is scheduled again.
 
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_DEADLINE } from '../../../src/engine/snapshot/deadline';
 import { api } from '../../support/engine';
+import { forwardingFront } from '../../support/forwarding-front';
 import type { GcsEmulator } from '../../support/gcs-emulator/server';
 import { startGcs, type RunningStore } from '../../support/object-stores';
 import { until } from '../../support/poll';
@@ -61,22 +60,13 @@ it('a store that stalls mid-upload: the attempt ends at its deadline, another co
 it('a managed server that never answers the snapshot read: the attempt ends at its deadline', async () => {
   // In front of the engine: everything passes except GET sys/storage/raft/snapshot, which hangs.
   const held: import('node:http').ServerResponse[] = [];
-  const t = new URL(h.engine.url);
-  const front: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/v1/sys/storage/raft/snapshot') && !req.url.includes('snapshot-auto')) {
-      held.push(res);
-      return;
-    }
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+  const front = await forwardingFront(h.engine.url, (req, res) => {
+    if (!req.url?.startsWith('/v1/sys/storage/raft/snapshot') || req.url.includes('snapshot-auto')) return false;
+    held.push(res);
+    return true;
   });
-  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   try {
-    const a = await h.agent({ server: `http://127.0.0.1:${(front.address() as AddressInfo).port}` });
+    const a = await h.agent({ server: front.url });
     await api(a.url, 'POST', `${AGENT_CONFIG}/slow`, { body: { storage_type: 'local', interval: 60, path_prefix: join(h.root, 'slow'), local_max_space: 1e9 } });
     await h.clock.advance(60_000);
     await until('the snapshot read held', () => held.length === 1, Boolean, { intervalMs: 0 });
@@ -89,7 +79,6 @@ it('a managed server that never answers the snapshot read: the attempt ends at i
     expect(s.next_snapshot_start > s.last_snapshot_end).toBe(true);
   } finally {
     for (const r of held) r.destroy();
-    front.closeAllConnections();
-    await new Promise<void>((r) => front.close(() => r()));
+    await front.close();
   }
 }, 60_000);

@@ -2,42 +2,25 @@
 // sys/health (connections dropped at first) instead of exiting, then serves; a server that answers
 // something that is not Vault's health fails the start at once.
 
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSnapshotAgent } from '../../../src/snapshot-agent/agent';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { forwardingFront, type ForwardingFront } from '../../support/forwarding-front';
 
 /** Drops the first `drops` connections, then forwards to `target`. */
-async function flakyFront(target: string, drops: number): Promise<{ url: string; dropped: () => number; dropAll: () => void; close: () => Promise<void> }> {
+async function flakyFront(target: string, drops: number): Promise<ForwardingFront & { dropped: () => number; dropAll: () => void }> {
   let dropped = 0;
-  const t = new URL(target);
-  const server: Server = createServer((req, res) => {
-    if (dropped < drops) {
-      dropped++;
-      req.socket.destroy();
-      return;
-    }
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+  const front = await forwardingFront(target, (req) => {
+    if (dropped >= drops) return false;
+    dropped++;
+    req.socket.destroy();
+    return true;
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    dropped: () => dropped,
-    dropAll: () => void (drops = Infinity),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { ...front, dropped: () => dropped, dropAll: () => void (drops = Infinity) };
 }
 
 let root: string;
