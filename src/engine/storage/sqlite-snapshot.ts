@@ -68,6 +68,18 @@ class ReaderThread {
     if (!this.gone) this.worker.postMessage(m);
   }
 
+  /**
+   * Ends the thread even while it serves a view (the store is closing): the view fails with
+   * `reason`, the thread closes its connection, and `ended` settles then.
+   */
+  stop(reason: Error): Promise<void> {
+    if (!this.gone) this.worker.postMessage({ type: 'exit' } satisfies ParentMessage);
+    this.lost(reason);
+    this.detach();
+    this.worker.ref();
+    return this.ended;
+  }
+
   /** The thread closes its connection and ends; `ended` settles then. */
   exit(): Promise<void> {
     this.detach();
@@ -86,6 +98,8 @@ let nextView = 1;
 export class SqliteSnapshotReaders {
   private idle?: ReaderThread;
   private closed = false;
+  /** Every thread not yet ended: close() ends them all, a view in progress included. */
+  private readonly live = new Set<ReaderThread>();
 
   /** `pageBytes`: the bound of one chunk (default PAGE_BYTES); tests make it small. */
   constructor(
@@ -94,31 +108,32 @@ export class SqliteSnapshotReaders {
   ) {}
 
   async open(): Promise<StorageSnapshot> {
-    const reader = this.idle && !this.idle.gone ? this.idle : new ReaderThread(this.dbFile, this.pageBytes);
+    // A thread started after close() would open the file again (and create it, were it gone).
+    if (this.closed) throw new Error('the store is closed');
+    let reader = this.idle && !this.idle.gone ? this.idle : undefined;
+    if (!reader) {
+      const fresh = new ReaderThread(this.dbFile, this.pageBytes);
+      this.live.add(fresh);
+      void fresh.ended.then(() => this.live.delete(fresh));
+      reader = fresh;
+    }
     this.idle = undefined;
-    return openView(reader, (healthy) => {
-      if (healthy && !this.closed && !this.idle) this.idle = reader;
-      else this.retire(reader);
+    const chosen = reader;
+    return openView(chosen, (healthy) => {
+      if (healthy && !this.closed && !this.idle) this.idle = chosen;
+      else void chosen.exit();
     });
   }
 
-  /** Threads told to exit, not yet ended. */
-  private readonly exiting = new Set<Promise<void>>();
-
-  private retire(reader: ReaderThread): void {
-    const ended = reader.exit().finally(() => this.exiting.delete(ended));
-    this.exiting.add(ended);
-  }
-
   /**
-   * Ends the idle thread and waits for every thread told to exit to have closed its connection;
-   * a view still open ends its own thread when it is done.
+   * Ends every thread, failing a view still in progress (its consumer sees the error), and waits
+   * until each has closed its connection: once it resolves nothing of this store touches the file.
    */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.idle) this.retire(this.idle);
     this.idle = undefined;
-    await Promise.all(this.exiting);
+    const reason = new Error('the snapshot was cancelled: the store is closing');
+    await Promise.all([...this.live].map((t) => t.stop(reason)));
   }
 }
 

@@ -5,6 +5,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,8 @@ import { until } from '../../support/poll';
 
 const BIN = resolve(__dirname, '../../../bin/keyward.js');
 const FINAL = /^vault-snapshot-\d+\.snap$/;
+/** The final name a temporary `.NAME.partial` file becomes. */
+const finalOf = (partial: string) => /^\.(.+)\.partial$/.exec(partial)![1];
 const INTERVAL_S = 10;
 
 interface Child {
@@ -61,6 +64,39 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/**
+ * Pauses both agents (SIGSTOP) the moment a temporary snapshot file appears, so the kill lands
+ * mid-write however fast the disk is. A write that finished before the pause took hold is let go
+ * (SIGCONT) and the next attempt is caught. Resolves with the temporary file's name.
+ */
+function pauseMidWrite(out: string, agents: Child[], timeoutMs: number): Promise<string> {
+  return new Promise((ok, fail) => {
+    const letGo = new Set<string>();
+    let checking = false;
+    const done = (f: () => void) => {
+      clearTimeout(timer);
+      watcher.close();
+      f();
+    };
+    const timer = setTimeout(() => done(() => fail(new Error(`no snapshot write caught in progress within ${timeoutMs} ms`))), timeoutMs);
+    const watcher = watch(out, (_event, file) => {
+      const name = file === null ? '' : String(file);
+      if (checking || !name.endsWith('.partial') || letGo.has(name)) return;
+      checking = true;
+      for (const a of agents) a.proc.kill('SIGSTOP');
+      void readdir(out).then(
+        (names) => {
+          if (names.includes(name) && !names.includes(finalOf(name))) return done(() => ok(name));
+          letGo.add(name);
+          for (const a of agents) a.proc.kill('SIGCONT');
+          checking = false;
+        },
+        (e: Error) => done(() => fail(e)),
+      );
+    });
+  });
+}
+
 /** The id in the newest lease record under the state directory. */
 async function leaseHolder(state: string): Promise<string | undefined> {
   const dir = join(state, 'lease', 'crash');
@@ -89,20 +125,22 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
 
   const agents = await Promise.all([startAgent(engine.url, state), startAgent(engine.url, state)]);
   children.push(...agents);
+  const caught = pauseMidWrite(out, agents, 60_000);
   const w = await api(agents[0].url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
     body: { storage_type: 'local', interval: `${INTERVAL_S}s`, retain: 100, path_prefix: out, local_max_space: 10 * 1024 ** 3 },
   });
   expect(w.status).toBe(204);
-  const partial = (await until('a temporary snapshot file', async () => (await readdir(out)).find((n) => n.endsWith('.partial')), Boolean, { timeoutMs: 60_000 }))!;
+  const partial = await caught;
   // The agent writing it holds the slot's lease.
   const holder = await until('the slot lease', () => leaseHolder(state));
   const a = agents.find((x) => x.id === holder)!;
   const b = agents.find((x) => x.id !== holder)!;
   expect(a).toBeDefined();
   await stop(a, 'SIGKILL');
+  b.proc.kill('SIGCONT');
   const killedAt = Date.now();
   const afterKill = await readdir(out);
-  expect(afterKill.filter((n) => FINAL.test(n))).toEqual([]); // killed mid-write: nothing under a final name
+  expect(afterKill).not.toContain(finalOf(partial)); // killed mid-write: nothing under its final name
   expect(afterKill).toContain(partial);
   expect((await readdir(join(root, 'tmp'))).filter((n) => n.startsWith(`keyward-agent-${a.proc.pid}-`))).toHaveLength(1); // its spool, left by the kill
   // The other agent serves the same config from the shared state.

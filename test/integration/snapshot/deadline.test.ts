@@ -2,6 +2,7 @@
 // the injected clock: the attempt's deadline aborts it and the status records the error, another
 // config keeps its schedule, a restore answers, and stopping the engine does not wait for the store.
 
+import { readdirSync, watch } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +87,14 @@ it('aborts a stalled upload at its deadline, keeps other schedules, and never ho
   } finally {
     // Shutdown aborts the stalled attempt: close() returns while the store is still stalled.
     await engine.close();
+    // Once close() returns nothing touches the data directory (an attempt aborted while opening
+    // its archive used to start a reader afterwards, which opened the database again).
+    const touched: string[] = [];
+    const watcher = watch(join(dir, 'engine'), (_event, name) => touched.push(String(name)));
+    await new Promise((r) => setTimeout(r, 500));
+    watcher.close();
+    expect(touched).toEqual([]);
+    expect(readdirSync(join(dir, 'engine')).filter((n) => n.startsWith('keyward.db-'))).toEqual([]);
     expect(gcs.emulator.store.activeUploads).toBeGreaterThan(0);
     gcs.emulator.store.uploadGate = undefined;
     release?.();
