@@ -33,6 +33,10 @@ export class SqliteStorage implements Storage {
   private pending: Pending[] = [];
   private flushScheduled = false;
   private paused = false;
+  /** Set by close(): a replaceAll in progress stops (rolled back) and nothing new starts. */
+  private closing = false;
+  /** The replaceAll in progress: close() waits for its own connection to close. */
+  private replacing?: Promise<void>;
   private readonly readers: SqliteSnapshotReaders;
   private readonly stmt: {
     get: Database.Statement<[string], { v: Buffer }>;
@@ -167,7 +171,14 @@ export class SqliteStorage implements Storage {
     return this.readers.open();
   }
 
-  async replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void> {
+  replaceAll(entries: AsyncIterable<StorageEntry>): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('the store is closed'));
+    const run = this.replaceAllNow(entries);
+    this.replacing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async replaceAllNow(entries: AsyncIterable<StorageEntry>): Promise<void> {
     this.flush();
     // Writes arriving meanwhile wait; readers keep seeing the old data until the commit.
     this.paused = true;
@@ -177,7 +188,13 @@ export class SqliteStorage implements Storage {
     writer.exec('BEGIN IMMEDIATE');
     try {
       writer.exec('DELETE FROM kv');
-      for await (const e of entries) ins.run(e.key, e.value);
+      for await (const e of entries) {
+        // A restore still reading its archive when the store closes is abandoned, not committed
+        // after close() returned.
+        if (this.closing) throw new Error('the restore was cancelled: the store is closing');
+        ins.run(e.key, e.value);
+      }
+      if (this.closing) throw new Error('the restore was cancelled: the store is closing');
       writer.exec('COMMIT');
     } catch (e) {
       writer.exec('ROLLBACK');
@@ -190,6 +207,8 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.replacing;
     this.flush();
     await this.readers.close();
     await this.wal.close();
