@@ -6,6 +6,10 @@
 // Up to --per-role-max roles (default 1,000), also the same roles as N keyward_cloud_auth_role
 // resources (one Terraform resource per role, keyward's provider refreshing each: what generated
 // bindings and HCL users of the per-role form run), through cdktf too, with its ratio to the nested form.
+// With the per-role form, also N `terraform_data` through the same cdktf (cdktf-data: the same
+// resources as the baseline, deployed as the per-role form is): cdktf's own per-resource cost,
+// which the plain-terraform baseline does not pay; the per-role form's ratio to it is printed for
+// information beside issue 31's targets (which compare against the plain-terraform baseline).
 // Also an empty stack's deploy through the same cdktf (cdktf's own floor: no provider, no resource):
 // the nested no-op minus it is keyward's share of a no-op deploy. keyward, the empty stack and the
 // baselines run interleaved, in rotating order; figures are medians of the rounds. Printed last,
@@ -126,6 +130,35 @@ for (let i = 0; i < s.roles; i++) {
 app.synth();
 `;
 
+// The baseline's N terraform_data, through cdktf as the per-role form is (built into Terraform:
+// no provider block, nothing to install).
+const APP_DATA_JS = `'use strict';
+const { App, TerraformStack, TerraformResource } = require('cdktf');
+class Data extends TerraformResource {
+  constructor(scope, id, attributes) {
+    super(scope, id, { terraformResourceType: 'terraform_data', terraformGeneratorMetadata: { providerName: 'terraform' } });
+    this.attributes = attributes;
+  }
+  synthesizeAttributes() {
+    return this.attributes;
+  }
+}
+const s = JSON.parse(require('fs').readFileSync(process.env.KW_BENCH_SCENARIO, 'utf8'));
+const app = new App();
+const stack = new TerraformStack(app, 'bench');
+for (let i = 0; i < s.roles; i++) {
+  new Data(stack, 'role-' + i, {
+    input: {
+      type: 'iam',
+      bound_service_accounts: ['sa-' + i + '@bench.iam.gserviceaccount.com'],
+      token_policies: ['default', 'p' + (i % 7)],
+      token_ttl: i % 10 === 0 && s.changed ? '2h' : '1h',
+    },
+  });
+}
+app.synth();
+`;
+
 // cdktf's own floor: the same app and deploy with an empty stack (no provider, no resource). A
 // nested no-op deploy minus this one is keyward's share of it.
 const APP_EMPTY_JS = `'use strict';
@@ -200,6 +233,24 @@ async function emptyRound(n: number, round: number, work: string, pkg: string): 
   return { first: first.seconds, noop: noop.seconds, update: NaN };
 }
 
+/** The baseline's N terraform_data through cdktf: first deploy, no-op redeploy, 10% changed. */
+async function cdktfDataRound(n: number, round: number, work: string, pkg: string): Promise<Record<Phase, number>> {
+  const dir = join(work, `app-data-${n}-${round}`);
+  makeApp(dir, pkg, APP_DATA_JS);
+  const scenario = join(dir, 'scenario.json');
+  const deploy = (changed: boolean, what: string) => {
+    writeFileSync(scenario, JSON.stringify({ roles: n, changed }));
+    return must(`cdktf terraform_data ${what} (${n})`, process.execPath, [CDKTF, 'deploy', '--auto-approve'], dir, { ...BASE_ENV, KW_BENCH_SCENARIO: scenario });
+  };
+  const first = await deploy(false, 'first deploy');
+  const noop = await deploy(false, 'no-op redeploy');
+  if (!/No changes/.test(noop.out)) throw new Error(`cdktf terraform_data no-op planned changes:\n${noop.out.slice(-2000)}`);
+  const update = await deploy(true, '10% changed');
+  if (!new RegExp(`0 added, ${n / 10} changed, 0 destroyed`).test(update.out)) throw new Error(`cdktf terraform_data update:\n${update.out.slice(-2000)}`);
+  rmSync(dir, { recursive: true, force: true });
+  return { first: first.seconds, noop: noop.seconds, update: update.seconds };
+}
+
 /** The baseline: terraform init + apply, apply again, apply with 10% changed, on N terraform_data. */
 async function baselineRound(n: number, round: number, work: string): Promise<{ times: Record<Phase, number>; lowerBound: boolean }> {
   const dir = join(work, `tf-${n}-${round}`);
@@ -254,26 +305,29 @@ async function main(): Promise<void> {
       const base: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const perRole: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const empty: Record<Phase, number[]> = { first: [], noop: [], update: [] };
+      const cdktfData: Record<Phase, number[]> = { first: [], noop: [], update: [] };
       const withPerRole = n <= PER_ROLE_MAX;
       const rounds = roundsFor(n);
       // A baseline stopped at --baseline-limit makes its first-deploy median (and the ratio) a lower bound.
       let baseLower = false;
       for (let r = 0; r < rounds; r++) {
-        const contestants = ['keyward', ...(withPerRole ? ['per-role'] : []), 'empty', ...(NO_BASELINE ? [] : ['baseline'])];
+        const contestants = ['keyward', ...(withPerRole ? ['per-role'] : []), 'empty', ...(NO_BASELINE ? [] : ['baseline', ...(withPerRole ? ['cdktf-data'] : [])])];
         const order = contestants.map((_, i) => contestants[(i + r) % contestants.length]!);
         for (const who of order) {
           let t: Record<Phase, number>;
           if (who === 'keyward') t = await keywardRound(n, r, work, pkg, engine.url);
           else if (who === 'per-role') t = await keywardRound(n, r, work, pkg, engine.url, 'per-role');
           else if (who === 'empty') t = await emptyRound(n, r, work, pkg);
+          else if (who === 'cdktf-data') t = await cdktfDataRound(n, r, work, pkg);
           else {
             const b = await baselineRound(n, r, work);
             t = b.times;
             baseLower ||= b.lowerBound;
           }
-          for (const p of PHASES) if (!Number.isNaN(t[p])) (who === 'keyward' ? ours : who === 'per-role' ? perRole : who === 'empty' ? empty : base)[p].push(t[p]);
+          const into = { keyward: ours, 'per-role': perRole, empty, 'cdktf-data': cdktfData, baseline: base }[who]!;
+          for (const p of PHASES) if (!Number.isNaN(t[p])) into[p].push(t[p]);
           const show = (p: Phase) => (Number.isNaN(t[p]) ? `${p} skipped` : `${p} ${who === 'baseline' && p === 'first' && baseLower ? '> ' : ''}${secs(t[p])}`);
-          process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(8)}: ${PHASES.map(show).join(', ')}  (${load()})\n`);
+          process.stdout.write(`  ${n} roles, round ${r + 1}, ${who.padEnd(10)}: ${PHASES.map(show).join(', ')}  (${load()})\n`);
         }
       }
       process.stdout.write(`\n${n} roles (median of ${rounds})     keyward (cdktf deploy)   terraform_data baseline   ratio\n`);
@@ -322,6 +376,11 @@ async function main(): Promise<void> {
         // per-role figures only. Shown without it too, for the reader (not a target).
         const net = (p: Phase) => ((median(perRole[p]) - emptyNoop) / baseOf(p)).toFixed(2);
         process.stdout.write(`  per-role minus the empty-stack no-op, / terraform_data baseline (information): first ${net('first')}x, 10% ${net('update')}x\n`);
+        if (cdktfData.first.length > 0) {
+          // Like for like: the same N terraform_data deployed through the same cdktf.
+          const vs = (p: Phase) => `${p} ${secs(median(perRole[p]))} / ${secs(median(cdktfData[p]))} = ${(median(perRole[p]) / median(cdktfData[p])).toFixed(2)}x`;
+          process.stdout.write(`  per-role / ${n} terraform_data through the same cdktf (information): ${PHASES.map(vs).join(', ')}\n`);
+        }
       }
       process.stdout.write('\n');
     }
