@@ -97,14 +97,15 @@ for (let i = 0; i < s.roles; i++) {
 app.synth();
 `;
 
-// The same roles as keyward_cloud_auth_role resources, declared as generated bindings do (a
-// TerraformResource whose attributes are the role's), beside a backend without nested roles.
-const APP_PER_ROLE_JS = `'use strict';
+/**
+ * The head of an app that declares resources of `type` as generated bindings do: a
+ * TerraformResource whose attributes are given as they are, and the bench's scenario.
+ */
+const resourceAppHead = (type: string, provider: string) => `'use strict';
 const { App, TerraformStack, TerraformResource } = require('cdktf');
-const { CloudAuthBackend, KeywardServer } = require('keyward/constructs');
-class CloudAuthRoleResource extends TerraformResource {
+class Resource extends TerraformResource {
   constructor(scope, id, attributes) {
-    super(scope, id, { terraformResourceType: 'keyward_cloud_auth_role', terraformGeneratorMetadata: { providerName: 'keyward' } });
+    super(scope, id, { terraformResourceType: '${type}', terraformGeneratorMetadata: { providerName: '${provider}' } });
     this.attributes = attributes;
   }
   synthesizeAttributes() {
@@ -114,11 +115,16 @@ class CloudAuthRoleResource extends TerraformResource {
 const s = JSON.parse(require('fs').readFileSync(process.env.KW_BENCH_SCENARIO, 'utf8'));
 const app = new App();
 const stack = new TerraformStack(app, 'bench');
+`;
+
+// The same roles as keyward_cloud_auth_role resources, declared as generated bindings do, beside a
+// backend without nested roles.
+const APP_PER_ROLE_JS = `${resourceAppHead('keyward_cloud_auth_role', 'keyward')}const { CloudAuthBackend, KeywardServer } = require('keyward/constructs');
 const server = new KeywardServer(stack, 'server', { address: s.address });
 const backend = new CloudAuthBackend(stack, 'cloud', { server, path: s.mount, description: 'bench' });
 const path = backend.node.findChild('resource').getStringAttribute('path');
 for (let i = 0; i < s.roles; i++) {
-  new CloudAuthRoleResource(stack, 'role-' + i, {
+  new Resource(stack, 'role-' + i, {
     backend: path,
     name: 'role-' + i,
     type: 'iam',
@@ -132,22 +138,8 @@ app.synth();
 
 // The baseline's N terraform_data, through cdktf as the per-role form is (built into Terraform:
 // no provider block, nothing to install).
-const APP_DATA_JS = `'use strict';
-const { App, TerraformStack, TerraformResource } = require('cdktf');
-class Data extends TerraformResource {
-  constructor(scope, id, attributes) {
-    super(scope, id, { terraformResourceType: 'terraform_data', terraformGeneratorMetadata: { providerName: 'terraform' } });
-    this.attributes = attributes;
-  }
-  synthesizeAttributes() {
-    return this.attributes;
-  }
-}
-const s = JSON.parse(require('fs').readFileSync(process.env.KW_BENCH_SCENARIO, 'utf8'));
-const app = new App();
-const stack = new TerraformStack(app, 'bench');
-for (let i = 0; i < s.roles; i++) {
-  new Data(stack, 'role-' + i, {
+const APP_DATA_JS = `${resourceAppHead('terraform_data', 'terraform')}for (let i = 0; i < s.roles; i++) {
+  new Resource(stack, 'role-' + i, {
     input: {
       type: 'iam',
       bound_service_accounts: ['sa-' + i + '@bench.iam.gserviceaccount.com'],
