@@ -3,10 +3,10 @@
 // the managed server's health with `keyward_snapshot_agent: true` so clients know what they reach.
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Translator } from '../client/dialect';
 import { frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from '../engine/http/connection-front';
+import { createListenerServer } from '../engine/http/listener';
 import type { Logger } from '../engine/log';
 import { ApiError, Errors } from '../schema/errors';
 import { handleAgentRequest, type AgentApiDeps, type AgentRequest } from './api';
@@ -119,8 +119,7 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
       }
     })();
   };
-  // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
-  const server = tls ? (createHttpsServer({ cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(onRequest);
+  const server = createListenerServer({}, onRequest, tls);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (movedToFront(socket)) return;
     if (frontForRefusedMethod(server, err, socket)) return;

@@ -199,19 +199,18 @@ function missingToken(address: string): Diagnostic {
 }
 
 /**
- * A VAULT_ADDR (KEYWARD_SNAPSHOT_ADDR) other than the block's address (snapshot_address): the block
- * wins (as in terraform-provider-vault), said at validate.
+ * A VAULT_ADDR, KEYWARD_SNAPSHOT_ADDR or VAULT_NAMESPACE other than the block's address,
+ * snapshot_address or namespace: the block wins (as in terraform-provider-vault), said at validate.
  */
 function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const address = str(config.address);
-  const a: { warning?: string } = address === undefined || hasUnknown(config.address) ? {} : resolveAddress(undefined, address, env);
-  if (a.warning) out.push({ severity: 'warning', summary: "VAULT_ADDR is not the provider's address", detail: a.warning, attribute: ['address'] });
-  const snapshot = str(config.snapshot_address);
-  const s: { warning?: string } = snapshot === undefined || hasUnknown(config.snapshot_address) ? {} : resolveSnapshotAddress(undefined, snapshot, env);
-  if (s.warning) out.push({ severity: 'warning', summary: "KEYWARD_SNAPSHOT_ADDR is not the provider's snapshot_address", detail: s.warning, attribute: ['snapshot_address'] });
-  const namespace = str(config.namespace);
-  const n: { warning?: string } = namespace === undefined || hasUnknown(config.namespace) ? {} : resolveNamespace(undefined, namespace, env);
-  if (n.warning) out.push({ severity: 'warning', summary: "VAULT_NAMESPACE is not the provider's namespace", detail: n.warning, attribute: ['namespace'] });
-  return out;
+  const rules: [attribute: string, variable: string, resolve: (declared: string) => { warning?: string }][] = [
+    ['address', 'VAULT_ADDR', (d) => resolveAddress(undefined, d, env)],
+    ['snapshot_address', 'KEYWARD_SNAPSHOT_ADDR', (d) => resolveSnapshotAddress(undefined, d, env)],
+    ['namespace', 'VAULT_NAMESPACE', (d) => resolveNamespace(undefined, d, env)],
+  ];
+  return rules.flatMap(([attribute, variable, resolve]): Diagnostic[] => {
+    const declared = str(config[attribute]);
+    const warning = declared === undefined || hasUnknown(config[attribute]) ? undefined : resolve(declared).warning;
+    return warning ? [{ severity: 'warning', summary: `${variable} is not the provider's ${attribute}`, detail: warning, attribute: [attribute] }] : [];
+  });
 }

@@ -2,13 +2,12 @@
 // connection sends LIST or another method Node refuses), EngineRequest to
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Core } from '../core';
 import type { Logger } from '../log';
 import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
 import { answerClientError, refusalFor, watchSplitHeads } from './client-error';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_HEADER_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS, type ListenerOptions } from './listener';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_HEADER_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS, createListenerServer, type ListenerOptions } from './listener';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
@@ -129,12 +128,11 @@ export function createHttpServer(core: Core, log: Logger, settings: ListenerOpti
         res.end('{"errors":["internal error"]}\n');
       });
   };
-  // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
   // Timeouts are enforced by a sweep every connectionsCheckingInterval (Node's default 30 s would
   // let a 10 s head timeout run to 30).
   // requireHostHeader off: Node's own check answers a bare 400; Go's answer is made above.
   const sweep = { connectionsCheckingInterval: 1000, requireHostHeader: false };
-  const server = tls ? (createHttpsServer({ ...sweep, cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(sweep, onRequest);
+  const server = createListenerServer(sweep, onRequest, tls);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // A moved connection's old parser may still report (a timeout): the front answers from now on.
     if (movedToFront(socket)) return;

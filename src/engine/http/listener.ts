@@ -4,6 +4,8 @@
 // for the whole request). The connection cap is the engine's own (Vault has none).
 
 import { readFileSync } from 'node:fs';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { AddressInfo, Server as NetServer } from 'node:net';
@@ -91,4 +93,10 @@ export async function listen(server: NetServer, address: string): Promise<string
   const a = server.address() as AddressInfo;
   const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
   return `${server instanceof TlsServer ? 'https' : 'http'}://${h}:${a.port}`;
+}
+
+/** An HTTP server, or HTTPS with `tls` (the engine's and the snapshot agent's listeners). */
+export function createListenerServer(options: ServerOptions, onRequest: RequestListener, tls?: { cert: Buffer; key: Buffer }): Server {
+  // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
+  return tls ? (createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(options, onRequest);
 }

@@ -127,19 +127,28 @@ export function openRoleValidity(stamp: string, env: NodeJS.ProcessEnv = process
 }
 
 let active: RoleValidity | undefined;
+/** Opens the file on first use: the schema start and an apply with no role to check never read it. */
+let opening: (() => RoleValidity | undefined) | undefined;
 
-/** The provider process's validity file (main() opens it when it runs as the built bundle). */
+/** The provider process's validity file (main() names it when it runs as the built bundle). */
 export function persistedRoleValidity(): RoleValidity | undefined {
+  if (opening) {
+    const open = opening;
+    opening = undefined;
+    active = open();
+  }
   return active;
 }
 
-/** Opens the file for this process and appends what it learned when the process exits. */
+/** Names this process's file (opened when a role is first checked); what it learned is appended at exit. */
 export function useRoleValidityFile(stamp: string, env: NodeJS.ProcessEnv = process.env): void {
-  setRoleValidity(openRoleValidity(stamp, env));
-  if (active) process.once('exit', () => active?.flush());
+  setRoleValidity(undefined);
+  opening = () => openRoleValidity(stamp, env);
+  process.once('exit', () => active?.flush());
 }
 
 /** The store validateRole consults (tests set one and clear it). */
 export function setRoleValidity(v: RoleValidity | undefined): void {
+  opening = undefined;
   active = v;
 }

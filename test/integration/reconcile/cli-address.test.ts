@@ -13,6 +13,14 @@ import { iamRole, manifest } from './helpers';
 let engine: Engine;
 let home: string;
 const saved = { ...process.env };
+/** One test's environment: the saved one, HOME in the test's directory, no retries, and `vars` (undefined unsets). */
+function useEnv(vars: Record<string, string | undefined>): void {
+  process.env = { ...saved, HOME: home, VAULT_MAX_RETRIES: '0' };
+  for (const [name, value] of Object.entries(vars)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
 beforeAll(async () => {
   engine = await startTestEngine({ edition: 'enterprise' });
   home = mkdtempSync(join(tmpdir(), 'keyward-home-'));
@@ -28,10 +36,7 @@ test('declared address over VAULT_ADDR (with a warning); the token from ~/.vault
   writeFileSync(file, JSON.stringify(manifest({ server: { address: engine.url }, authBackends: [{ path: 'addr', type: 'cloud', roles: [iamRole('web')] }] })));
   writeFileSync(join(home, '.vault-token'), `${ROOT_TOKEN}\n`, { mode: 0o600 });
   // Nothing listens on port 9: used, it would fail to connect.
-  process.env.VAULT_ADDR = 'http://127.0.0.1:9';
-  delete process.env.VAULT_TOKEN;
-  process.env.HOME = home;
-  process.env.VAULT_MAX_RETRIES = '0';
+  useEnv({ VAULT_ADDR: 'http://127.0.0.1:9', VAULT_TOKEN: undefined });
   const r = await runKeyward('plan', '--manifest', file, '--detailed-exitcode');
   expect({ code: r.code, err: r.err }).toEqual({
     code: 2,
@@ -48,11 +53,8 @@ test('the declared snapshotAddress wins over KEYWARD_SNAPSHOT_ADDR (with a warni
   const snapshotConfigs = [{ name: 'hourly', storage_type: 'local', interval: '1h', path_prefix: join(home, 'snaps'), local_max_space: 1_000_000 }];
   const declared = join(home, 'declared.json');
   writeFileSync(declared, JSON.stringify(manifest({ server: { address: engine.url, snapshotAddress: engine.url }, snapshotConfigs } as never)));
-  process.env.VAULT_TOKEN = ROOT_TOKEN;
-  delete process.env.VAULT_ADDR;
-  process.env.VAULT_MAX_RETRIES = '0';
   // Nothing listens on port 9: a stray export that won would fail to connect.
-  process.env.KEYWARD_SNAPSHOT_ADDR = 'http://127.0.0.1:9';
+  useEnv({ VAULT_TOKEN: ROOT_TOKEN, VAULT_ADDR: undefined, KEYWARD_SNAPSHOT_ADDR: 'http://127.0.0.1:9' });
   const r = await runKeyward('plan', '--manifest', declared, '--detailed-exitcode');
   expect({ code: r.code, err: r.err }).toEqual({
     code: 2,
@@ -65,7 +67,6 @@ test('the declared snapshotAddress wins over KEYWARD_SNAPSHOT_ADDR (with a warni
   const fallback = await runKeyward('plan', '--manifest', undeclared);
   expect(fallback.code).toBe(1);
   expect(fallback.err).toContain('127.0.0.1:9');
-  delete process.env.KEYWARD_SNAPSHOT_ADDR;
 });
 
 test('the declared namespace wins over VAULT_NAMESPACE (with a warning): a stray export does not plan the stack into another namespace', async () => {
@@ -74,10 +75,7 @@ test('the declared namespace wins over VAULT_NAMESPACE (with a warning): a stray
   for (const ns of ['team', 'other']) expect((await api('POST', `sys/namespaces/${ns}`)).status).toBeLessThan(300);
   const file = join(home, 'ns.json');
   writeFileSync(file, JSON.stringify(manifest({ server: { address: engine.url, namespace: 'team' }, authBackends: [{ path: 'nsauth', type: 'cloud', roles: [iamRole('web')] }] })));
-  process.env.VAULT_TOKEN = ROOT_TOKEN;
-  delete process.env.VAULT_ADDR;
-  process.env.VAULT_MAX_RETRIES = '0';
-  process.env.VAULT_NAMESPACE = 'other';
+  useEnv({ VAULT_TOKEN: ROOT_TOKEN, VAULT_ADDR: undefined, VAULT_NAMESPACE: 'other' });
   const applied = await runKeyward('apply', '--manifest', file, '--auto-approve');
   expect({ code: applied.code, err: applied.err }).toEqual({
     code: 0,
@@ -92,5 +90,4 @@ test('the declared namespace wins over VAULT_NAMESPACE (with a warning): a stray
   expect(fallback.code).toBe(2); // nothing in "other" yet: a create
   const flagged = await runKeyward('plan', '--manifest', undeclared, '--namespace', 'team', '--detailed-exitcode');
   expect(flagged.code).toBe(0);
-  delete process.env.VAULT_NAMESPACE;
 });

@@ -5,17 +5,15 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
+import { finalOf, pauseMidWrite } from '../../support/pause-mid-write';
 import { until } from '../../support/poll';
 
 const BIN = resolve(__dirname, '../../../bin/keyward.js');
 const FINAL = /^vault-snapshot-\d+\.snap$/;
-/** The final name a temporary `.NAME.partial` file becomes. */
-const finalOf = (partial: string) => /^\.(.+)\.partial$/.exec(partial)![1];
 const INTERVAL_S = 10;
 
 interface Child {
@@ -64,39 +62,6 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/**
- * Pauses both agents (SIGSTOP) the moment a temporary snapshot file appears, so the kill lands
- * mid-write however fast the disk is. A write that finished before the pause took hold is let go
- * (SIGCONT) and the next attempt is caught. Resolves with the temporary file's name.
- */
-function pauseMidWrite(out: string, agents: Child[], timeoutMs: number): Promise<string> {
-  return new Promise((ok, fail) => {
-    const letGo = new Set<string>();
-    let checking = false;
-    const done = (f: () => void) => {
-      clearTimeout(timer);
-      watcher.close();
-      f();
-    };
-    const timer = setTimeout(() => done(() => fail(new Error(`no snapshot write caught in progress within ${timeoutMs} ms`))), timeoutMs);
-    const watcher = watch(out, (_event, file) => {
-      const name = file === null ? '' : String(file);
-      if (checking || !name.endsWith('.partial') || letGo.has(name)) return;
-      checking = true;
-      for (const a of agents) a.proc.kill('SIGSTOP');
-      void readdir(out).then(
-        (names) => {
-          if (names.includes(name) && !names.includes(finalOf(name))) return done(() => ok(name));
-          letGo.add(name);
-          for (const a of agents) a.proc.kill('SIGCONT');
-          checking = false;
-        },
-        (e: Error) => done(() => fail(e)),
-      );
-    });
-  });
-}
-
 /** The id in the newest lease record under the state directory. */
 async function leaseHolder(state: string): Promise<string | undefined> {
   const dir = join(state, 'lease', 'crash');
@@ -125,7 +90,12 @@ it('SIGKILL mid-write leaves nothing partial under a final name; the other agent
 
   const agents = await Promise.all([startAgent(engine.url, state), startAgent(engine.url, state)]);
   children.push(...agents);
-  const caught = pauseMidWrite(out, agents, 60_000);
+  // Both agents are paused the moment the temporary file appears: the kill lands mid-write.
+  const caught = pauseMidWrite(
+    out,
+    agents.map((x) => x.proc),
+    60_000,
+  );
   const w = await api(agents[0].url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
     body: { storage_type: 'local', interval: `${INTERVAL_S}s`, retain: 100, path_prefix: out, local_max_space: 10 * 1024 ** 3 },
   });

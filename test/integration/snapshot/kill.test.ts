@@ -8,6 +8,7 @@ import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pauseMidWrite } from '../../support/pause-mid-write';
 import { api } from '../../support/engine';
 
 const TOKEN = 'kill-test-root';
@@ -101,26 +102,9 @@ it('SIGKILL during a snapshot leaves nothing partial under a final name; the nex
     }),
   );
 
-  // The engine is paused (SIGSTOP) the moment its temp file appears, so the kill lands mid-write
-  // however fast the disk is; a write that finished before the pause took hold is let go, and the
-  // next attempt (1 s later) is caught.
-  const letGo = new Set<string>();
-  let checking = false; // one check at a time: a stale one must not SIGCONT a caught write
-  const partialSeen = waitFor(out, async () => {
-    if (checking) return undefined;
-    checking = true;
-    try {
-      const seen = (await readdir(out)).find((n) => n.endsWith('.partial') && !letGo.has(n));
-      if (!seen) return undefined;
-      child!.proc.kill('SIGSTOP');
-      if ((await readdir(out)).includes(seen)) return seen;
-      letGo.add(seen);
-      child!.proc.kill('SIGCONT');
-      return undefined;
-    } finally {
-      checking = false;
-    }
-  });
+  // The engine is paused the moment its temp file appears, so the kill lands mid-write (a write
+  // that finished first is let go, and the next attempt, 1 s later, is caught).
+  const partialSeen = pauseMidWrite(out, [child.proc], 30_000);
   const w = await api(child.url, 'POST', 'sys/storage/raft/snapshot-auto/config/crash', {
     token: TOKEN,
     body: { storage_type: 'local', interval: '1s', path_prefix: out, local_max_space: 10 * 1024 ** 3 },

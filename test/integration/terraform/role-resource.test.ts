@@ -1,7 +1,8 @@
 // keyward_cloud_auth_role through the plugin contract against the real engine on a loopback port:
 // the same role means the same thing as in a backend's nested `roles` (one implementation), plans
-// canonically, sees drift, refuses to overwrite an existing role, imports by <mount>/<name>, and
-// warns when a plan deletes or replaces the role.
+// canonically, sees drift, refuses to overwrite an existing role, imports by <mount>/<name>, warns
+// when a plan deletes or replaces the role, and applies in the block's namespace whatever
+// VAULT_NAMESPACE says.
 
 import type { Engine } from '../../../src/engine/engine';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
@@ -141,4 +142,29 @@ test('a type change replaces (warning), its create half is not refused; destroy 
   expect((await d.apply(created.state, null, null)).state).toBeNull();
   expect((await api(engine, 'GET', 'auth/r-replace/role/web')).status).toBe(404);
   await close();
+});
+
+test("the provider block's namespace wins over VAULT_NAMESPACE: a stray export does not apply the stack into another namespace", async () => {
+  const ent = await startTestEngine({ edition: 'enterprise' });
+  try {
+    for (const ns of ['team', 'other']) {
+      expect((await api(ent, 'POST', `sys/namespaces/${ns}`)).status).toBeLessThan(300);
+      expect((await api(ent, 'POST', 'sys/auth/nsauth', { namespace: ns, body: { type: 'cloud' } })).status).toBe(204);
+    }
+    const provider = keywardProvider({ env: { VAULT_ADDR: ent.url, VAULT_TOKEN: ROOT_TOKEN, VAULT_NAMESPACE: 'other' } });
+    const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_role', { namespace: 'team', fingerprint_salt: 'role-resource-salt-0123' });
+    await d.deploy(null, d.config({ backend: 'nsauth', name: 'web', ...web }));
+    expect((await api(ent, 'GET', 'auth/nsauth/role/web', { namespace: 'team' })).status).toBe(200);
+    expect((await api(ent, 'GET', 'auth/nsauth/role/web', { namespace: 'other' })).status).toBe(404);
+    await provider.stop!();
+    // Without a namespace in the block, VAULT_NAMESPACE is the fallback.
+    const fallback = keywardProvider({ env: { VAULT_ADDR: ent.url, VAULT_TOKEN: ROOT_TOKEN, VAULT_NAMESPACE: 'other' } });
+    const f = await TerraformDriver.configure<KeywardProviderContext>(fallback, 'keyward_cloud_auth_role', { fingerprint_salt: 'role-resource-salt-0123' });
+    await f.deploy(null, f.config({ backend: 'nsauth', name: 'api', ...web }));
+    expect((await api(ent, 'GET', 'auth/nsauth/role/api', { namespace: 'other' })).status).toBe(200);
+    expect((await api(ent, 'GET', 'auth/nsauth/role/api', { namespace: 'team' })).status).toBe(404);
+    await fallback.stop!();
+  } finally {
+    await ent.close();
+  }
 });
