@@ -3,7 +3,7 @@
 import { RecentDecodes } from '../../../src/terraform/plugin/recent-decodes';
 
 test('same bytes of the same type decode once; values are frozen deep; the oldest is dropped past max', () => {
-  const r = new RecentDecodes(2);
+  const r = new RecentDecodes({ min: 2, max: 2 });
   let decodes = 0;
   const decode = (v: unknown) => () => {
     decodes++;
@@ -24,4 +24,34 @@ test('same bytes of the same type decode once; values are frozen deep; the oldes
   expect(decodes).toBe(3);
   r.decode('t', Buffer.from('aa'), decode({})); // evicted (max 2): decoded again
   expect(decodes).toBe(4);
+});
+
+test('small values: up to max kept (the calls of ten resources interleave); large ones: min kept, then a byte budget', () => {
+  let decodes = 0;
+  const decode = () => {
+    decodes++;
+    return { n: decodes } as never;
+  };
+  const small = new RecentDecodes({ min: 4, max: 64, maxBytes: 1024 });
+  for (let i = 0; i < 64; i++) small.decode('t', Buffer.from(`v${i}`), decode);
+  expect(decodes).toBe(64);
+  for (let i = 0; i < 64; i++) small.decode('t', Buffer.from(`v${i}`), decode); // all still there
+  expect(decodes).toBe(64);
+  small.decode('t', Buffer.from('v64'), decode); // the 65th drops the oldest
+  small.decode('t', Buffer.from('v0'), decode);
+  expect(decodes).toBe(66);
+
+  decodes = 0;
+  const large = new RecentDecodes({ min: 2, max: 64, maxBytes: 1024 });
+  const big = (c: string) => Buffer.alloc(800, c);
+  for (const c of 'abc') large.decode('t', big(c), decode); // 2,400 bytes: only the newest 2 (min) stay
+  expect(decodes).toBe(3);
+  large.decode('t', big('c'), decode);
+  large.decode('t', big('b'), decode);
+  expect(decodes).toBe(3);
+  large.decode('t', big('a'), decode); // dropped: over the byte budget beyond min
+  expect(decodes).toBe(4);
+  // Same length, other bytes: a miss, never a wrong hit.
+  large.decode('t', Buffer.alloc(800, 'z'), decode);
+  expect(decodes).toBe(5);
 });
