@@ -110,19 +110,19 @@ export class SqliteSnapshotReaders {
   async open(): Promise<StorageSnapshot> {
     // A thread started after close() would open the file again (and create it, were it gone).
     if (this.closed) throw new Error('the store is closed');
-    let reader = this.idle && !this.idle.gone ? this.idle : undefined;
-    if (!reader) {
-      const fresh = new ReaderThread(this.dbFile, this.pageBytes);
-      this.live.add(fresh);
-      void fresh.ended.then(() => this.live.delete(fresh));
-      reader = fresh;
-    }
+    const reader = this.idle && !this.idle.gone ? this.idle : this.startThread();
     this.idle = undefined;
-    const chosen = reader;
-    return openView(chosen, (healthy) => {
-      if (healthy && !this.closed && !this.idle) this.idle = chosen;
-      else void chosen.exit();
+    return openView(reader, (healthy) => {
+      if (healthy && !this.closed && !this.idle) this.idle = reader;
+      else void reader.exit();
     });
+  }
+
+  private startThread(): ReaderThread {
+    const thread = new ReaderThread(this.dbFile, this.pageBytes);
+    this.live.add(thread);
+    void thread.ended.then(() => this.live.delete(thread));
+    return thread;
   }
 
   /**

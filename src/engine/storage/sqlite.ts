@@ -27,6 +27,8 @@ function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
+const restoreCancelled = () => new Error('the restore was cancelled: the store is closing');
+
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly wal: WalSync;
@@ -191,10 +193,10 @@ export class SqliteStorage implements Storage {
       for await (const e of entries) {
         // A restore still reading its archive when the store closes is abandoned, not committed
         // after close() returned.
-        if (this.closing) throw new Error('the restore was cancelled: the store is closing');
+        if (this.closing) throw restoreCancelled();
         ins.run(e.key, e.value);
       }
-      if (this.closing) throw new Error('the restore was cancelled: the store is closing');
+      if (this.closing) throw restoreCancelled();
       writer.exec('COMMIT');
     } catch (e) {
       writer.exec('ROLLBACK');
