@@ -55,3 +55,32 @@ test('small values: up to max kept (the calls of ten resources interleave); larg
   large.decode('t', Buffer.alloc(800, 'z'), decode);
   expect(decodes).toBe(5);
 });
+
+test('values past the keyed size are found by comparison, and evicted keys are forgotten', () => {
+  let decodes = 0;
+  const decode = () => {
+    decodes++;
+    return { n: decodes } as never;
+  };
+  const r = new RecentDecodes({ min: 1, max: 3, maxBytes: 100 * 1024 });
+  const huge = (c: string) => Buffer.alloc(40 * 1024, c); // larger than a keyed value
+  const a = r.decode('t', huge('a'), decode);
+  expect(r.decode('t', huge('a'), decode)).toBe(a);
+  expect(r.decode('other', huge('a'), decode)).not.toBe(a); // another resource type
+  r.decode('t', huge('b'), decode);
+  expect(decodes).toBe(3);
+  r.decode('t', Buffer.alloc(40 * 1024, 'z'), decode); // same length, other bytes: a miss
+  expect(decodes).toBe(4);
+
+  // Keyed and compared values side by side; a small value dropped by max is decoded again.
+  decodes = 0;
+  const mixed = new RecentDecodes({ min: 1, max: 2, maxBytes: 1024 * 1024 });
+  mixed.decode('t', Buffer.from('s1'), decode);
+  mixed.decode('t', huge('h'), decode);
+  mixed.decode('t', Buffer.from('s2'), decode); // drops s1
+  mixed.decode('t', huge('h'), decode);
+  mixed.decode('t', Buffer.from('s2'), decode);
+  expect(decodes).toBe(3);
+  mixed.decode('t', Buffer.from('s1'), decode);
+  expect(decodes).toBe(4);
+});
