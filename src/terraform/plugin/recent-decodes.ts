@@ -51,10 +51,8 @@ export class RecentDecodes {
 
   decode(typeName: string, bytes: Buffer, decode: () => Value): Value {
     const key = bytes.length <= KEYED_MAX ? `${typeName}\0${bytes.toString('latin1')}` : undefined;
-    const hit =
-      key !== undefined
-        ? this.byKey.get(key)
-        : this.entries.find((e) => e.key === undefined && e.bytes.length === bytes.length && e.typeName === typeName && e.bytes.equals(bytes));
+    // A keyed entry is never as long as a large value, so the length test passes over it.
+    const hit = key !== undefined ? this.byKey.get(key) : this.entries.find((e) => e.bytes.length === bytes.length && e.typeName === typeName && e.bytes.equals(bytes));
     if (hit) return hit.value;
     const entry: Entry = { typeName, bytes, value: deepFreeze(decode()), key };
     this.entries.unshift(entry);
