@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from './clock';
 import type { Logger } from './log';
 import type { JsonStore } from './storage/json-store';
-import type { Reply } from './http/reply';
+import type { Reply } from './core/reply';
 import type { TokenEntry } from './token/token-entry';
 import type { RenewDecision } from './token/login-result';
 import type { MountTune } from './mount/mount-tune';
@@ -33,6 +33,8 @@ export interface RequestContext {
   namespace: NamespaceRef;
   /** The caller's token; absent only on unauthenticated routes called without one. */
   token?: TokenEntry;
+  /** The caller's token as sent, on routes marked forwardsToken only (to pass on, never to log). */
+  callerToken?: string;
   /** Whether the caller's policies grant sudo on this path (root tokens do); false without a token. */
   sudo: boolean;
   clientAddress: string;
@@ -65,6 +67,11 @@ export interface Route {
    * Vault CLI always sends one) neither costs a storage read nor can fail the request.
    */
   ignoresToken?: boolean;
+  /**
+   * With ignoresToken: the caller's token is handed to the handler (ctx.callerToken) to be sent on
+   * to another server that decides about it (the snapshot agent's forwarded token paths).
+   */
+  forwardsToken?: boolean;
   /** HEAD is served as a read without the body (sys/health); elsewhere HEAD is unsupported. */
   head?: boolean;
   /** Requires the sudo capability in addition to the operation's. */

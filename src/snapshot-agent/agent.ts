@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { translatorFor, type ServerInfo } from '../client/dialect';
 import { settingsFromEnv } from '../client/options';
 import { VaultClientError } from '../client/errors';
-import { isLoopback, listen, parseListen, tlsMaterial, type TlsSettingNames } from '../engine/http/listener';
+import { isLoopback, listen, parseListen, tlsMaterial, type ListenerOptions, type TlsSettingNames } from '../engine/node-adapter/listener';
 import { systemClock, type Clock, type TimerHandle } from '../engine/clock';
 import { silentLogger, type Logger } from '../engine/log';
 import { deadlinePolicyFromEnv, type DeadlinePolicy } from '../engine/snapshot/deadline';
@@ -56,6 +56,8 @@ export interface SnapshotAgentOptions {
   /** Lease length per interval (tests shorten it). */
   leaseTtlMs?: (intervalSeconds: number) => number;
   deadline?: DeadlinePolicy;
+  /** The listener's timeouts and connection cap (the engine's defaults: 10 s head, 30 s request, 4096). */
+  listener?: Pick<ListenerOptions, 'readHeaderTimeoutMs' | 'readTimeoutMs' | 'maxConnections'>;
   /** How long start-up waits for a managed server that does not answer yet (default 60 s). */
   startTimeoutMs?: number;
 }
@@ -151,7 +153,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       polling = false;
       poll?.cancel();
     });
-    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls);
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, { clock, log, listener: o.listener, tls });
     const url = await listen(http, o.listen);
     cleanups.push(
       () =>

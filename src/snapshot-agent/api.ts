@@ -1,35 +1,21 @@
-// The snapshot-auto API the agent serves, with the engine's shapes, rules and texts: LIST config,
-// config/:name read/write/delete, status/:name, in the managed server's dialect (keyward's names
-// for the engine, Vault's for Vault Community and OpenBao). Anything else is not the agent's.
+// The agent's route table: snapshot-auto through the engine's own routes (engine/snapshot/
+// config-routes.ts), in the managed server's dialect and by Vault Enterprise's rules; its
+// sys/health (the managed server's, marked as an agent); and the few token and seal paths every
+// Vault client calls while configuring, forwarded (forwarded-routes.ts). Anything else is 404.
 
 import type { Translator } from '../client/dialect';
-import { checkConfigWrite, statusForRead } from '../engine/snapshot/config-write';
+import type { Route } from '../engine/route-family';
+import { reply } from '../engine/core/reply';
+import { configRoutes } from '../engine/snapshot/config-routes';
 import type { SnapshotScheduler } from '../engine/snapshot/scheduler';
-import { ApiError, Errors } from '../schema/errors';
-import { unknownFieldsWarning } from '../schema/fields';
-import { snapshotConfigNameProblem } from '../schema/snapshot-config';
-import { redactSnapshotConfig } from '../schema/snapshot-validate';
 import type { AgentRecords } from './agent-records';
+import { forwardedRoutes } from './forwarded-routes';
 import type { ManagedServer } from './managed-server';
-import { requireCapabilities, type AgentOperation } from './permissions';
 
-export const SNAPSHOT_AUTO = 'sys/storage/raft/snapshot-auto';
+export { SNAPSHOT_AUTO } from '../engine/snapshot/config-routes';
 
-export interface AgentRequest {
-  /** read | list | create-or-update (POST/PUT) | delete. */
-  method: 'read' | 'list' | 'write' | 'delete';
-  /** API path without /v1/. */
-  path: string;
-  token?: string;
-  namespace?: string;
-  body: Record<string, unknown>;
-}
-
-export interface AgentReply {
-  status: number;
-  data?: unknown;
-  warnings?: string[];
-}
+/** The health field telling clients they reach an agent (the snapshot-auto paths only). */
+export const AGENT_HEALTH_FIELD = 'keyward_snapshot_agent';
 
 export interface AgentApiDeps {
   records: AgentRecords;
@@ -39,65 +25,42 @@ export interface AgentApiDeps {
   now: () => number;
 }
 
-function nameOf(raw: string): string {
-  const name = decodeURIComponent(raw);
-  const problem = snapshotConfigNameProblem(name);
-  if (problem) throw Errors.badRequest(problem);
-  return name;
+function healthRoute(d: AgentApiDeps): Route {
+  return {
+    pattern: 'sys/health',
+    ignoresToken: true,
+    head: true,
+    operations: {
+      read: async (ctx) => {
+        const q = ctx.query.toString();
+        let h: { status: number; body: unknown };
+        try {
+          h = await d.server.health(q === '' ? '' : `?${q}`);
+        } catch (e) {
+          // The agent is up; the server behind it is not: as a sealed or unreachable node, 503.
+          return reply.plain(503, { errors: [`the managed server ${d.server.address} did not answer sys/health: ${(e as Error).message}`] });
+        }
+        const body = h.body && typeof h.body === 'object' ? { ...(h.body as Record<string, unknown>), [AGENT_HEALTH_FIELD]: true } : h.body;
+        return reply.plain(h.status, body);
+      },
+    },
+  };
 }
 
-export async function handleAgentRequest(d: AgentApiDeps, r: AgentRequest): Promise<AgentReply> {
-  const path = r.path.replace(/^\/+/, '');
-  if (!path.startsWith(`${SNAPSHOT_AUTO}/`)) throw Errors.unsupportedPath();
-  // snapshot-auto is root-namespace only, on Enterprise as on the engine.
-  if (r.namespace && r.namespace.replace(/^\/+|\/+$/g, '') !== '' && r.namespace !== 'root') throw Errors.namespaceUnavailable();
-  const rest = path.slice(SNAPSHOT_AUTO.length + 1);
-  const guard = (p: string, op: AgentOperation, sudo: boolean) => requireCapabilities(d.server, r.token, p, op, sudo);
-
-  if (/^config\/?$/.test(rest)) {
-    if (r.method !== 'list') throw Errors.unsupportedOperation();
-    // Vault checks a LIST against the path with its trailing slash (http/logical.go).
-    await guard(`${SNAPSHOT_AUTO}/config/`, 'list', true);
-    const keys = (await d.records.listConfigs()).sort();
-    if (keys.length === 0) throw new ApiError('not_found', []);
-    return { status: 200, data: { keys } };
-  }
-  const config = /^config\/([^/]+)$/.exec(rest);
-  if (config) {
-    const name = nameOf(config[1]);
-    const full = `${SNAPSHOT_AUTO}/config/${name}`;
-    if (r.method === 'read') {
-      await guard(full, 'read', true);
-      const rec = await d.records.getConfig(name);
-      if (!rec) throw new ApiError('not_found', []);
-      return { status: 200, data: d.translator.toServer('snapshot-config', redactSnapshotConfig(rec.config) as Record<string, unknown>) };
-    }
-    if (r.method === 'delete') {
-      await guard(full, 'delete', true);
-      d.scheduler.configDeleted(name);
-      await d.records.deleteConfig(name);
-      return { status: 204 };
-    }
-    if (r.method === 'write') {
-      const exists = (await d.records.getConfig(name)) !== undefined;
-      await guard(full, exists ? 'update' : 'create', true);
-      const { config: c, unknown } = await checkConfigWrite(d.records, name, d.translator.bodyFromServer('snapshot-config', r.body));
-      const writtenAt = d.now();
-      await d.records.putConfig(name, { config: c, written_at: writtenAt });
-      await d.scheduler.configWritten(name, c, writtenAt);
-      return unknown.length > 0 ? { status: 200, data: null, warnings: [unknownFieldsWarning(unknown)] } : { status: 204 };
-    }
-    throw Errors.unsupportedOperation();
-  }
-  const status = /^status\/([^/]+)$/.exec(rest);
-  if (status) {
-    if (r.method !== 'read') throw Errors.unsupportedOperation();
-    const name = nameOf(status[1]);
-    await guard(`${SNAPSHOT_AUTO}/status/${name}`, 'read', false);
-    const rec = await d.records.getConfig(name);
-    if (!rec) throw new ApiError('not_found', []);
-    // The stored status is the truth: the attempt may have run in another agent.
-    return { status: 200, data: statusForRead(rec.config, (await d.records.getStatus(name)) ?? d.scheduler.status(name)) };
-  }
-  throw Errors.unsupportedPath();
+export function agentRoutes(d: AgentApiDeps): Route[] {
+  return [
+    ...configRoutes({
+      records: d.records,
+      scheduler: d.scheduler,
+      engineRules: false,
+      wire: {
+        toClient: (c) => d.translator.toServer('snapshot-config', c),
+        fromClient: (b) => d.translator.bodyFromServer('snapshot-config', b),
+      },
+      storedStatusFirst: true,
+      now: d.now,
+    }),
+    healthRoute(d),
+    ...forwardedRoutes(d.server),
+  ];
 }

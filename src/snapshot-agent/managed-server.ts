@@ -59,6 +59,33 @@ export class ManagedServer {
     return { status: res.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   }
 
+  /**
+   * One request passed on for a caller (forwarded-routes.ts): the caller's token and namespace,
+   * the managed server's status and body as they came. Throws only when no answer came.
+   */
+  async forward(r: { method: 'GET' | 'POST'; path: string; token?: string; namespace?: string; body?: Record<string, unknown> }): Promise<{ status: number; body: unknown }> {
+    const url = new URL(this.address);
+    const headers: Record<string, string> = {};
+    if (r.token) headers['x-vault-token'] = r.token;
+    if (r.namespace) headers['x-vault-namespace'] = r.namespace;
+    if (r.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname.replace(/\/+$/, '')}/v1/${r.path}`,
+      method: r.method,
+      headers,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+    });
+    const text = await res.body.text();
+    if (text.trim() === '') return { status: res.statusCode, body: undefined };
+    try {
+      return { status: res.statusCode, body: JSON.parse(text) as unknown };
+    } catch {
+      // Not Vault's JSON (a proxy's page): its status, with the text as Vault's error list.
+      return { status: res.statusCode, body: { errors: [text.slice(0, 200)] } };
+    }
+  }
+
   async lookupSelf(token: string): Promise<TokenState> {
     const data = await this.as(token).read<{ ttl?: number; renewable?: boolean }>('auth/token/lookup-self');
     return { ttl: Number(data?.ttl ?? 0), renewable: data?.renewable === true };

@@ -2,8 +2,8 @@
 // settings, login takes a role name, renewal re-reads the role. Not part of the product.
 
 import type { AuthMethodFactory } from '../../src/engine/route-family';
-import { reply } from '../../src/engine/http/reply';
-import { requestFields } from '../../src/engine/http/request-fields';
+import { reply } from '../../src/engine/core/reply';
+import { requestFields } from '../../src/engine/core/request-fields';
 import { field } from '../../src/schema/fields';
 import { Errors } from '../../src/schema/errors';
 

@@ -96,7 +96,7 @@ export function registerServer(program: Command): void {
         if (!flags.dev) lines.push('', 'This root token is shown once, at first initialization. Store it safely.');
       }
       // Dev mode serves plain HTTP anywhere, as `vault server -dev` does; say so when that is beyond loopback.
-      const { isLoopback, parseListen } = require('../../engine/http/listener') as typeof import('../../engine/http/listener');
+      const { isLoopback, parseListen } = require('../../engine/node-adapter/listener') as typeof import('../../engine/node-adapter/listener');
       if (flags.dev && !isLoopback(parseListen(options.listen ?? '127.0.0.1:8200').host)) {
         lines.push(
           '',

@@ -3,8 +3,8 @@
 // namespace's signing key (identity/oidc/key/default/rotate; the engine has only the default key).
 
 import type { Route } from '../route-family';
-import { reply } from '../http/reply';
-import { requestFields } from '../http/request-fields';
+import { reply } from '../core/reply';
+import { requestFields } from '../core/request-fields';
 import { Errors } from '../../schema/errors';
 import { field } from '../../schema/fields';
 import { DEFAULT_VERIFICATION_TTL_SECONDS, type PluginIdentity } from './plugin-identity';

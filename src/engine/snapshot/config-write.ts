@@ -8,11 +8,16 @@ import { snapshotLocationKey, validateSnapshotConfigWrite } from '../../schema/s
 import { statusToWire, type SnapshotRecordStore, type StatusRecord } from './records';
 
 /** The config to store for a write of `body` to `name`; throws a 400 naming the field otherwise. */
-export async function checkConfigWrite(records: SnapshotRecordStore, name: string, input: Record<string, unknown>): Promise<{ config: SnapshotConfig; unknown: string[] }> {
+export async function checkConfigWrite(
+  records: SnapshotRecordStore,
+  name: string,
+  input: Record<string, unknown>,
+  o: { engineRules: boolean },
+): Promise<{ config: SnapshotConfig; unknown: string[] }> {
   const existing = (await records.getConfig(name))?.config;
   const body = { ...input };
   delete body.name; // the path wins, as in Vault
-  const { config, unknown } = validateSnapshotConfigWrite(body, { existing, engineRules: true });
+  const { config, unknown } = validateSnapshotConfigWrite(body, { existing, engineRules: o.engineRules });
   const key = snapshotLocationKey(config);
   for (const other of await records.listConfigs()) {
     if (other === name) continue;

@@ -1,6 +1,7 @@
 // The automated-snapshot system family: config/status routes, save/restore routes and the
 // scheduler's lifecycle (started with the engine, restarted after a restore's reload).
 
+import { Errors } from '../../schema/errors';
 import type { SystemContext, SystemFamily, SystemFamilyFactory } from '../route-family';
 import { configRoutes } from './config-routes';
 import type { DeadlinePolicy } from './deadline';
@@ -18,7 +19,15 @@ export function createSnapshotFamily(sys: SystemContext, deadline?: DeadlinePoli
   return {
     scheduler,
     routes: [
-      ...configRoutes({ records, scheduler, edition: sys.edition, now: () => sys.clock.now() }),
+      ...configRoutes({
+        records,
+        scheduler,
+        requireFeature: () => {
+          if (sys.edition === 'oss') throw Errors.editionRequired('automated snapshots (sys/storage/raft/snapshot-auto)');
+        },
+        engineRules: true,
+        now: () => sys.clock.now(),
+      }),
       ...saveRestoreRoutes(sys, { stopSchedules: () => scheduler.stop(), startSchedules: () => scheduler.start() }),
     ],
     start: () => scheduler.start(),

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors } from '../../schema/errors';
 import type { RequestContext, Route, SystemContext } from '../route-family';
-import { reply } from '../http/reply';
+import { reply } from '../core/reply';
 import { ArchiveError, readVerifiedArchive } from './archive-reader';
 import { writeArchiveFile } from './archive-writer';
 import { scratchFile } from './scratch';

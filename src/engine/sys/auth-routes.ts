@@ -4,8 +4,8 @@ import type { NamespaceRef, Route } from '../route-family';
 import { tuneOf, type Mounts, type MountEntry } from '../mount/mounts';
 import { SYSTEM_MAX_TTL } from '../token/lifetime';
 import { field } from '../../schema/fields';
-import { reply } from '../http/reply';
-import { requestFields } from '../http/request-fields';
+import { reply } from '../core/reply';
+import { requestFields } from '../core/request-fields';
 import { Errors } from '../../schema/errors';
 import { ENGINE_VERSION } from './status-routes';
 

@@ -2,7 +2,7 @@
 
 import type { Route } from '../route-family';
 import { Errors } from '../../schema/errors';
-import { reply } from '../http/reply';
+import { reply } from '../core/reply';
 import type { IdentityStore } from '../identity/identity-store';
 
 export function identityRoutes(identity: IdentityStore): Route[] {

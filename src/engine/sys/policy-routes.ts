@@ -3,8 +3,8 @@
 import type { RequestContext, Route } from '../route-family';
 import { field } from '../../schema/fields';
 import { Errors } from '../../schema/errors';
-import { reply } from '../http/reply';
-import { requestFields } from '../http/request-fields';
+import { reply } from '../core/reply';
+import { requestFields } from '../core/request-fields';
 import type { PolicyStore } from '../policy/policy-store';
 import type { Namespaces } from '../namespace/namespaces';
 

@@ -9,8 +9,8 @@ import type { Route } from '../route-family';
 import type { Mounts } from '../mount/mounts';
 import type { TokenStore } from '../token/token-store';
 import { field } from '../../schema/fields';
-import { reply } from '../http/reply';
-import { requestFields } from '../http/request-fields';
+import { reply } from '../core/reply';
+import { requestFields } from '../core/request-fields';
 import { Errors } from '../../schema/errors';
 
 interface Migration {

@@ -3,7 +3,7 @@
 
 import type { Edition, Route } from '../route-family';
 import type { Clock } from '../clock';
-import { reply } from '../http/reply';
+import { reply } from '../core/reply';
 import { healthStatus } from './health-query';
 
 export const ENGINE_VERSION = '1.19.0+keyward';

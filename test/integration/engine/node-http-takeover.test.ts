@@ -5,7 +5,7 @@
 // events in JavaScript): the test reads it to prove the fast path is taken.
 
 import type { IncomingMessage } from 'node:http';
-import { FramedConnection } from '../../../src/engine/http/framed-connection';
+import { FramedConnection } from '../../../src/engine/node-adapter/framed-connection';
 import type { Engine } from '../../../src/engine/engine';
 import { startTestEngine, ROOT_TOKEN } from '../../support/engine';
 import { connect } from 'node:net';

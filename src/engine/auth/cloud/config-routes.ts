@@ -2,8 +2,8 @@
 // (never the private key); config/rotate-root replaces the configured key (see root-rotation.ts).
 
 import type { Route } from '../../route-family';
-import { reply } from '../../http/reply';
-import { requestFields } from '../../http/request-fields';
+import { reply } from '../../core/reply';
+import { requestFields } from '../../core/request-fields';
 import { applyConfigWrite, configReadShape, configWriteShape } from '../../../schema/cloud-config';
 import type { CloudState } from './state';
 import type { RootRotation } from './root-rotation';

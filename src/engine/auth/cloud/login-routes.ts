@@ -3,8 +3,8 @@
 // logged with the role, the reason and the client address (never the JWT).
 
 import type { RequestContext, Route } from '../../route-family';
-import { reply } from '../../http/reply';
-import { requestFields } from '../../http/request-fields';
+import { reply } from '../../core/reply';
+import { requestFields } from '../../core/request-fields';
 import { ApiError, Errors } from '../../../schema/errors';
 import { field } from '../../../schema/fields';
 import { addressInCidrs } from '../../../schema/cidr';

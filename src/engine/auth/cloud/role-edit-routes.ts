@@ -2,8 +2,8 @@
 // attribute, re-validated as a whole role. A missing role is 404 (Vault crashes here).
 
 import type { Route, RequestContext } from '../../route-family';
-import { reply } from '../../http/reply';
-import { requestFields } from '../../http/request-fields';
+import { reply } from '../../core/reply';
+import { requestFields } from '../../core/request-fields';
 import { Errors } from '../../../schema/errors';
 import { roleEditShape, normalizeRoleName } from '../../../schema/cloud-role';
 import { applyLabelEdit, applyServiceAccountEdit, type StoredRole } from '../../../schema/cloud-role-write';

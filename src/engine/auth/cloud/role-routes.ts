@@ -4,8 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Route, RequestContext } from '../../route-family';
-import { reply } from '../../http/reply';
-import { requestFields } from '../../http/request-fields';
+import { reply } from '../../core/reply';
+import { requestFields } from '../../core/request-fields';
 import { Errors } from '../../../schema/errors';
 import { roleWriteShape, normalizeRoleName } from '../../../schema/cloud-role';
 import { applyRoleWrite, roleReadShape } from '../../../schema/cloud-role-write';

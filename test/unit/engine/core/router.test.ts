@@ -1,4 +1,4 @@
-import { RouteTable } from '../../../../src/engine/http/router';
+import { RouteTable } from '../../../../src/engine/core/router';
 
 const table = new RouteTable([
   { pattern: 'role/:name/labels', operations: {} },

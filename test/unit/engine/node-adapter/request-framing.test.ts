@@ -1,7 +1,7 @@
 // RequestFraming: the method token is rewritten at every request start and nowhere else, however
 // the bytes are split, across Content-Length and chunked bodies and pipelined requests.
 
-import { RequestFraming } from '../../../../src/engine/http/request-framing';
+import { RequestFraming } from '../../../../src/engine/node-adapter/request-framing';
 
 /** Feeds the text in pieces of the given size and returns what the parser would see. */
 function run(text: string, piece: number): { out: string; methods: string[] } {

@@ -1,7 +1,7 @@
 // The canonical request path (issue 32): decoded once, and unclean forms redirected to what Go's
 // cleanPath makes of them.
 
-import { canonicalPath, cleanPath } from '../../../../src/engine/http/canonical-path';
+import { canonicalPath, cleanPath } from '../../../../src/engine/core/canonical-path';
 
 it.each([
   ['/v1/sys/auth', '/v1/sys/auth'],

@@ -5,7 +5,7 @@
 
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { refusedRequest } from '../../../../src/engine/http/refused-method';
+import { refusedRequest } from '../../../../src/engine/node-adapter/refused-method';
 
 interface Report {
   code?: string;

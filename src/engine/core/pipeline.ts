@@ -1,59 +1,84 @@
-// The request pipeline, a function from EngineRequest to EngineResponse: namespace, routing, token,
-// ACL, body, handler, envelope. Expected errors carry their status; anything else is logged and
-// answered with a generic 500.
+// The request core, a function from EngineRequest to EngineResponse shared by the engine and the
+// snapshot agent (as hono's core is shared by its adapters): path canonicalisation, the operation,
+// routing through a route table, the body, the handler, the Vault envelope, and error mapping
+// (expected errors carry their status; anything else is logged and hidden behind a 500). Who the
+// caller is and what they may do is the Gate's: the engine's token store and ACLs, or the managed
+// server's own answer for the agent. No socket code here: that is src/engine/node-adapter/.
 
 import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import type { Operation, RequestContext, Route } from './route-family';
-import type { Clock } from './clock';
-import type { Logger } from './log';
-import type { JsonStore } from './storage/json-store';
-import { ApiError, Errors } from '../schema/errors';
-import { addressInCidrs } from '../schema/cidr';
-import { CLIENT_GONE, parseJsonObject, readBody } from './http/body';
-import { jsonResponse, type EngineRequest, type EngineResponse } from './http/request';
-import type { Reply } from './http/reply';
-import { RouteTable } from './http/router';
-import { canonicalPath } from './http/canonical-path';
-import { Namespaces } from './namespace/namespaces';
-import type { Mounts, LiveMount } from './mount/mounts';
-import type { PolicyStore } from './policy/policy-store';
-import type { TokenStore } from './token/token-store';
-import type { TokenEntry } from './token/token-entry';
-import type { IdentityStore } from './identity/identity-store';
-import { issueLoginToken } from './token/login-issue';
+import type { Clock } from '../clock';
+import type { Logger } from '../log';
+import type { JsonStore } from '../storage/json-store';
+import type { LiveMount } from '../mount/mounts';
+import type { NamespaceRef, Operation, RequestContext, Route } from '../route-family';
+import type { TokenEntry } from '../token/token-entry';
+import type { LoginResult } from '../token/login-result';
+import { ApiError, Errors } from '../../schema/errors';
+import { CLIENT_GONE, parseJsonObject, readBody } from './body';
+import { canonicalPath } from './canonical-path';
+import { jsonResponse, type EngineRequest, type EngineResponse } from './request';
+import type { Reply } from './reply';
 
-export interface CoreDeps {
-  clock: Clock;
-  log: Logger;
-  namespaces: Namespaces;
-  mounts: Mounts;
-  tokens: TokenStore;
-  policies: PolicyStore;
-  identity: IdentityStore;
-  rootStore: JsonStore;
-  /** Namespace-relative system paths (sys/..., identity/...). */
-  systemRoutes: () => RouteTable;
-  /** Paths under auth/token/. */
-  tokenRoutes: RouteTable;
-  maxBodyBytes: number;
-}
-
-interface Target {
+/** A matched route with the storage and mount its family works in. */
+export interface Target {
   route: Route;
   params: Record<string, string>;
+  /** Path relative to the route family. */
   path: string;
   storage: JsonStore;
   mount?: LiveMount;
 }
 
-function operationOf(method: string, query: URLSearchParams): Operation {
+/** Who is calling, as the gate established it before routing revealed anything. */
+export interface Caller {
+  /** The token's raw id as sent (only forwarded, by routes marked forwardsToken; never logged). */
+  tokenId?: string;
+  /** The engine's record of the token (the engine's gate only). */
+  token?: TokenEntry;
+}
+
+/** What differs between servers using the core: namespaces, routing, authentication, ACLs, logins. */
+export interface Gate {
+  /** The namespace a request addresses and its path relative to it (`path` is after /v1/). */
+  locate(namespaceHeader: string | undefined, path: string): { namespace: NamespaceRef; path: string };
+  route(namespace: NamespaceRef, path: string): Target | undefined;
+  /**
+   * Authenticates before revealing whether a path exists; throws 403 when `needsToken` and the
+   * token is missing or not valid here.
+   */
+  authenticate(tokenId: string | undefined, target: Target | undefined, namespace: NamespaceRef, remoteAddress: string, needsToken: boolean): Promise<Caller>;
+  /**
+   * Throws 403 unless the caller may do ctx.operation on ctx.aclPath (sudo too when the route
+   * asks); returns whether the caller holds sudo there and whether to revoke the token afterwards
+   * (its last use).
+   */
+  authorize(caller: Caller, ctx: RequestContext, route: Route): Promise<{ sudo: boolean; revokeAfter?: boolean }>;
+  /** Revokes a token after its last permitted use. */
+  revoke?(caller: Caller): Promise<void>;
+  /** Issues the token for a successful login on `mount` (servers with auth methods). */
+  login?(mount: LiveMount, login: LoginResult): Promise<{ auth: unknown; warnings: string[] }>;
+  /** The errors as the client's dialect names things (the agent in front of Vault); identity otherwise. */
+  errorsToClient?(errors: string[]): string[];
+}
+
+export interface PipelineOptions {
+  clock: Clock;
+  log: Logger;
+  maxBodyBytes: number;
+}
+
+const LIST_TRUE = ['true', '1', 't', 'TRUE', 'True', 'T'];
+const LIST_FALSE = ['false', '0', 'f', 'FALSE', 'False', 'F', ''];
+
+/** Vault's operation for a method (and `?list=`, parsed as Go's strconv.ParseBool). */
+export function operationOf(method: string, query: URLSearchParams): Operation {
   switch (method) {
     case 'GET': {
       const list = query.get('list');
       if (list === null) return 'read';
-      if (['true', '1', 't', 'TRUE', 'True', 'T'].includes(list)) return 'list';
-      if (['false', '0', 'f', 'FALSE', 'False', 'F', ''].includes(list)) return 'read';
+      if (LIST_TRUE.includes(list)) return 'list';
+      if (LIST_FALSE.includes(list)) return 'read';
       throw Errors.badRequest(`invalid value for "list" query parameter: ${JSON.stringify(list)} (use true or false)`);
     }
     case 'LIST':
@@ -99,23 +124,25 @@ function handlerFor(route: Route, op: Operation) {
   return ops[op];
 }
 
-export class Core {
-  private readonly mountTables = new WeakMap<LiveMount, RouteTable>();
-
-  constructor(private readonly d: CoreDeps) {}
+export class RequestCore {
+  constructor(
+    private readonly gate: Gate,
+    private readonly o: PipelineOptions,
+  ) {}
 
   async handle(req: EngineRequest): Promise<EngineResponse> {
     const requestId = randomUUID();
     try {
       return await this.dispatch(req, requestId);
     } catch (e) {
-      if (ApiError.isApiError(e)) return jsonResponse(e.status, { errors: e.errors });
-      // A client that hung up mid-body broke the request, not the engine.
+      if (ApiError.isApiError(e)) return jsonResponse(e.status, { errors: this.gate.errorsToClient ? this.gate.errorsToClient(e.errors) : e.errors });
+      // A client that hung up mid-body broke the request, not the server.
       if (req.body && !Buffer.isBuffer(req.body) && req.body.destroyed && !req.body.readableEnded) {
-        this.d.log.debug('client closed the connection before the request body was complete', { request_id: requestId });
+        this.o.log.debug('client closed the connection before the request body was complete', { request_id: requestId });
         return jsonResponse(400, { errors: [CLIENT_GONE] });
       }
-      this.d.log.error('request failed', { request_id: requestId, method: req.method, error: (e as Error)?.stack ?? String(e) });
+      // No request detail beyond the method: bodies may carry credentials.
+      this.o.log.error('request failed', { request_id: requestId, method: req.method, error: (e as Error)?.stack ?? String(e) });
       return jsonResponse(500, { errors: ['internal error'] });
     }
   }
@@ -136,26 +163,15 @@ export class Core {
     // Case-sensitive, as in Vault: "list" or "get" is an unknown method (405).
     const method = req.method;
     let operation = operationOf(method, query);
-    const { namespace, path: nsPath } = this.d.namespaces.resolve(req.headers['x-vault-namespace'], pathname.slice(4));
+    const { namespace, path: nsPath } = this.gate.locate(req.headers['x-vault-namespace'], pathname.slice(4));
     let path = nsPath;
     if (operation === 'list' && !path.endsWith('/')) path += '/';
-    const tokenId = tokenFrom(req.headers);
-    const target = this.route(namespace, path);
+    const target = this.gate.route(namespace, path);
 
     // Authenticate before revealing whether a path exists.
-    let token: TokenEntry | undefined;
-    if (tokenId && !target?.route.ignoresToken) token = await this.d.tokens.lookup(tokenId);
-    // Tokens die with the auth mount that issued them (Vault revokes them on disable).
-    if (token?.mountAccessor && !this.d.mounts.byAccessorId(token.mountAccessor)) token = undefined;
     const needsToken = !target?.route.unauthenticated && !target?.route.ignoresToken;
-    if (needsToken) {
-      if (!token) throw Errors.permissionDenied();
-      const owner = this.d.namespaces.byId(token.namespaceId);
-      if (!owner || !Namespaces.covers(owner, namespace)) throw Errors.permissionDenied();
-    }
-    if (token && token.boundCidrs.length > 0 && !addressInCidrs(req.remoteAddress, token.boundCidrs)) {
-      throw Errors.permissionDenied();
-    }
+    const tokenId = target?.route.ignoresToken && !target.route.forwardsToken ? undefined : tokenFrom(req.headers);
+    const caller = await this.gate.authenticate(tokenId, target, namespace, req.remoteAddress, needsToken);
     if (!target) throw Errors.unsupportedPath();
     if (!handlerFor(target.route, operation) || (method === 'HEAD' && !target.route.head)) throw Errors.unsupportedOperation();
     if ((operation === 'update' || operation === 'create') && path.endsWith('/') && !target.route.pattern.endsWith('/?')) {
@@ -166,7 +182,7 @@ export class Core {
     let body: Record<string, unknown> = {};
     if (!target.route.raw) {
       // No body framing: nothing to read or parse (most GETs).
-      if (req.body !== undefined) body = parseJsonObject(await readBody(req.body, this.d.maxBodyBytes));
+      if (req.body !== undefined) body = parseJsonObject(await readBody(req.body, this.o.maxBodyBytes));
       if (q !== -1 && (method === 'GET' || method === 'DELETE' || method === 'LIST')) {
         for (const [k, v] of query) if (k !== 'list' && !(k in body)) body[k] = v;
       }
@@ -181,30 +197,26 @@ export class Core {
       stream,
       query,
       namespace,
-      token,
+      token: caller.token,
+      callerToken: target.route.forwardsToken ? tokenId : undefined,
       sudo: false,
       clientAddress: req.remoteAddress,
       warnings: [],
       storage: target.storage,
-      clock: this.d.clock,
-      log: this.d.log,
+      clock: this.o.clock,
+      log: this.o.log,
       requestId,
       unknownFields: target.route.unknownFields,
     };
 
     let revokeAfter = false;
-    if (needsToken && token) {
+    if (needsToken) {
       if (operation === 'update' && target.route.exists && !(await target.route.exists(ctx))) operation = 'create';
       ctx.operation = operation;
-      const ownerNs = this.d.namespaces.byId(token.namespaceId)!;
-      const aclPath = namespace.path.slice(ownerNs.path.length) + path;
-      const acl = await this.d.policies.acl(ownerNs, token.policies);
-      if (!acl.allows(operation, aclPath, { sudo: !!target.route.sudo })) throw Errors.permissionDenied();
+      const granted = await this.gate.authorize(caller, ctx, target.route);
       // Handlers that guard single fields more strictly than the path (engine-only endpoint overrides) ask this.
-      ctx.sudo = acl.allows(operation, aclPath, { sudo: true });
-      const use = await this.d.tokens.use(token);
-      if (!use.ok) throw Errors.permissionDenied();
-      revokeAfter = use.revokeAfter;
+      ctx.sudo = granted.sudo;
+      revokeAfter = granted.revokeAfter === true;
     }
 
     let result: Reply;
@@ -214,27 +226,8 @@ export class Core {
       // Whatever the handler left unread is the adapter's to drain; it must not reach a dead pipe.
       if (stream instanceof PassThrough && req.body && !Buffer.isBuffer(req.body)) req.body.unpipe(stream);
     }
-    if (revokeAfter && token) await this.d.tokens.revoke(token);
+    if (revokeAfter) await this.gate.revoke?.(caller);
     return this.respond(result, ctx, requestId, target.mount);
-  }
-
-  private route(namespace: { id: string; path: string }, path: string): Target | undefined {
-    if (path.startsWith('auth/token/') || path === 'auth/token') {
-      const m = this.d.tokenRoutes.match(path.slice('auth/token/'.length));
-      return m && { route: m.route, params: m.params, path: path.slice('auth/token/'.length), storage: this.d.rootStore.sub('sys/token/') };
-    }
-    if (path.startsWith('auth/')) {
-      const found = this.d.mounts.find(namespace, path.slice(5));
-      if (!found) return undefined;
-      let table = this.mountTables.get(found.mount);
-      if (!table) this.mountTables.set(found.mount, (table = new RouteTable(found.mount.method.routes)));
-      const m = table.match(found.path);
-      return m && { route: m.route, params: m.params, path: found.path, storage: found.mount.storage, mount: found.mount };
-    }
-    const m = this.d.systemRoutes().match(path);
-    // Fields named one by one, not `{ ...m, path }`: V8 gives a spread followed by a property a
-    // fresh hidden class on every call (about a microsecond, and megamorphic code after it).
-    return m && { route: m.route, params: m.params, path, storage: this.d.rootStore };
   }
 
   private async respond(r: Reply, ctx: RequestContext, requestId: string, mount?: LiveMount): Promise<EngineResponse> {
@@ -266,7 +259,8 @@ export class Core {
       case 'auth':
         return jsonResponse(200, envelope(null, r.auth));
       case 'plain':
-        return jsonResponse(r.status, r.body);
+        // A 204 (or any answer without a body) is passed on as it came.
+        return r.body === undefined ? { status: r.status, headers: { 'cache-control': 'no-store' } } : jsonResponse(r.status, r.body);
       case 'stream':
         return {
           status: 200,
@@ -278,8 +272,8 @@ export class Core {
           body: r.stream,
         };
       case 'login': {
-        if (!mount) throw Errors.internal();
-        const { auth, warnings } = await issueLoginToken(this.d, mount.info, r.login);
+        if (!mount || !this.gate.login) throw Errors.internal();
+        const { auth, warnings } = await this.gate.login(mount, r.login);
         return jsonResponse(200, envelope(null, auth, [...ctx.warnings, ...warnings]));
       }
     }

@@ -3,7 +3,7 @@
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Core } from '../core';
+import type { EngineRequest, EngineResponse } from '../core/request';
 import type { Logger } from '../log';
 import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
 import { answerClientError, refusalFor, watchSplitHeads } from './client-error';
@@ -73,7 +73,12 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 const inOrder = new WeakMap<object, Promise<unknown>>();
 
 /** `tls`: serve HTTPS with this certificate and key (see listener.ts for the settings). */
-export function createHttpServer(core: Core, log: Logger, settings: ListenerOptions = {}, tls?: { cert: Buffer; key: Buffer }): Server {
+/** The request core the adapter serves (the engine's, or the snapshot agent's). */
+export interface RequestHandler {
+  handle(req: EngineRequest): Promise<EngineResponse>;
+}
+
+export function createHttpServer(core: RequestHandler, log: Logger, settings: ListenerOptions = {}, tls?: { cert: Buffer; key: Buffer }): Server {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const front = req.socket;
     const method = methodsOf(front)?.shift() ?? req.method ?? 'GET';

@@ -1,7 +1,7 @@
 // Refusals of Node's parser: their status and text, and whether the refused request was a HEAD
 // (from the refused read, else from the method noted when an earlier read ended inside its head).
 
-import { lastRequestMethod, refusalFor, refusedHead } from '../../../../src/engine/http/client-error';
+import { lastRequestMethod, refusalFor, refusedHead } from '../../../../src/engine/node-adapter/client-error';
 
 test('each parser error has its status, the rest is a 400', () => {
   expect(refusalFor('HPE_HEADER_OVERFLOW')).toEqual({ status: 431, reason: 'Request Header Fields Too Large', message: 'request header fields too large' });
