@@ -27,8 +27,12 @@ type Outgoing = {
 };
 const REFUSING = Symbol('refusing');
 
-/** A request line at the start of a line: method, target, version. */
-const REQUEST_LINE = /(?:^|\n)([!#$%&'*+\-.^_`|~0-9A-Za-z]+) [^\s]+ HTTP\/\d/g;
+/**
+ * A request line at the start of a line: method, target, version; or its beginning, cut off by
+ * the end of the bytes seen (a request line larger than Node's head limit, or one whose version
+ * has not arrived yet: a 70 KB path never shows its "HTTP/1.1" before the refusal).
+ */
+const REQUEST_LINE = /(?:^|\n)([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (?:[^\s]+ HTTP\/\d|[^\s]*$)/g;
 
 /** The method of the last request line in the first `at` bytes of `raw` (undefined: none there). */
 export function lastRequestMethod(raw: unknown, at?: number): string | undefined {

@@ -168,6 +168,36 @@ test.each([
   if (method === 'GET') expect(JSON.parse(a.body)).toEqual({ errors: ['request header fields too large'] });
 });
 
+// A request line alone larger than Node's head limit: no "HTTP/1.1" is ever read before the
+// refusal, in one read or many (Node reads 64 KiB at a time).
+test.each([
+  ['a HEAD whose request line is 70 KB, in one write', 'HEAD', [] as number[]],
+  ['a HEAD whose request line is 70 KB, in 4 KiB pieces', 'HEAD', Array.from({ length: 17 }, (_, k) => (k + 1) * 4096)],
+  ['a HEAD whose request line is 70 KB, the method alone first', 'HEAD', [5]],
+  ['a GET whose request line is 70 KB, in one write', 'GET', [] as number[]],
+])('%s: 431, no body after the head of an answer to HEAD, the envelope otherwise', async (_name, method, cuts) => {
+  const bytes = Buffer.from(`${method} /v1/sys/health?pad=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, 'latin1');
+  const { got } = await exchange({ name: '', method, bytes, cuts });
+  const a = parseAnswer(got, method === 'HEAD');
+  expect(a.status).toBe(431);
+  expect(a.trailing).toBe(0);
+  if (method === 'GET') expect(JSON.parse(a.body)).toEqual({ errors: ['request header fields too large'] });
+});
+
+test('a real client: a HEAD with a 70 KB path gets its 431 without a body, and the connection goes on', async () => {
+  const client = new Client(engine.url, { pipelining: 1 });
+  try {
+    const head = await client.request({ method: 'HEAD', path: `/v1/sys/health?pad=${'a'.repeat(70 * 1024)}` });
+    expect(head.statusCode).toBe(431);
+    expect(await head.body.text()).toBe('');
+    const ok = await client.request({ method: 'GET', path: '/v1/sys/health' });
+    expect(ok.statusCode).toBe(200);
+    await ok.body.dump();
+  } finally {
+    await client.close();
+  }
+});
+
 test.each([
   ['HTTP/1.1 without Host', 'GET /v1/sys/health HTTP/1.1\r\n\r\n', 400, 'missing required Host header'],
   ['an Expect other than 100-continue', 'GET /v1/sys/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n', 417, 'expectation failed: only "Expect: 100-continue" is supported'],

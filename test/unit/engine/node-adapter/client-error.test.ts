@@ -18,6 +18,14 @@ test('the method of the last request line before the point of refusal', () => {
   expect(lastRequestMethod('not a buffer')).toBeUndefined();
 });
 
+test('a request line cut off by the end of the bytes seen (larger than the head limit) still names its method', () => {
+  expect(lastRequestMethod(Buffer.from(`HEAD /v1/sys/health?pad=${'a'.repeat(70 * 1024)}`))).toBe('HEAD');
+  expect(lastRequestMethod(Buffer.from('HEAD '))).toBe('HEAD');
+  expect(lastRequestMethod(Buffer.from('GET /a HTTP/1.1\r\nHost: x\r\n\r\nHEAD /aaaa'))).toBe('HEAD');
+  // A header line is never taken for one: its name ends with a colon.
+  expect(lastRequestMethod(Buffer.from('GET /a HTTP/1.1\r\nX-Big: aaaa'))).toBe('GET');
+});
+
 test('a refused HEAD: seen in the refused read, or noted from an earlier read', () => {
   expect(refusedHead(Buffer.from('HEAD / HTTP/1.1\r\nX: '), undefined)).toBe(true);
   // The refused read holds only the rest of the head: the noted method decides.
