@@ -89,7 +89,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<Engine> 
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? createLogger(options.logLevel ?? (dev ? 'warn' : 'info'));
   // Checked before anything is created: a refused listener leaves no trace.
-  const tls = tlsMaterial(options.listen ?? '127.0.0.1:0', options.listener ?? {}, dev);
+  const tls = tlsMaterial(options.listen ?? '127.0.0.1:0', options.listener ?? {}, dev, undefined, (m) => log.warn(m));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'keyward-'));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const edition: Edition = options.edition ?? (dev ? 'enterprise' : 'oss');

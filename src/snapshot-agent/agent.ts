@@ -101,7 +101,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
   const clock = o.clock ?? systemClock;
   const log = o.log ?? silentLogger;
   parseListen(o.listen); // a bad --listen or TLS setting fails before anything starts
-  const tls = tlsMaterial(o.listen, { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, tlsDisable: o.tlsDisable }, false, FLAG_NAMES);
+  const tls = tlsMaterial(o.listen, { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, tlsDisable: o.tlsDisable }, false, FLAG_NAMES, (m) => log.warn(m));
   const state = await openState(o.state, env);
   const scratch = await agentScratchDir();
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);

@@ -3,7 +3,7 @@
 // unless tls_disable says so, and the read timeouts Vault's server sets (10 s for the head, 30 s
 // for the whole request). The connection cap is the engine's own (Vault has none).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
@@ -42,6 +42,39 @@ export function isLoopback(host: string): boolean {
   return host === '::1' || /^::ffff:127\./i.test(host);
 }
 
+/**
+ * The suites a TLS 1.2 handshake may use: Vault's listener defaults (Go's secure list), forward
+ * secret (ECDHE) and AEAD (GCM, ChaCha20-Poly1305) only; no static-RSA key exchange, no CBC.
+ * TLS 1.3's own suites are all AEAD and forward secret, and stay Node's.
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+/**
+ * A private key file others can read: a warning (orchestrators mount secrets 0644, and the
+ * operator may mean it); others can write it: refused (anyone could swap the listener's key).
+ */
+function checkKeyFileMode(setting: string, file: string, warn?: (message: string) => void): void {
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+  } catch {
+    return; // readPem names the file and the error
+  }
+  if (mode & 0o022)
+    throw new Error(`${setting} ${JSON.stringify(file)} is writable by other users (mode ${(mode & 0o777).toString(8)}): make it writable by its owner only, e.g. chmod 600`);
+  if (mode & 0o044)
+    warn?.(
+      `${setting} ${JSON.stringify(file)} is readable by other users (mode ${(mode & 0o777).toString(8)}): the listener's private key should be readable by its owner only, e.g. chmod 600`,
+    );
+}
+
 function readPem(setting: string, file: string): Buffer {
   try {
     return readFileSync(file);
@@ -65,12 +98,21 @@ const CONFIG_NAMES: TlsSettingNames = { cert: 'tls_cert_file', key: 'tls_key_fil
  * settings together with tls_disable, and plain HTTP beyond loopback unless `allowPlain` (dev mode)
  * or tls_disable.
  */
-export function tlsMaterial(listen: string, o: ListenerOptions, allowPlain: boolean, n: TlsSettingNames = CONFIG_NAMES): { cert: Buffer; key: Buffer } | undefined {
+export function tlsMaterial(
+  listen: string,
+  o: ListenerOptions,
+  allowPlain: boolean,
+  n: TlsSettingNames = CONFIG_NAMES,
+  warn?: (message: string) => void,
+): { cert: Buffer; key: Buffer } | undefined {
   const { tlsCertFile: certFile, tlsKeyFile: keyFile } = o;
   if (o.tlsDisable && (certFile || keyFile)) throw new Error(`${n.disable} and ${n.cert}/${n.key} are both set: choose one`);
   if (certFile && !keyFile) throw new Error(`${n.cert} is set but ${n.key} is not: both are needed to serve HTTPS`);
   if (keyFile && !certFile) throw new Error(`${n.key} is set but ${n.cert} is not: both are needed to serve HTTPS`);
-  if (certFile && keyFile) return { cert: readPem(n.cert, certFile), key: readPem(n.key, keyFile) };
+  if (certFile && keyFile) {
+    checkKeyFileMode(n.key, keyFile, warn);
+    return { cert: readPem(n.cert, certFile), key: readPem(n.key, keyFile) };
+  }
   const { host } = parseListen(listen);
   if (!o.tlsDisable && !allowPlain && !isLoopback(host)) {
     throw new Error(
@@ -98,5 +140,7 @@ export async function listen(server: NetServer, address: string): Promise<string
 /** An HTTP server, or HTTPS with `tls` (the engine's and the snapshot agent's listeners). */
 export function createListenerServer(options: ServerOptions, onRequest: RequestListener, tls?: { cert: Buffer; key: Buffer }): Server {
   // An https.Server is an http.Server on TLS sockets (Node's typings keep the two apart).
-  return tls ? (createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, onRequest) as unknown as Server) : createServer(options, onRequest);
+  return tls
+    ? (createHttpsServer({ ...options, cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', ciphers: TLS12_CIPHERS, honorCipherOrder: true }, onRequest) as unknown as Server)
+    : createServer(options, onRequest);
 }
