@@ -54,7 +54,8 @@ export type Handler = (ctx: RequestContext) => Promise<Reply | void> | Reply | v
 export interface Route {
   /**
    * "/"-separated segments: literal text, ":name" (one segment, Vault's name rule
-   * \w(([\w-.]+)?\w)?), ":name*" (the rest of the path, may contain "/"); a trailing "/?" makes
+   * \w(([\w-.]+)?\w)?), ":name+" (one segment of any characters, checked by the handler),
+   * ":name*" (the rest of the path, may contain "/"); a trailing "/?" makes
    * the final slash optional (LIST paths).
    */
   pattern: string;

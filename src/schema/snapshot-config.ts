@@ -31,10 +31,13 @@ export interface SnapshotConfig {
 /** The read response: as stored, with the secret keys omitted entirely (never "" or a mask). */
 export type SnapshotConfigRead = Record<string, string | number | boolean>;
 
-/** Name rule for configurations: one path segment of 1-128 characters [A-Za-z0-9._-]. */
+/**
+ * Name rule for configurations: Vault's for a path segment, \w(([\w-.]+)?\w)? (word characters,
+ * '-' and '.', starting and ending with a word character), at most 128 characters.
+ */
 export function snapshotConfigNameProblem(name: string): string | undefined {
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(name)) {
-    return `name ${JSON.stringify(name)} is invalid: use 1-128 characters from A-Z a-z 0-9 . _ -`;
+  if (name.length > 128 || !/^\w(?:[\w\-.]*\w)?$/.test(name)) {
+    return `name ${JSON.stringify(name)} is invalid: names follow Vault's rule \\w(([\\w-.]+)?\\w)?: letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_' (at most 128 characters)`;
   }
   return undefined;
 }

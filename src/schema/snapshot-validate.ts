@@ -1,6 +1,7 @@
 // Pure validation and canonical forms of snapshot configurations: the write rules (all problems
 // reported together, merge-on-update), the redacted read form and the reconciler's canonical form.
 
+import { posix } from 'node:path';
 import { ApiError } from './errors';
 import { FieldProblemsError, type FieldProblem } from './field-problems';
 import {
@@ -269,7 +270,11 @@ export function normalizeSnapshotConfigRead(data: Record<string, unknown>): Snap
  * location would rotate (delete) each other's files.
  */
 export function snapshotLocationKey(c: SnapshotConfig): string {
-  const prefix = String(c.path_prefix).replace(/\/+$/, '');
+  // Compared cleaned, as the files land: a directory path resolves "." and "//", and Vault joins
+  // object keys with Go's path.Join, which cleans them the same way ("a//b/./c" is "a/b/c").
+  const raw = String(c.path_prefix);
+  const cleaned = raw === '' ? '' : posix.normalize(raw);
+  const prefix = cleaned === '.' || cleaned === './' ? '' : cleaned.replace(/\/+$/, '').replace(/^\.\//, '');
   const where =
     c.storage_type === 'local'
       ? ''

@@ -10,6 +10,7 @@ import { configRoutes } from '../engine/snapshot/config-routes';
 import type { SnapshotScheduler } from '../engine/snapshot/scheduler';
 import type { AgentRecords } from './agent-records';
 import { forwardedRoutes } from './forwarded-routes';
+import { agentWire } from './vault-shapes';
 import type { ManagedServer } from './managed-server';
 
 export { SNAPSHOT_AUTO } from '../engine/snapshot/config-routes';
@@ -53,10 +54,9 @@ export function agentRoutes(d: AgentApiDeps): Route[] {
       records: d.records,
       scheduler: d.scheduler,
       engineRules: false,
-      wire: {
-        toClient: (c) => d.translator.toServer('snapshot-config', c),
-        fromClient: (b) => d.translator.bodyFromServer('snapshot-config', b),
-      },
+      wire: agentWire(d.translator),
+      refuseAutoload:
+        'autoload_enabled cannot be true here: loading a snapshot automatically is a Vault Enterprise feature (1.21+) that Vault Community and OpenBao lack, and the snapshot agent cannot do it for them; set autoload_enabled to false or leave it out',
       storedStatusFirst: true,
       now: d.now,
     }),

@@ -26,6 +26,12 @@ export function compileRoute(route: Route): CompiledRoute {
         names.push(seg.slice(1, -1));
         return '(.+?)';
       }
+      // One segment whatever it holds: the handler checks the name and refuses it with a 400
+      // naming the rule (a config name), where a pattern miss would be a bare 404.
+      if (seg.endsWith('+')) {
+        names.push(seg.slice(1, -1));
+        return '([^/]+)';
+      }
       names.push(seg.slice(1));
       return NAME;
     }

@@ -13,15 +13,20 @@ import { reply } from '../core/reply';
 import { checkConfigWrite, statusForRead } from './config-write';
 import type { SnapshotRecordStore } from './records';
 import type { SnapshotScheduler } from './scheduler';
+import type { SnapshotStatus } from '../../schema/snapshot-status';
 
 export const SNAPSHOT_AUTO = 'sys/storage/raft/snapshot-auto';
 
-/** How config bodies are named on the wire (the agent in front of Vault speaks Vault's names). */
-export interface ConfigWireNames {
-  /** A stored (keyward-named) config as the client reads it. */
-  toClient(config: Record<string, unknown>): Record<string, unknown>;
+/** How configs and status look on the wire (the agent in front of Vault speaks Vault's names and shapes). */
+export interface ConfigWire {
+  /** A stored (keyward-named, redacted) config as the client reads it; `unset`: see ConfigRecord.unset. */
+  toClient(config: Record<string, unknown>, unset: readonly string[]): Record<string, unknown>;
   /** A client's write body in keyward's names. */
   fromClient(body: Record<string, unknown>): Record<string, unknown>;
+  /** Fields to remember as unset when a write leaves them out (read back absent). */
+  unsetWhenOmitted?: readonly string[];
+  /** A status read as the client reads it. */
+  statusToClient?(status: SnapshotStatus): Record<string, unknown>;
 }
 
 export interface ConfigRouteDeps {
@@ -34,8 +39,13 @@ export interface ConfigRouteDeps {
    * stands in for Vault Enterprise, so it accepts what Vault accepts.
    */
   engineRules: boolean;
-  /** Absent: keyward's own names. */
-  wire?: ConfigWireNames;
+  /** Absent: keyward's own names and shapes. */
+  wire?: ConfigWire;
+  /**
+   * Set: autoload_enabled true is refused with this text (a server that cannot load snapshots and
+   * does not stand in for one that can).
+   */
+  refuseAutoload?: string;
   /**
    * Status from --state before the scheduler's memory: with several agents on one state, the
    * attempt may have run in another agent. The engine's scheduler is the only writer of its own.
@@ -52,15 +62,17 @@ function nameOf(ctx: RequestContext): string {
 }
 
 export function configRoutes(d: ConfigRouteDeps): Route[] {
-  const toClient = (c: Record<string, unknown>) => (d.wire ? d.wire.toClient(c) : c);
   const write = async (ctx: RequestContext) => {
     d.requireFeature?.();
     const name = nameOf(ctx);
     const body = d.wire ? d.wire.fromClient(ctx.body) : ctx.body;
-    const { config, unknown } = await checkConfigWrite(d.records, name, body, { engineRules: d.engineRules });
+    const existing = d.wire?.unsetWhenOmitted ? await d.records.getConfig(name) : undefined;
+    const { config, unknown } = await checkConfigWrite(d.records, name, body, { engineRules: d.engineRules, refuseAutoload: d.refuseAutoload });
     if (unknown.length > 0) ctx.warnings.push(unknownFieldsWarning(unknown));
     const writtenAt = d.now();
-    await d.records.putConfig(name, { config, written_at: writtenAt });
+    // Left out now and never set before (an update keeps what an earlier write set).
+    const unset = (d.wire?.unsetWhenOmitted ?? []).filter((f) => body[f] === undefined && (!existing || (existing.unset ?? []).includes(f)));
+    await d.records.putConfig(name, { config, written_at: writtenAt, ...(unset.length > 0 ? { unset } : {}) });
     await d.scheduler.configWritten(name, config, writtenAt);
     return reply.none();
   };
@@ -79,15 +91,17 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
       },
     },
     {
-      pattern: `${SNAPSHOT_AUTO}/config/:name`,
+      pattern: `${SNAPSHOT_AUTO}/config/:name+`,
       sudo: true,
       rootOnly: true,
-      exists: async (ctx) => (await d.records.getConfig(ctx.params.name)) !== undefined,
+      // An invalid name names no config (the handler refuses it with a 400 after the ACL check).
+      exists: async (ctx) => snapshotConfigNameProblem(ctx.params.name) === undefined && (await d.records.getConfig(ctx.params.name)) !== undefined,
       operations: {
         read: async (ctx) => {
           const rec = await d.records.getConfig(nameOf(ctx));
           if (!rec) throw new ApiError('not_found', []);
-          return reply.data(toClient(redactSnapshotConfig(rec.config) as Record<string, unknown>));
+          const redacted = redactSnapshotConfig(rec.config) as Record<string, unknown>;
+          return reply.data(d.wire ? d.wire.toClient(redacted, rec.unset ?? []) : redacted);
         },
         create: write,
         update: write,
@@ -102,7 +116,7 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
       },
     },
     {
-      pattern: `${SNAPSHOT_AUTO}/status/:name`,
+      pattern: `${SNAPSHOT_AUTO}/status/:name+`,
       rootOnly: true,
       operations: {
         read: async (ctx) => {
@@ -110,7 +124,8 @@ export function configRoutes(d: ConfigRouteDeps): Route[] {
           const rec = await d.records.getConfig(name);
           if (!rec) throw new ApiError('not_found', []);
           const status = d.storedStatusFirst ? ((await d.records.getStatus(name)) ?? d.scheduler.status(name)) : (d.scheduler.status(name) ?? (await d.records.getStatus(name)));
-          return reply.data(statusForRead(rec.config, status));
+          const wire = statusForRead(rec.config, status);
+          return reply.data(d.wire?.statusToClient ? d.wire.statusToClient(wire) : wire);
         },
       },
     },

@@ -12,12 +12,13 @@ export async function checkConfigWrite(
   records: SnapshotRecordStore,
   name: string,
   input: Record<string, unknown>,
-  o: { engineRules: boolean },
+  o: { engineRules: boolean; refuseAutoload?: string },
 ): Promise<{ config: SnapshotConfig; unknown: string[] }> {
   const existing = (await records.getConfig(name))?.config;
   const body = { ...input };
   delete body.name; // the path wins, as in Vault
   const { config, unknown } = validateSnapshotConfigWrite(body, { existing, engineRules: o.engineRules });
+  if (o.refuseAutoload && config.autoload_enabled === true) throw Errors.badRequest(o.refuseAutoload);
   const key = snapshotLocationKey(config);
   for (const other of await records.listConfigs()) {
     if (other === name) continue;

@@ -11,6 +11,11 @@ export interface ConfigRecord {
   config: SnapshotConfig;
   /** Engine-clock ms of the last create/update (the schedule restarts from it). */
   written_at: number;
+  /**
+   * Fields the writer left out that the config holds at their default, for a server that reads
+   * them back absent as Vault does (the agent: azure_auth_mode). Absent: none.
+   */
+  unset?: string[];
 }
 
 export interface StatusRecord {
