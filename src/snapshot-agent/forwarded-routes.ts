@@ -1,5 +1,6 @@
 // What terraform-provider-vault, the vault/bao CLIs and hvac call while configuring against any
-// Vault address: auth/token/lookup-self, renew-self, create, and sys/seal-status. The agent holds
+// Vault address: auth/token/lookup-self, renew-self, create, and sys/seal-status (with sys/leader,
+// which `vault status` / `bao status` read next). The agent holds
 // no tokens, so these are the managed server's own answers to the caller's own token, passed on
 // as they came (status and body), never cached. Nothing else is forwarded.
 
@@ -43,11 +44,10 @@ export function forwardedRoutes(server: ManagedServer): Route[] {
       ...(p.update ? { update: (ctx: RequestContext) => forward(server, 'POST', p.pattern, ctx) } : {}),
     },
   }));
-  routes.push({
-    pattern: 'sys/seal-status',
-    // Vault answers it without a token; none is sent on.
-    ignoresToken: true,
-    operations: { read: (ctx) => forward(server, 'GET', 'sys/seal-status', { ...ctx, callerToken: undefined }) },
-  });
+  // `vault status` / `bao status` read sys/leader right after sys/seal-status and fail without it.
+  // Both are unauthenticated in Vault and hold no secret: no token is sent on.
+  for (const path of ['sys/seal-status', 'sys/leader'] as const) {
+    routes.push({ pattern: path, ignoresToken: true, operations: { read: (ctx) => forward(server, 'GET', path, { ...ctx, callerToken: undefined }) } });
+  }
   return routes;
 }

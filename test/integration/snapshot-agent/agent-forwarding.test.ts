@@ -31,6 +31,10 @@ describe('forwarded configure calls', () => {
     const seal = await api(a.url, 'GET', 'sys/seal-status', { token: null });
     expect(seal.status).toBe(200);
     expect(seal.body).toEqual((await api(h.engine, 'GET', 'sys/seal-status', { token: null })).body);
+    // sys/leader, which `bao status` reads next: whatever the server answers (the engine has none).
+    const leader = await api(a.url, 'GET', 'sys/leader', { token: null });
+    const leaderDirect = await api(h.engine, 'GET', 'sys/leader', { token: null });
+    expect({ status: leader.status, body: leader.body }).toEqual({ status: leaderDirect.status, body: leaderDirect.body });
 
     // terraform-provider-vault's child token: created through the agent, real on the server.
     const created = await api(a.url, 'POST', 'auth/token/create', { body: { policies: ['default'], ttl: '1h', renewable: true } });
