@@ -47,7 +47,7 @@ export async function openState(location: string, env: NodeJS.ProcessEnv = proce
     if (!u.hostname || !container) throw new Error('--state azblob://ACCOUNT/CONTAINER/PREFIX needs an account and a container');
     const key = env.AZURE_STORAGE_KEY;
     if (!key) throw new Error('--state azblob://…: set AZURE_STORAGE_KEY to the storage account key');
-    const target = new AzureTarget({ container, accountName: u.hostname, accountKey: key, pathPrefix: rest.join('/'), endpoint: q.get('endpoint') ?? undefined });
+    const target = new AzureTarget({ container, accountName: u.hostname, credential: { accountKey: key }, pathPrefix: rest.join('/'), endpoint: q.get('endpoint') ?? undefined });
     return new ObjectState(shown, target).open();
   }
   throw new Error(`--state: unknown scheme ${scheme}:// (use a directory, s3://, gs:// or azblob://)`);

@@ -85,7 +85,7 @@ targetConformance('cloudthree-store (azurite)', () => ({
     new AzureTarget({
       container: String(azure.fields.cloudthree_container_name),
       accountName: String(azure.fields.cloudthree_account_name),
-      accountKey: String(azure.fields.cloudthree_account_key),
+      credential: { accountKey: String(azure.fields.cloudthree_account_key) },
       endpoint: String(azure.fields.cloudthree_endpoint),
       pathPrefix: prefix,
     }),

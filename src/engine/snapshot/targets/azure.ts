@@ -1,10 +1,12 @@
-// The `cloudthree-store` target (Azure Blob, @azure/storage-blob, shared-key auth). The archive's
+// The `cloudthree-store` target (Azure Blob, @azure/storage-blob; an account key, or a token
+// credential from @azure/identity for the managed and environment auth modes). The archive's
 // length is known before its first byte, so up to SINGLE_SHOT_MAX it streams into one Put Blob,
 // which creates the blob only when the whole body has arrived. Larger archives go through
 // uploadStream, which stages blocks and commits the block list last; until that commit the blob
 // does not exist under its name, and uncommitted blocks of an interrupted upload are discarded by
 // the service.
 
+import type { TokenCredential } from '@azure/identity';
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
 import { Readable } from 'node:stream';
 import { BLOB_ENVIRONMENTS } from '../../../schema/snapshot-validate';
@@ -12,8 +14,10 @@ import { joinKey, listPrefix, type ExclusiveCreate, type SnapshotTarget, type St
 
 export interface AzureTargetOptions {
   container: string;
-  accountName: string;
-  accountKey: string;
+  /** Absent with a token credential and an endpoint (the environment mode needs no account name). */
+  accountName?: string;
+  /** The account key (auth mode shared), or a token credential (managed, environment). */
+  credential: { accountKey: string } | TokenCredential;
   pathPrefix: string;
   /** AZUREPUBLICCLOUD (default), AZURECHINACLOUD, AZUREGERMANCLOUD, AZUREUSGOVERNMENTCLOUD. */
   blobEnvironment?: string;
@@ -34,8 +38,10 @@ export class AzureTarget implements SnapshotTarget, ExclusiveCreate {
 
   constructor(private readonly opts: AzureTargetOptions) {
     const suffix = BLOB_ENVIRONMENTS[(opts.blobEnvironment || 'AZUREPUBLICCLOUD').toUpperCase()] ?? BLOB_ENVIRONMENTS.AZUREPUBLICCLOUD;
+    if (!opts.endpoint && !opts.accountName) throw new Error('the storage account is unknown: set cloudthree_account_name or cloudthree_endpoint');
     const serviceUrl = opts.endpoint ? opts.endpoint.replace(/\/$/, '') : `https://${opts.accountName}.${suffix}`;
-    const service = new BlobServiceClient(serviceUrl, new StorageSharedKeyCredential(opts.accountName, opts.accountKey), {
+    const credential = 'accountKey' in opts.credential ? new StorageSharedKeyCredential(opts.accountName ?? '', opts.credential.accountKey) : opts.credential;
+    const service = new BlobServiceClient(serviceUrl, credential, {
       // Each try of a request times out (a stalled store); the attempt's signal aborts the rest.
       retryOptions: { maxTries: 3, tryTimeoutInMs: opts.tryTimeoutMs ?? TRY_TIMEOUT_MS },
     });

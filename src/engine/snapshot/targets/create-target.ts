@@ -1,6 +1,7 @@
 // Builds the target a stored configuration names: the only place that maps wire fields
 // (cloudone_*, cloudtwo_*, cloudthree_*, local_max_space) onto target options.
 
+import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential } from '@azure/identity';
 import type { SnapshotConfig } from '../../../schema/snapshot-config';
 import { AzureTarget } from './azure';
 import { GcsTarget } from './gcs';
@@ -9,6 +10,20 @@ import { S3Target } from './s3';
 import type { SnapshotTarget } from './target';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * The Azure credential of an auth mode, as Vault's: shared, the account key; managed, the managed
+ * identity with cloudthree_client_id (IMDS on a VM, IDENTITY_ENDPOINT on App Service and Arc,
+ * AZURE_POD_IDENTITY_AUTHORITY_HOST where set, as @azure/identity finds them); environment, the
+ * SDK's default chain (a service principal or workload identity from AZURE_* variables, then
+ * managed identity), as the S3 and GCS targets use their SDKs' default chains.
+ */
+function azureCredential(c: SnapshotConfig): { accountKey: string } | TokenCredential {
+  const mode = str(c.cloudthree_auth_mode) ?? 'shared';
+  if (mode === 'managed') return new ManagedIdentityCredential({ clientId: String(c.cloudthree_client_id) });
+  if (mode === 'environment') return new DefaultAzureCredential();
+  return { accountKey: String(c.cloudthree_account_key) };
+}
 
 export function createTarget(c: SnapshotConfig): SnapshotTarget {
   switch (c.storage_type) {
@@ -38,19 +53,10 @@ export function createTarget(c: SnapshotConfig): SnapshotTarget {
         disableTls: c.cloudtwo_disable_tls === true,
       });
     case 'cloudthree-store': {
-      // Managed identity and environment credentials need Azure's identity endpoints, which the
-      // engine does not speak: it stores such a config, and each attempt fails with this text.
-      const mode = str(c.cloudthree_auth_mode) ?? 'shared';
-      if (mode !== 'shared') {
-        throw new Error(
-          `cloudthree_auth_mode=${mode} is not supported by keyward's embedded engine (it authenticates to the store with an account key only); ` +
-            'use cloudthree_auth_mode=shared with cloudthree_account_key, or run this config on Vault Enterprise',
-        );
-      }
       return new AzureTarget({
         container: String(c.cloudthree_container_name),
-        accountName: String(c.cloudthree_account_name),
-        accountKey: String(c.cloudthree_account_key),
+        accountName: str(c.cloudthree_account_name),
+        credential: azureCredential(c),
         pathPrefix: c.path_prefix,
         blobEnvironment: str(c.cloudthree_blob_environment),
         endpoint: str(c.cloudthree_endpoint),
