@@ -13,8 +13,6 @@ import { forwardedRoutes } from './forwarded-routes';
 import { agentWire } from './vault-shapes';
 import type { ManagedServer } from './managed-server';
 
-export { SNAPSHOT_AUTO } from '../engine/snapshot/config-routes';
-
 /** The health field telling clients they reach an agent (the snapshot-auto paths only). */
 export const AGENT_HEALTH_FIELD = 'keyward_snapshot_agent';
 

@@ -19,8 +19,6 @@ import { agentRoutes, type AgentApiDeps } from './api';
 import type { ManagedServer } from './managed-server';
 import { requireCapabilities } from './permissions';
 
-export { AGENT_HEALTH_FIELD } from './api';
-
 /** Config bodies are small; anything larger is refused before it is read whole. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
