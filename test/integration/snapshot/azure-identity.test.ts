@@ -118,9 +118,17 @@ beforeAll(async () => {
     env: { ...env, IDENTITY_ENDPOINT: identityUrl, IDENTITY_HEADER: 'header-secret', NODE_EXTRA_CA_CERTS: cert },
   });
 }, 60_000);
+/** Stops a child and waits for it to be gone, so nothing writes into the directory removed next. */
+async function stopChild(c: ChildProcess | undefined): Promise<void> {
+  if (!c || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGTERM');
+  await exited;
+}
+
 afterAll(async () => {
-  engine?.stop();
-  azurite?.kill('SIGTERM');
+  await stopChild(engine?.child);
+  await stopChild(azurite);
   await new Promise<void>((r) => (identity ? identity.close(() => r()) : r()));
   rmSync(dir, { recursive: true, force: true });
 });
