@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../src/engine/clock';
 import { startSnapshotAgent, type SnapshotAgent } from '../../../src/snapshot-agent/agent';
 import { api } from '../../support/engine';
+import { runKeyward } from '../../support/keyward-in-process';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -68,4 +69,8 @@ test('a body cut after the 200 and an archive without SHA256SUMS.sealed are erro
   expect(await status()).toMatchObject({ consecutive_errors: 0, last_snapshot_error: '' });
   expect(snaps()).toEqual([name(120), name(300)]);
   expect(agent.archivesRead()).toBe(5);
+  // What the agent stored passes `keyward snapshot verify` at the URL its status shows.
+  const stored = await runKeyward('snapshot', 'verify', (await status()).last_snapshot_url);
+  expect(stored.out).toMatch(/verified: file:\/\/.*bao-\d+\.snap is a Vault\/OpenBao raft snapshot, complete/);
+  expect(stored.code).toBe(0);
 });
