@@ -43,6 +43,8 @@ export class SnapshotScheduler {
   private entries = new Map<string, Entry>();
   /** Failed upload names per config, also kept here: a restore replaces the persisted status. */
   private readonly orphans = new Map<string, string[]>();
+  /** Configs resync() could not read, with the error last reported (reported once per change). */
+  private readonly refused = new Map<string, string>();
   private stopped = true;
   private started = false;
   private readonly sys: SnapshotHost;
@@ -141,7 +143,16 @@ export class SnapshotScheduler {
     const names = new Set(await this.records.listConfigs());
     for (const name of [...this.entries.keys()]) if (!names.has(name)) this.configDeleted(name);
     for (const name of names) {
-      const rec = await this.records.getConfig(name);
+      let rec: Awaited<ReturnType<SnapshotRecordStore['getConfig']>>;
+      try {
+        rec = await this.records.getConfig(name);
+      } catch (e) {
+        // One record the store refuses (the agent's unsealed record) must not stop the others'.
+        if (this.refused.get(name) !== (e as Error).message) this.sys.log.error('snapshot config refused', { name, error: (e as Error).message });
+        this.refused.set(name, (e as Error).message);
+        continue;
+      }
+      this.refused.delete(name);
       if (!rec || this.stopped) continue;
       const stored = await this.records.getStatus(name);
       let entry = this.entries.get(name);
@@ -246,6 +257,7 @@ export class SnapshotScheduler {
     const wanted = () => this.entries.get(name) === entry;
     let plan: ReturnType<typeof planAttempt>;
     try {
+      this.sys.vetConfig?.(config);
       plan = planAttempt(config, start);
     } catch (e) {
       return this.finish(name, entry, gen, config, start, undefined, (e as Error).message);
