@@ -152,6 +152,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       },
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
       vetConfig: o.allowAmbientCredentials ? undefined : refuseAmbientCredentials,
+      skipReason: () => server.notReady(),
       archiveStage: `reading the snapshot from ${server.address}`,
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);

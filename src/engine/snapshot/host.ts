@@ -37,6 +37,11 @@ export interface SnapshotHost {
    * read or stored: the agent's store configs without keys unless ambient credentials are allowed.
    */
   vetConfig?(config: SnapshotConfig): void;
+  /**
+   * Health first: a reason to skip this attempt before anything is read (the agent's managed
+   * server reports sealed), or undefined. A skip is recorded as the attempt's error.
+   */
+  skipReason?(): Promise<string | undefined>;
 }
 
 export function engineSnapshotHost(sys: SystemContext): SnapshotHost {

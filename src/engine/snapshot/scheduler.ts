@@ -262,6 +262,11 @@ export class SnapshotScheduler {
     } catch (e) {
       return this.finish(name, entry, gen, config, start, undefined, (e as Error).message);
     }
+    const skip = await this.sys.skipReason?.();
+    if (skip !== undefined) {
+      this.sys.log.warn('snapshot attempt skipped', { name, reason: skip });
+      return this.finish(name, entry, gen, config, start, undefined, `attempt skipped: ${skip}`);
+    }
     const abort = new AbortController();
     entry.abort = abort;
     const lost = entry.claim?.lost;
