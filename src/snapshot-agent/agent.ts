@@ -20,6 +20,7 @@ import { ensureSealKey } from '../engine/seal/key-file';
 import { AgentRecords } from './agent-records';
 import { agentScratchDir } from './scratch';
 import { refuseAmbientCredentials } from './ambient-credentials';
+import { metricsEndpoint } from './metrics';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
 import { ManagedServer } from './managed-server';
@@ -71,6 +72,8 @@ export interface SnapshotAgentOptions {
   allowAmbientCredentials?: boolean;
   /** Where archives are spooled before upload (default: the OS temp directory). */
   spoolDir?: string;
+  /** GET sys/metrics without a token (Vault's unauthenticated_metrics_access); default: token-checked. */
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 export interface SnapshotAgent {
@@ -175,7 +178,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       polling = false;
       poll?.cancel();
     });
-    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls);
+    const metrics = metricsEndpoint({ records, scheduler, server, clock, unauthenticated: o.unauthenticatedMetricsAccess === true });
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls, metrics);
     const url = await listen(http, o.listen);
     cleanups.push(
       () =>

@@ -17,6 +17,7 @@ interface AgentFlags {
   sealExistingConfigs?: boolean;
   allowAmbientCredentials?: boolean;
   spoolDir?: string;
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 export function registerSnapshotAgent(program: Command): void {
@@ -40,6 +41,10 @@ export function registerSnapshotAgent(program: Command): void {
       "let store configs without keys use the agent's own cloud credentials (the SDKs' default chains, Azure managed identity); without it such configs fail",
     )
     .option('--spool-dir <dir>', 'where archives are spooled before upload (default: the OS temp directory; archives can be many GB)')
+    .option(
+      '--unauthenticated-metrics-access',
+      "serve GET /v1/sys/metrics?format=prometheus without a token (as Vault's listener option); default: the caller needs read on sys/metrics on the managed server",
+    )
     .option('--tls-cert-file <file>', 'PEM certificate (chain) to serve HTTPS with (callers send the agent their Vault tokens)')
     .option('--tls-key-file <file>', 'PEM private key of --tls-cert-file')
     .option('--tls-disable', 'serve plain HTTP beyond loopback on purpose (behind a TLS-terminating proxy); without TLS the agent listens on loopback only')
@@ -62,6 +67,7 @@ export function registerSnapshotAgent(program: Command): void {
         sealExistingConfigs: flags.sealExistingConfigs,
         allowAmbientCredentials: flags.allowAmbientCredentials,
         spoolDir: flags.spoolDir,
+        unauthenticatedMetricsAccess: flags.unauthenticatedMetricsAccess,
         log,
       });
       process.stdout.write(

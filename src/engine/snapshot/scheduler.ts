@@ -282,6 +282,7 @@ export class SnapshotScheduler {
     armDeadline(0);
     let error: string | undefined;
     let retentionError: string | undefined;
+    let stored: number | undefined;
     try {
       entry.status.snapshot_start = start;
       entry.status.snapshot_url = plan.url;
@@ -290,6 +291,7 @@ export class SnapshotScheduler {
       const orphans = [...new Set([...(entry.status.orphans ?? []), ...(this.orphans.get(name) ?? [])])];
       const r = await runAttempt(this.sys, config, plan, start, { signal: abort.signal, stillWanted: wanted, onArchiveSize: armDeadline, sequence, orphans });
       retentionError = r.retentionError;
+      stored = r.size;
       entry.status.orphans = r.orphansLeft;
       this.orphans.set(name, r.orphansLeft);
       this.remember(entry, plan.name, r.deleted);
@@ -305,7 +307,7 @@ export class SnapshotScheduler {
     }
     if (error) this.sys.log.warn('snapshot failure', { name, error });
     else if (retentionError) this.sys.log.warn('snapshot retention failure', { name, error: retentionError });
-    await this.finish(name, entry, gen, config, start, error ? undefined : plan.url, error ?? retentionError);
+    await this.finish(name, entry, gen, config, start, error ? undefined : plan.url, error ?? retentionError, stored);
   }
 
   /** Appends a written snapshot to the config's sequence (what retention orders by). */
@@ -342,10 +344,24 @@ export class SnapshotScheduler {
     return 60_000;
   }
 
-  private async finish(name: string, entry: Entry, gen: number, config: SnapshotConfig, start: number, url: string | undefined, error: string | undefined): Promise<void> {
+  private async finish(
+    name: string,
+    entry: Entry,
+    gen: number,
+    config: SnapshotConfig,
+    start: number,
+    url: string | undefined,
+    error: string | undefined,
+    bytes?: number,
+  ): Promise<void> {
     if (this.entries.get(name) !== entry) return; // deleted meanwhile: do not resurrect status
     const end = this.sys.clock.now();
     const s = entry.status;
+    if (url !== undefined) {
+      s.last_success_end = end;
+      s.last_success_url = url;
+      if (bytes !== undefined) s.last_success_bytes = bytes;
+    }
     s.last_snapshot_start = start;
     s.last_snapshot_end = end;
     s.last_snapshot_error = error ?? '';
