@@ -23,6 +23,7 @@ export const METRICS = {
   keyward_snapshot_last_duration_seconds: 'Duration of the last attempt, successful or not.',
   keyward_snapshot_last_size_bytes: 'Size of the last verified, stored snapshot.',
   keyward_snapshot_stale: '1 when no verified snapshot was stored for more than two intervals.',
+  keyward_snapshot_last_success_info: 'Where the last verified snapshot is (label url; keyward status shows it beside the last error).',
 } as const;
 type MetricName = keyof typeof METRICS;
 
@@ -71,11 +72,16 @@ export function renderPrometheus(figures: ConfigFigures[]): string {
     keyward_snapshot_last_duration_seconds: (f) => f.last_duration_seconds,
     keyward_snapshot_last_size_bytes: (f) => f.last_size_bytes,
     keyward_snapshot_stale: (f) => (f.stale ? 1 : 0),
+    keyward_snapshot_last_success_info: () => 1,
   };
   let text = '';
   for (const name of Object.keys(METRICS) as MetricName[]) {
     text += `# HELP ${name} ${METRICS[name]}\n# TYPE ${name} gauge\n`;
-    for (const f of figures) text += `${name}{config="${label(f.config)}"} ${value[name](f)}\n`;
+    for (const f of figures) {
+      if (name === 'keyward_snapshot_last_success_info') {
+        if (f.last_success_url !== '') text += `${name}{config="${label(f.config)}",url="${label(f.last_success_url)}"} 1\n`;
+      } else text += `${name}{config="${label(f.config)}"} ${value[name](f)}\n`;
+    }
   }
   return text;
 }
