@@ -21,6 +21,7 @@ import { AgentRecords } from './agent-records';
 import { agentScratchDir } from './scratch';
 import { refuseAmbientCredentials } from './ambient-credentials';
 import { metricsEndpoint } from './metrics';
+import { Notifier } from './notifier';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
 import { ManagedServer } from './managed-server';
@@ -74,6 +75,8 @@ export interface SnapshotAgentOptions {
   spoolDir?: string;
   /** GET sys/metrics without a token (Vault's unauthenticated_metrics_access); default: token-checked. */
   unauthenticatedMetricsAccess?: boolean;
+  /** --notify-url: JSON POSTs on failed attempts, recovery and staleness (notifier.ts). */
+  notifyUrls?: string[];
 }
 
 export interface SnapshotAgent {
@@ -86,6 +89,8 @@ export interface SnapshotAgent {
   id: string;
   /** Archives this agent read from the managed server (attempts it took). */
   archivesRead(): number;
+  /** Resolves when no notification is being sent (tests). */
+  notificationsIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -145,6 +150,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       else log.info('--seal-existing-configs: no config in --state was in clear text', { state: state.location });
     }
     const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
+    const notifier = o.notifyUrls?.length ? new Notifier({ urls: o.notifyUrls, server: server.address, agent: leases.owner, clock, log }) : undefined;
     let archives = 0;
     const snapshotHost: SnapshotHost = {
       clock,
@@ -156,6 +162,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
       vetConfig: o.allowAmbientCredentials ? undefined : refuseAmbientCredentials,
       skipReason: () => server.notReady(),
+      afterAttempt: notifier ? (...a) => notifier.afterAttempt(...a) : undefined,
       archiveStage: `reading the snapshot from ${server.address}`,
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
@@ -192,7 +199,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     // Only with --tls-disable: callers send their tokens in the clear.
     if (!tls && !isLoopback(parseListen(o.listen).host))
       log.warn("the agent serves plain HTTP beyond loopback (--tls-disable): callers' tokens cross the network unencrypted unless a TLS-terminating proxy is in front", { url });
-    return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
+    return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, notificationsIdle: async () => notifier?.idle(), close: undo };
   } catch (e) {
     await undo();
     throw e;

@@ -18,6 +18,7 @@ interface AgentFlags {
   allowAmbientCredentials?: boolean;
   spoolDir?: string;
   unauthenticatedMetricsAccess?: boolean;
+  notifyUrl?: string[];
 }
 
 export function registerSnapshotAgent(program: Command): void {
@@ -45,6 +46,11 @@ export function registerSnapshotAgent(program: Command): void {
       '--unauthenticated-metrics-access',
       "serve GET /v1/sys/metrics?format=prometheus without a token (as Vault's listener option); default: the caller needs read on sys/metrics on the managed server",
     )
+    .option(
+      '--notify-url <url>',
+      'POST a JSON notification here on a failed attempt, on recovery and when a config turns stale (repeatable; Slack-style receivers show its `text`)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--tls-cert-file <file>', 'PEM certificate (chain) to serve HTTPS with (callers send the agent their Vault tokens)')
     .option('--tls-key-file <file>', 'PEM private key of --tls-cert-file')
     .option('--tls-disable', 'serve plain HTTP beyond loopback on purpose (behind a TLS-terminating proxy); without TLS the agent listens on loopback only')
@@ -68,6 +74,7 @@ export function registerSnapshotAgent(program: Command): void {
         allowAmbientCredentials: flags.allowAmbientCredentials,
         spoolDir: flags.spoolDir,
         unauthenticatedMetricsAccess: flags.unauthenticatedMetricsAccess,
+        notifyUrls: flags.notifyUrl,
         log,
       });
       process.stdout.write(

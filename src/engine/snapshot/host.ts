@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SystemContext } from '../route-family';
 import type { Clock } from '../clock';
+import type { StatusRecord } from './records';
 import type { SnapshotConfig } from '../../schema/snapshot-config';
 import type { Logger } from '../log';
 import { openArchiveStream } from './archive-writer';
@@ -42,6 +43,11 @@ export interface SnapshotHost {
    * server reports sealed), or undefined. A skip is recorded as the attempt's error.
    */
   skipReason?(): Promise<string | undefined>;
+  /**
+   * Told of every attempt that ended here (the status updated, not yet persisted; the hook may add
+   * to it): the agent's notifications. Only the process that ran the attempt is told.
+   */
+  afterAttempt?(name: string, config: SnapshotConfig, writtenAt: number, errorsBefore: number, status: StatusRecord): void;
 }
 
 export function engineSnapshotHost(sys: SystemContext): SnapshotHost {

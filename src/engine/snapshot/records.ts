@@ -35,6 +35,8 @@ export interface StatusRecord {
   last_success_end?: number;
   last_success_url?: string;
   last_success_bytes?: number;
+  /** Set once a stale spell was notified (snapshot-agent notifier.ts), cleared when it ends. */
+  stale_notified?: boolean;
 }
 
 /** Where configs and status live: the engine's store, or the snapshot agent's --state. */

@@ -367,8 +367,14 @@ export class SnapshotScheduler {
     s.last_snapshot_error = error ?? '';
     s.last_snapshot_url = url ?? '';
     // A written snapshot whose rotation failed keeps its URL but still counts as an error.
+    const errorsBefore = s.consecutive_errors;
     s.consecutive_errors = error ? s.consecutive_errors + 1 : 0;
     if (entry.gen === gen) s.next_snapshot_start = end + config.interval * 1000;
+    try {
+      this.sys.afterAttempt?.(name, config, entry.writtenAt ?? start, errorsBefore, s);
+    } catch (e) {
+      this.sys.log.warn('after-attempt hook failed', { name, error: (e as Error).message });
+    }
     try {
       await this.persist(name, entry);
     } catch (e) {
