@@ -19,6 +19,9 @@ import { AesSeal } from '../engine/seal/aes-seal';
 import { ensureSealKey } from '../engine/seal/key-file';
 import { AgentRecords } from './agent-records';
 import { agentScratchDir } from './scratch';
+import { refuseAmbientCredentials } from './ambient-credentials';
+import { metricsEndpoint } from './metrics';
+import { Notifier } from './notifier';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
 import { ManagedServer } from './managed-server';
@@ -60,6 +63,22 @@ export interface SnapshotAgentOptions {
   listener?: Pick<ListenerOptions, 'readHeaderTimeoutMs' | 'readTimeoutMs' | 'maxConnections'>;
   /** How long start-up waits for a managed server that does not answer yet (default 60 s). */
   startTimeoutMs?: number;
+  /**
+   * With a seal key: seal every config kept in clear text in --state (an agent given a key for
+   * the first time). Without it such configs are refused; an explicit step, reported loudly.
+   */
+  sealExistingConfigs?: boolean;
+  /**
+   * Store configs without keys use the agent's own cloud credentials (the SDKs' default chains,
+   * Azure managed identity) only with this (ambient-credentials.ts).
+   */
+  allowAmbientCredentials?: boolean;
+  /** Where archives are spooled before upload (default: the OS temp directory). */
+  spoolDir?: string;
+  /** GET sys/metrics without a token (Vault's unauthenticated_metrics_access); default: token-checked. */
+  unauthenticatedMetricsAccess?: boolean;
+  /** --notify-url: JSON POSTs on failed attempts, recovery and staleness (notifier.ts). */
+  notifyUrls?: string[];
 }
 
 export interface SnapshotAgent {
@@ -72,6 +91,8 @@ export interface SnapshotAgent {
   id: string;
   /** Archives this agent read from the managed server (attempts it took). */
   archivesRead(): number;
+  /** Resolves when no notification is being sent (tests). */
+  notificationsIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,7 +124,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
   parseListen(o.listen); // a bad --listen or TLS setting fails before anything starts
   const tls = tlsMaterial(o.listen, { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, tlsDisable: o.tlsDisable }, false, FLAG_NAMES, (m) => log.warn(m));
   const state = await openState(o.state, env);
-  const scratch = await agentScratchDir();
+  const scratch = await agentScratchDir(o.spoolDir);
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
   const cleanups: (() => Promise<void>)[] = [() => server.close(), () => rm(scratch, { recursive: true, force: true }), () => state.close()];
   let closed: Promise<void> | undefined;
@@ -121,7 +142,17 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     const seal = o.sealKeyFile ? new AesSeal(ensureSealKey(o.sealKeyFile)) : undefined;
     if (!seal) log.warn('snapshot configs (with their store credentials) are kept unencrypted in --state: pass --seal-key-file to encrypt them', { state: state.location });
     const records = new AgentRecords(state, seal);
+    if (o.sealExistingConfigs) {
+      const sealed = await records.sealClearConfigs();
+      if (sealed.length)
+        log.warn('sealed config records that were kept in clear text in --state with this --seal-key-file: check that each is yours (a clear record may have been planted)', {
+          state: state.location,
+          configs: sealed,
+        });
+      else log.info('--seal-existing-configs: no config in --state was in clear text', { state: state.location });
+    }
     const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
+    const notifier = o.notifyUrls?.length ? new Notifier({ urls: o.notifyUrls, server: server.address, agent: leases.owner, clock, log }) : undefined;
     let archives = 0;
     const snapshotHost: SnapshotHost = {
       clock,
@@ -131,6 +162,9 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         return server.openSnapshot(await tokens.current(), signal);
       },
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
+      vetConfig: o.allowAmbientCredentials ? undefined : refuseAmbientCredentials,
+      skipReason: () => server.notReady(),
+      afterAttempt: notifier ? (...a) => notifier.afterAttempt(...a) : undefined,
       archiveStage: `reading the snapshot from ${server.address}`,
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
@@ -153,7 +187,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       polling = false;
       poll?.cancel();
     });
-    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, { clock, log, listener: o.listener, tls });
+    const metrics = metricsEndpoint({ records, scheduler, server, clock, unauthenticated: o.unauthenticatedMetricsAccess === true });
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now(), metrics }, { clock, log, listener: o.listener, tls });
     const url = await listen(http, o.listen);
     cleanups.push(
       () =>
@@ -166,7 +201,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     // Only with --tls-disable: callers send their tokens in the clear.
     if (!tls && !isLoopback(parseListen(o.listen).host))
       log.warn("the agent serves plain HTTP beyond loopback (--tls-disable): callers' tokens cross the network unencrypted unless a TLS-terminating proxy is in front", { url });
-    return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, close: undo };
+    return { url, info, id: leases.owner, scheduler, tokens, state, archivesRead: () => archives, notificationsIdle: async () => notifier?.idle(), close: undo };
   } catch (e) {
     await undo();
     throw e;

@@ -12,6 +12,8 @@ import type { AgentRecords } from './agent-records';
 import { forwardedRoutes } from './forwarded-routes';
 import { agentWire } from './vault-shapes';
 import type { ManagedServer } from './managed-server';
+import type { MetricsEndpoint } from './metrics';
+import { metricsRoute } from './metrics-route';
 
 /** The health field telling clients they reach an agent (the snapshot-auto paths only). */
 export const AGENT_HEALTH_FIELD = 'keyward_snapshot_agent';
@@ -22,6 +24,8 @@ export interface AgentApiDeps {
   server: ManagedServer;
   translator: Translator;
   now: () => number;
+  /** GET sys/metrics?format=prometheus (metrics.ts); absent: no metrics route. */
+  metrics?: MetricsEndpoint;
 }
 
 function healthRoute(d: AgentApiDeps): Route {
@@ -59,6 +63,7 @@ export function agentRoutes(d: AgentApiDeps): Route[] {
       now: d.now,
     }),
     healthRoute(d),
+    ...(d.metrics ? [metricsRoute(d.metrics)] : []),
     ...forwardedRoutes(d.server),
   ];
 }

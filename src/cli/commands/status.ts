@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { SnapshotConfigRead, SnapshotStatus } from '../../client/snapshots';
 import type { VaultClient } from '../../client/vault-client';
+import type { AgentFigures } from '../agent-figures';
 import { addDialectOption, type DialectFlags } from '../options';
 
 export interface SnapshotStatusRow {
@@ -25,6 +26,22 @@ export interface SnapshotStatusRow {
   loading_error?: string;
   /** Set when this row could not be read; the other rows are still listed. */
   read_error?: string;
+  /** From a `keyward snapshot-agent` (agent-figures.ts): the last verified snapshot, kept across failures. */
+  last_good_snapshot_end?: string | null;
+  last_good_snapshot_url?: string;
+  /** From a `keyward snapshot-agent`: no verified snapshot for more than two intervals. */
+  stale?: boolean;
+}
+
+/** `keyward status`'s exit code when some config is stale (distinct from 1, an error). */
+export const STALE_EXIT_CODE = 3;
+
+/** Adds an agent's figures (agent-figures.ts) to the rows of the configs it reports. */
+export function withAgentFigures(rows: SnapshotStatusRow[], figures: Map<string, AgentFigures>): SnapshotStatusRow[] {
+  return rows.map((r) => {
+    const f = figures.get(r.name);
+    return f ? { ...r, last_good_snapshot_end: f.last_good_snapshot_end, last_good_snapshot_url: f.last_good_snapshot_url, stale: f.stale } : r;
+  });
 }
 
 const LOADED = ['loaded_snapshot_id', 'loaded_snapshot_status', 'loaded_snapshot_expires_at', 'loading_error'] as const;
@@ -94,16 +111,31 @@ function loadedCell(r: SnapshotStatusRow): string {
 export function renderStatusTable(rows: SnapshotStatusRow[]): string {
   if (rows.length === 0) return 'No automated snapshot configurations.\n';
   const autoload = rows.some((r) => loadedCell(r) !== '');
-  const header = ['NAME', 'TYPE', 'LAST SNAPSHOT', 'NEXT SNAPSHOT', 'ERRORS', 'LAST ERROR', ...(autoload ? ['AUTOLOAD'] : []), 'URL'];
+  // An agent's rows carry the last verified snapshot and staleness: shown beside the last error.
+  const agent = rows.some((r) => r.stale !== undefined);
+  const header = [
+    'NAME',
+    'TYPE',
+    'LAST SNAPSHOT',
+    'NEXT SNAPSHOT',
+    'ERRORS',
+    ...(agent ? ['STALE'] : []),
+    'LAST ERROR',
+    ...(autoload ? ['AUTOLOAD'] : []),
+    'URL',
+    ...(agent ? ['LAST GOOD'] : []),
+  ];
   const cells = rows.map((r) => [
     r.name,
     r.storage_type,
     r.last_snapshot_end ?? '-',
     r.next_snapshot_start ?? '-',
     errorsCell(r),
+    ...(agent ? [r.stale === undefined ? '-' : r.stale ? 'STALE' : 'no'] : []),
     r.read_error !== undefined ? `cannot read: ${r.read_error}` : r.last_snapshot_error || '-',
     ...(autoload ? [loadedCell(r) || '-'] : []),
     r.last_snapshot_url || '-',
+    ...(agent ? [r.last_good_snapshot_url ? `${r.last_good_snapshot_url} (${r.last_good_snapshot_end ?? '?'})` : '-'] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) =>
@@ -125,7 +157,9 @@ interface StatusFlags extends DialectFlags {
 export function registerStatus(program: Command): void {
   const c = program.command('status');
   addDialectOption(c);
-  c.description('Show automated snapshot configurations: last and next snapshot, errors and URL')
+  c.description(
+    `Show automated snapshot configurations: last and next snapshot, errors and URL (through keyward snapshot-agent also the last verified snapshot and staleness; exit code ${STALE_EXIT_CODE} when a config is stale, 1 on error)`,
+  )
     .option('--json', 'print the rows as JSON')
     .option('--address <url>', 'server address (default: $VAULT_ADDR, then http://127.0.0.1:8200)')
     .option('--snapshot-address <url>', 'a `keyward snapshot-agent` serving the snapshot configs instead of the server (default: $KEYWARD_SNAPSHOT_ADDR)')
@@ -135,11 +169,20 @@ export function registerStatus(program: Command): void {
       // The token comes from $VAULT_TOKEN only; snapshot paths live in the root namespace.
       const { VaultClient } = require('../../client/vault-client') as typeof import('../../client/vault-client');
       const { settingsFromEnv } = require('../../client/options') as typeof import('../../client/options');
-      const client = new VaultClient(
-        settingsFromEnv({ address: flags.address, snapshotAddress: flags.snapshotAddress, caFile: flags.caCert, tlsSkipVerify: flags.tlsSkipVerify, dialect: flags.dialect }),
-      );
+      const { readAgentFigures } = require('../agent-figures') as typeof import('../agent-figures');
+      const settings = settingsFromEnv({
+        address: flags.address,
+        snapshotAddress: flags.snapshotAddress,
+        caFile: flags.caCert,
+        tlsSkipVerify: flags.tlsSkipVerify,
+        dialect: flags.dialect,
+      });
+      const client = new VaultClient(settings);
       try {
-        const rows = await collectStatus(client);
+        let rows = await collectStatus(client);
+        const figures = await readAgentFigures(settings);
+        if (figures) rows = withAgentFigures(rows, figures);
+        if (rows.some((r) => r.stale === true)) process.exitCode = STALE_EXIT_CODE;
         process.stdout.write(flags.json ? JSON.stringify({ snapshots: rows }, null, 2) + '\n' : renderStatusTable(rows));
       } finally {
         await client.close();

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SystemContext } from '../route-family';
 import type { Clock } from '../clock';
+import type { StatusRecord } from './records';
+import type { SnapshotConfig } from '../../schema/snapshot-config';
 import type { Logger } from '../log';
 import { openArchiveStream } from './archive-writer';
 import { SCRATCH_DIR } from './scratch';
@@ -31,6 +33,21 @@ export interface SnapshotHost {
   archiveStage?: string;
   /** Removes scratch leftovers of a crash (called once, at the first start). */
   cleanupScratch(): Promise<void>;
+  /**
+   * Refuses a config this host does not run (throws; the attempt's error), before anything is
+   * read or stored: the agent's store configs without keys unless ambient credentials are allowed.
+   */
+  vetConfig?(config: SnapshotConfig): void;
+  /**
+   * Health first: a reason to skip this attempt before anything is read (the agent's managed
+   * server reports sealed), or undefined. A skip is recorded as the attempt's error.
+   */
+  skipReason?(): Promise<string | undefined>;
+  /**
+   * Told of every attempt that ended here (the status updated, not yet persisted; the hook may add
+   * to it): the agent's notifications. Only the process that ran the attempt is told.
+   */
+  afterAttempt?(name: string, config: SnapshotConfig, writtenAt: number, errorsBefore: number, status: StatusRecord): void;
 }
 
 export function engineSnapshotHost(sys: SystemContext): SnapshotHost {
