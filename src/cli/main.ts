@@ -13,6 +13,7 @@ import { registerShow } from './commands/show';
 import { packageVersion } from './version';
 import { registerTerraformInstall } from './commands/terraform-install';
 import { registerSnapshotAgent } from './commands/snapshot-agent';
+import { registerSnapshot } from './commands/snapshot';
 
 export function buildProgram(): Command {
   const program = new Command('keyward')
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerTerraformInstall(program);
   registerSnapshotAgent(program);
+  registerSnapshot(program);
   return program;
 }
 

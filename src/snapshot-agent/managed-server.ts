@@ -12,6 +12,7 @@ import { VaultClient } from '../client/vault-client';
 import { createDispatcher, type ClientSettings } from '../client/options';
 import type { ServerInfo } from '../client/dialect';
 import type { SnapshotArchive } from '../engine/snapshot/host';
+import { verifyingTee } from '../engine/snapshot/archive-verify';
 
 export interface TokenState {
   ttl: number;
@@ -103,11 +104,19 @@ export class ManagedServer {
       throw new Error(`GET sys/storage/raft/snapshot answered status ${res.statusCode}${errors ? `: ${errors}` : ''}`);
     }
     const file = join(this.scratchDir, `${randomUUID()}.snap`);
+    // A 200 is sent before the archive exists: a server failing mid-stream just ends the body. The
+    // archive is verified as it is spooled (archive-verify.ts), and only a complete one goes on.
+    const { tee, verdict } = verifyingTee();
     try {
-      await pipeline(res.body, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
+      await pipeline(res.body, tee, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
     } catch (e) {
       await rm(file, { force: true });
       throw new Error(`GET sys/storage/raft/snapshot broke off: ${(e as Error).message}`);
+    }
+    const v = await verdict;
+    if (!v.ok) {
+      await rm(file, { force: true });
+      throw new Error(v.error);
     }
     const { size } = await stat(file);
     const stream = createReadStream(file);

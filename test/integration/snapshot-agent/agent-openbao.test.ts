@@ -98,6 +98,6 @@ test('with the agent: auth mount of the registered plugin on the server, configs
   const status = (await api(agent.url, 'GET', 'sys/storage/raft/snapshot-auto/status/hourly', { token: CONTRACT_TOKEN })).body.data;
   expect(status).toMatchObject({ consecutive_errors: 0, last_snapshot_error: '' });
   expect(agent.archivesRead()).toBe(4);
-  expect(raftSnapshot('2.2.0').length).toBeGreaterThan(0);
+  expect(raftSnapshot().length).toBeGreaterThan(0);
   expect(bao.problems).toEqual([]);
 });

@@ -10,7 +10,7 @@ import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeR
 import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
-import { communityRoute, type Flavor } from './community';
+import { communityRoute, type Flavor, type RaftSnapshotMode } from './community';
 import { startStandby } from './standby';
 import { startPerfStandby, type PerfStandbyOptions } from './perf-standby';
 import { health, licenseStatus, sysAuth, type Mount, type SysOptions } from './sys';
@@ -33,6 +33,8 @@ export interface ContractOptions {
   flavor?: Flavor;
   /** The name the GCP auth plugin is registered under in the catalog (default gcp; OpenBao: the operator's choice). */
   gcpPluginName?: string;
+  /** What GET sys/storage/raft/snapshot streams (community.ts; default 'complete'). */
+  raftSnapshot?: RaftSnapshotMode;
 }
 
 export interface VaultContract {
@@ -63,6 +65,8 @@ export interface VaultContract {
    * response lost (the connection drops), as when a proxy times out: a client must not repeat it blindly.
    */
   loseNextResponse: Set<string>;
+  /** What GET sys/storage/raft/snapshot streams from now on (community.ts). */
+  community: { snapshot: RaftSnapshotMode; sealed: boolean };
   /** Live tokens -> the auth mount that issued them; remount revokes the moved mount's (vault/auth.go). */
   tokens: Map<string, string>;
   /**
@@ -106,6 +110,15 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const tokens = new Map<string, string>();
   const loseNextResponse = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
+  const community = {
+    snapshot: o.raftSnapshot ?? 'complete',
+    get sealed() {
+      return sys.sealed === true;
+    },
+    set sealed(v: boolean) {
+      sys.sealed = v;
+    },
+  };
   /**
    * A remount keeps the mount entry (accessor, config) and the method's data, and revokes every
    * token and lease issued through the mount (remountCredential: RevokePrefix on the old path).
@@ -129,9 +142,10 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const route = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
     const p = ctx.path;
     if (p === 'sys/health') return health(sys, 'active', query);
+    if (sys.sealed) return errors(503, 'Vault is sealed');
     if (p === 'auth/token/lookup-self' && token !== undefined && tokens.has(token)) return envelope({ path: `auth/${tokens.get(token)}/login` });
     if (token !== CONTRACT_TOKEN) return errors(403, 'permission denied');
-    const common = communityRoute(ctx, sys.version);
+    const common = communityRoute(ctx, community.snapshot);
     if (common) return common;
     if (p === 'sys/license/status') return licenseStatus(sys);
     if (p === 'sys/remount') return remount(ctx, mounts, migrations, remountOptions, move);
@@ -267,6 +281,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     },
     tokens,
     loseNextResponse,
+    community,
     perfStandby: async (po) => {
       const s = await startPerfStandby(url, (q) => health(sys, 'perfstandby', q), po);
       closers.push(s.close);

@@ -33,6 +33,8 @@ export interface SysOptions {
   flavor?: Flavor;
   /** Auth plugins registered in the catalog beyond the built-in ones (OpenBao's GCP plugin name). */
   registeredAuth?: string[];
+  /** A sealed node: sys/health 503 (`sealedcode`), sealed: true; every other path 503 (http/handler.go). */
+  sealed?: boolean;
 }
 
 export type NodeRole = 'active' | 'standby' | 'perfstandby';
@@ -42,11 +44,12 @@ export function health(o: SysOptions, role: NodeRole = 'active', query: URLSearc
   let status = 200;
   if (role === 'standby' && query.get('standbyok') !== 'true') status = Number(query.get('standbycode') ?? 429);
   if (role === 'perfstandby' && query.get('perfstandbyok') !== 'true') status = Number(query.get('performancestandbycode') ?? 473);
+  if (o.sealed) status = Number(query.get('sealedcode') ?? 503);
   return {
     status,
     body: {
       initialized: true,
-      sealed: false,
+      sealed: o.sealed === true,
       standby: role !== 'active',
       performance_standby: role === 'perfstandby',
       replication_performance_mode: 'disabled',
