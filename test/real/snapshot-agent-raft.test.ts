@@ -1,5 +1,5 @@
 // `keyward snapshot-agent` in front of a real three-node OpenBao raft cluster: configs declared
-// through the agent's API in Vault's names (as a Vault client would) for all four targets, each
+// through the agent's API in Vault's names with the real `bao` CLI for all four targets, each
 // taking a real raft snapshot on its schedule that restores with `bao operator raft snapshot
 // restore -force` into a fresh cluster; the agent through a standby (OpenBao forwards, 200); the
 // leader killed mid-schedule; and a front that spoils the real archive after the 200 (cut short,
@@ -20,9 +20,10 @@ import { startSnapshotAgent, type SnapshotAgent } from '../../src/snapshot-agent
 import { api } from '../support/engine';
 import { isCompleteArchive, startAzurite, startGcs, startS3, type RunningStore } from '../support/object-stores';
 import { runKeyward } from '../support/keyward-in-process';
-import { bao, runBao, startOpenBaoCluster, type RaftCluster, type RaftNode } from '../support/openbao';
+import { bao, realServerTools, runBao, startOpenBaoCluster, type RaftCluster, type RaftNode } from '../support/openbao';
 import { restoreTarget, type RestoreTarget } from '../support/openbao-restore';
 import { AGENT_CONFIG, AGENT_STATUS, snapshotsIn, T0 } from '../support/snapshot-agent';
+import { runAsync } from '../support/run-async';
 import { spoilingFront } from '../support/snapshot-spoiling-front';
 
 const INTERVAL = 60;
@@ -100,6 +101,10 @@ async function stopAgent(a: SnapshotAgent): Promise<void> {
   await a.close();
 }
 
+/** The real `bao` CLI against `addr` (asynchronously: the agent under test lives in this process's event loop). */
+const baoCli = (addr: string, args: string[]) =>
+  runAsync(realServerTools().bao, args, { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), BAO_ADDR: addr, BAO_TOKEN: c.rootToken } });
+
 /** Moves the schedule on by `intervals` intervals, one at a time, each step waiting for every agent's attempt. */
 async function advance(intervals: number): Promise<void> {
   for (let i = 0; i < intervals; i++) {
@@ -157,20 +162,33 @@ async function objectSnapshots(storageType: string, fields: Record<string, strin
 }
 
 describe('snapshot agent on a real three-node OpenBao raft cluster', () => {
-  it('four targets declared in Vault names each take a real raft snapshot on schedule; each restores into a fresh cluster', async () => {
+  it('four targets declared with the bao CLI in Vault names each take a real raft snapshot on schedule; each restores into a fresh cluster', async () => {
     const leader = await c.leader();
     await putValue(leader, 'kv/proof', 'before-the-scheduled-snapshots');
     const a = await startAgent(leader.url, 'targets');
     expect(a.info).toMatchObject({ dialect: 'vault', openbao: true });
     const localDir = join(root, 'local-snaps');
-    await writeConfig(a, 'local', { storage_type: 'local', interval: INTERVAL, retain: 2, path_prefix: localDir, local_max_space: 100_000_000 });
-    await writeConfig(a, 's3', { storage_type: 'aws-s3', interval: INTERVAL, retain: 2, path_prefix: 'raft/s3/', ...inVaultNames(stores.s3.fields) });
-    await writeConfig(a, 'gcs', { storage_type: 'google-gcs', interval: INTERVAL, retain: 2, path_prefix: 'raft/gcs/', ...inVaultNames(stores.gcs.fields) });
-    await writeConfig(a, 'azure', { storage_type: 'azure-blob', interval: INTERVAL, retain: 2, path_prefix: 'raft/azure/', ...inVaultNames(stores.azure.fields) });
+    // Declared with the real OpenBao CLI pointed at the agent (key=value pairs: every value a string, as Vault's
+    // API takes them), then read back with it.
+    const declared: Record<string, Record<string, unknown>> = {
+      local: { storage_type: 'local', interval: INTERVAL, retain: 2, path_prefix: localDir, local_max_space: 100_000_000 },
+      s3: { storage_type: 'aws-s3', interval: INTERVAL, retain: 2, path_prefix: 'raft/s3/', ...inVaultNames(stores.s3.fields) },
+      gcs: { storage_type: 'google-gcs', interval: INTERVAL, retain: 2, path_prefix: 'raft/gcs/', ...inVaultNames(stores.gcs.fields) },
+      azure: { storage_type: 'azure-blob', interval: INTERVAL, retain: 2, path_prefix: 'raft/azure/', ...inVaultNames(stores.azure.fields) },
+    };
+    for (const [name, body] of Object.entries(declared)) {
+      const w = await baoCli(a.url, ['write', `${AGENT_CONFIG}/${name}`, ...Object.entries(body).map(([k, v]) => `${k}=${String(v)}`)]);
+      expect({ name, status: w.status, err: w.stderr }).toEqual({ name, status: 0, err: '' });
+    }
+    const listed = await baoCli(a.url, ['list', '-format=json', AGENT_CONFIG]);
+    expect(JSON.parse(listed.stdout)).toEqual(['azure', 'gcs', 'local', 's3']);
     // Read back in Vault's names, without the credentials.
-    const s3 = (await api(a.url, 'GET', `${AGENT_CONFIG}/s3`, { token: c.rootToken })).body.data;
-    expect(s3).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'snapshots', interval: INTERVAL, retain: 2 });
+    const read = await baoCli(a.url, ['read', '-format=json', `${AGENT_CONFIG}/s3`]);
+    const s3 = (JSON.parse(read.stdout) as { data: Record<string, unknown> }).data;
+    expect(s3).toMatchObject({ storage_type: 'aws-s3', aws_s3_bucket: 'snapshots', interval: INTERVAL, retain: 2, aws_s3_disable_tls: true });
     expect(s3).not.toHaveProperty('aws_secret_access_key');
+    const azure = await baoCli(a.url, ['read', '-format=json', `${AGENT_CONFIG}/azure`]);
+    expect(azure.stdout).not.toContain(String(stores.azure.fields.cloudthree_account_key));
 
     await advance(3);
     for (const name of ['local', 's3', 'gcs', 'azure']) expect({ name, ...(await statusOf(a, name)) }).toMatchObject({ name, consecutive_errors: 0, last_snapshot_error: '' });
