@@ -1,8 +1,9 @@
 // `keyward snapshot-agent` in front of a real three-node OpenBao raft cluster: configs declared
 // through the agent's API in Vault's names with the real `bao` CLI for all four targets, each
 // taking a real raft snapshot on its schedule that restores with `bao operator raft snapshot
-// restore -force` into a fresh cluster; the agent through a standby (OpenBao forwards, 200); the
-// leader killed mid-schedule; and a front that spoils the real archive after the 200 (cut short,
+// restore -force` into a fresh cluster; the agent through a standby (OpenBao 2.7 answers 200 from
+// the standby's own raft state: no redirect, no forwarding, also with quorum lost); the leader
+// killed mid-schedule; and a front that spoils the real archive after the 200 (cut short,
 // SHA256SUMS.sealed dropped), which must be an error and never a snapshot that retention keeps.
 //
 // The schedule runs on a manual clock (as every agent test here): an interval of 60 s passes in a
