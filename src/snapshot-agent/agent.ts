@@ -19,6 +19,8 @@ import { AesSeal } from '../engine/seal/aes-seal';
 import { ensureSealKey } from '../engine/seal/key-file';
 import { AgentRecords } from './agent-records';
 import { agentScratchDir } from './scratch';
+import { refuseAmbientCredentials } from './ambient-credentials';
+import { metricsEndpoint } from './metrics';
 import { createAgentHttpServer } from './http-server';
 import { LeaseCoordinator } from './leases';
 import { ManagedServer } from './managed-server';
@@ -58,6 +60,20 @@ export interface SnapshotAgentOptions {
   deadline?: DeadlinePolicy;
   /** How long start-up waits for a managed server that does not answer yet (default 60 s). */
   startTimeoutMs?: number;
+  /**
+   * With a seal key: seal every config kept in clear text in --state (an agent given a key for
+   * the first time). Without it such configs are refused; an explicit step, reported loudly.
+   */
+  sealExistingConfigs?: boolean;
+  /**
+   * Store configs without keys use the agent's own cloud credentials (the SDKs' default chains,
+   * Azure managed identity) only with this (ambient-credentials.ts).
+   */
+  allowAmbientCredentials?: boolean;
+  /** Where archives are spooled before upload (default: the OS temp directory). */
+  spoolDir?: string;
+  /** GET sys/metrics without a token (Vault's unauthenticated_metrics_access); default: token-checked. */
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 export interface SnapshotAgent {
@@ -101,7 +117,7 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
   parseListen(o.listen); // a bad --listen or TLS setting fails before anything starts
   const tls = tlsMaterial(o.listen, { tlsCertFile: o.tlsCertFile, tlsKeyFile: o.tlsKeyFile, tlsDisable: o.tlsDisable }, false, FLAG_NAMES);
   const state = await openState(o.state, env);
-  const scratch = await agentScratchDir();
+  const scratch = await agentScratchDir(o.spoolDir);
   const server = new ManagedServer({ ...settingsFromEnv({ address: o.server }, env), token: undefined }, scratch);
   const cleanups: (() => Promise<void>)[] = [() => server.close(), () => rm(scratch, { recursive: true, force: true }), () => state.close()];
   let closed: Promise<void> | undefined;
@@ -119,6 +135,15 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
     const seal = o.sealKeyFile ? new AesSeal(ensureSealKey(o.sealKeyFile)) : undefined;
     if (!seal) log.warn('snapshot configs (with their store credentials) are kept unencrypted in --state: pass --seal-key-file to encrypt them', { state: state.location });
     const records = new AgentRecords(state, seal);
+    if (o.sealExistingConfigs) {
+      const sealed = await records.sealClearConfigs();
+      if (sealed.length)
+        log.warn('sealed config records that were kept in clear text in --state with this --seal-key-file: check that each is yours (a clear record may have been planted)', {
+          state: state.location,
+          configs: sealed,
+        });
+      else log.info('--seal-existing-configs: no config in --state was in clear text', { state: state.location });
+    }
     const leases = new LeaseCoordinator(state, clock, log, { ttlMs: o.leaseTtlMs });
     let archives = 0;
     const snapshotHost: SnapshotHost = {
@@ -129,6 +154,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
         return server.openSnapshot(await tokens.current(), signal);
       },
       cleanupScratch: async () => undefined, // the scratch directory is this process's own
+      vetConfig: o.allowAmbientCredentials ? undefined : refuseAmbientCredentials,
+      skipReason: () => server.notReady(),
       archiveStage: `reading the snapshot from ${server.address}`,
     };
     const scheduler = new SnapshotScheduler(snapshotHost, records, o.deadline ?? deadlinePolicyFromEnv(env), leases);
@@ -151,7 +178,8 @@ export async function startSnapshotAgent(o: SnapshotAgentOptions): Promise<Snaps
       polling = false;
       poll?.cancel();
     });
-    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls);
+    const metrics = metricsEndpoint({ records, scheduler, server, clock, unauthenticated: o.unauthenticatedMetricsAccess === true });
+    const http: Server = createAgentHttpServer({ records, scheduler, server, translator, now: () => clock.now() }, translator, log, tls, metrics);
     const url = await listen(http, o.listen);
     cleanups.push(
       () =>

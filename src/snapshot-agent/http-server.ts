@@ -10,6 +10,8 @@ import { createListenerServer } from '../engine/http/listener';
 import type { Logger } from '../engine/log';
 import { ApiError, Errors } from '../schema/errors';
 import { handleAgentRequest, type AgentApiDeps, type AgentRequest } from './api';
+import type { MetricsEndpoint } from './metrics';
+import { serveMetrics } from './metrics-route';
 
 /** Config bodies are small; anything larger is refused before it is read whole. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -65,7 +67,7 @@ function methodOf(method: string, url: URL): AgentRequest['method'] | undefined 
 }
 
 /** `tls`: serve HTTPS with this certificate and key (callers send their Vault tokens to the agent). */
-export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator, log: Logger, tls?: { cert: Buffer; key: Buffer }): Server {
+export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator, log: Logger, tls?: { cert: Buffer; key: Buffer }, metrics?: MetricsEndpoint): Server {
   const onRequest: RequestListener = (req, res) => {
     // Vault clients send LIST, which Node's parser refuses: the engine's connection front
     // re-frames such connections and keeps the original method.
@@ -88,6 +90,7 @@ export function createAgentHttpServer(deps: AgentApiDeps, translator: Translator
           const body = h.body && typeof h.body === 'object' ? { ...(h.body as Record<string, unknown>), [AGENT_HEALTH_FIELD]: true } : h.body;
           return send(res, h.status, verb === 'HEAD' ? undefined : body);
         }
+        if (path === 'sys/metrics' && verb === 'GET' && metrics) return await serveMetrics(metrics, req, res, url);
         const method = methodOf(verb, url);
         if (!method) throw Errors.unsupportedOperation();
         const token = req.headers['x-vault-token'];

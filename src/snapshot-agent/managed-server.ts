@@ -85,14 +85,23 @@ export class ManagedServer {
    * deadline). The spool is removed once the stream is consumed or destroyed.
    */
   async openSnapshot(token: string, signal: AbortSignal): Promise<SnapshotArchive> {
-    const url = new URL(this.address);
-    const res = await this.dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`,
-      method: 'GET',
-      headers: { 'x-vault-token': token },
-      signal,
-    });
+    const first = new URL(`${this.address.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`);
+    let res = await this.getSnapshot(first, token, signal);
+    // A standby always redirects the snapshot path to the active node (Vault's and OpenBao's
+    // handlers): followed once, never from https to http (the token would cross in the clear).
+    if (res.statusCode === 307 || res.statusCode === 308) {
+      const location = res.headers.location;
+      await res.body.dump();
+      if (typeof location !== 'string' || location === '') throw new Error(`GET sys/storage/raft/snapshot answered ${res.statusCode} without a Location`);
+      const next = new URL(location, first);
+      if (first.protocol === 'https:' && next.protocol !== 'https:')
+        throw new Error(`GET sys/storage/raft/snapshot answered ${res.statusCode} to ${next.href}: refused, a redirect from https to http would send the token in the clear`);
+      res = await this.getSnapshot(next, token, signal);
+      if (res.statusCode === 307 || res.statusCode === 308) {
+        await res.body.dump();
+        throw new Error(`GET sys/storage/raft/snapshot was redirected twice (${first.href}, then ${next.href}): one redirect is followed, to the node the standby names`);
+      }
+    }
     if (res.statusCode !== 200) {
       const text = await res.body.text().catch(() => '');
       let errors = '';
@@ -132,6 +141,27 @@ export class ManagedServer {
     );
     void removed;
     return { size, stream, done: Promise.resolve(), producerError: () => undefined };
+  }
+
+  private getSnapshot(url: URL, token: string, signal: AbortSignal) {
+    return this.dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers: { 'x-vault-token': token }, signal });
+  }
+
+  /**
+   * Why an attempt should not read the archive now (health first), or undefined: the managed
+   * server reports itself sealed or not initialized. A health read that fails says nothing: the
+   * attempt then fails on its own, with the server's own error.
+   */
+  async notReady(): Promise<string | undefined> {
+    try {
+      const h = await this.health('?standbyok=true&perfstandbyok=true&sealedcode=200&uninitcode=200');
+      const b = (h.body ?? {}) as { sealed?: unknown; initialized?: unknown };
+      if (b.sealed === true) return `${this.address} reports sealed (sys/health)`;
+      if (b.initialized === false) return `${this.address} reports not initialized (sys/health)`;
+    } catch {
+      // see above
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {

@@ -18,9 +18,12 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Removes scratch directories of agents that no longer run, then makes this process's own. */
-export async function agentScratchDir(): Promise<string> {
-  const base = tmpdir();
+/**
+ * Removes scratch directories of agents that no longer run, then makes this process's own, under
+ * `spoolDir` (--spool-dir: archives can be many GB, more than a tmpfs /tmp holds) or the OS temp dir.
+ */
+export async function agentScratchDir(spoolDir?: string): Promise<string> {
+  const base = spoolDir ?? tmpdir();
   for (const name of await readdir(base).catch(() => [] as string[])) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
     if (pid && pid !== process.pid && !alive(pid)) await rm(join(base, name), { recursive: true, force: true }).catch(() => undefined);

@@ -49,7 +49,14 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
     [s3, gcs, azure] = await Promise.all([startS3(), startGcs(), startAzurite()]);
     engine = await startTestEngine({ edition: 'oss' });
     dir = mkdtempSync(join(tmpdir(), 'keyward-agent-e2e-'));
-    agent = await startSnapshotAgent({ server: engine.url, listen: '127.0.0.1:0', state: join(dir, 'state'), env: { VAULT_TOKEN: ROOT_TOKEN }, clock });
+    agent = await startSnapshotAgent({
+      server: engine.url,
+      listen: '127.0.0.1:0',
+      state: join(dir, 'state'),
+      env: { VAULT_TOKEN: ROOT_TOKEN },
+      clock,
+      allowAmbientCredentials: true,
+    }); // the GCS emulator takes no key
     // Two app directories (two Terraform states): one per server.
     for (const app of ['app', 'bao-app']) {
       mkdirSync(join(dir, app));
@@ -189,7 +196,14 @@ describe('cdktf stack for a server without automated snapshots, through keyward 
     const PLUGIN = 'vault-plugin-auth-gcp';
     const bao = await startVaultContract({ flavor: 'openbao', gcpPluginName: PLUGIN });
     const baoClock = new ManualClock(Date.UTC(2026, 0, 1));
-    const baoAgent = await startSnapshotAgent({ server: bao.url, listen: '127.0.0.1:0', state: join(dir, 'bao-state'), env: { VAULT_TOKEN: CONTRACT_TOKEN }, clock: baoClock });
+    const baoAgent = await startSnapshotAgent({
+      server: bao.url,
+      listen: '127.0.0.1:0',
+      state: join(dir, 'bao-state'),
+      env: { VAULT_TOKEN: CONTRACT_TOKEN },
+      clock: baoClock,
+      allowAmbientCredentials: true,
+    });
     try {
       const t: Target = {
         server: bao.url,

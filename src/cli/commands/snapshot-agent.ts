@@ -14,6 +14,10 @@ interface AgentFlags {
   tlsKeyFile?: string;
   tlsDisable?: boolean;
   logLevel?: string;
+  sealExistingConfigs?: boolean;
+  allowAmbientCredentials?: boolean;
+  spoolDir?: string;
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 export function registerSnapshotAgent(program: Command): void {
@@ -27,6 +31,19 @@ export function registerSnapshotAgent(program: Command): void {
     .option(
       '--seal-key-file <file>',
       'encrypts the configs (they hold store credentials) in --state: 32 bytes as hex, created (mode 0600) when missing; every agent on one state uses the same file',
+    )
+    .option(
+      '--seal-existing-configs',
+      'with --seal-key-file: seal the configs kept in clear text in --state (once, when the agent is given a key for the first time); without it they are refused',
+    )
+    .option(
+      '--allow-ambient-credentials',
+      "let store configs without keys use the agent's own cloud credentials (the SDKs' default chains, Azure managed identity); without it such configs fail",
+    )
+    .option('--spool-dir <dir>', 'where archives are spooled before upload (default: the OS temp directory; archives can be many GB)')
+    .option(
+      '--unauthenticated-metrics-access',
+      "serve GET /v1/sys/metrics?format=prometheus without a token (as Vault's listener option); default: the caller needs read on sys/metrics on the managed server",
     )
     .option('--tls-cert-file <file>', 'PEM certificate (chain) to serve HTTPS with (callers send the agent their Vault tokens)')
     .option('--tls-key-file <file>', 'PEM private key of --tls-cert-file')
@@ -47,6 +64,10 @@ export function registerSnapshotAgent(program: Command): void {
         tlsCertFile: flags.tlsCertFile,
         tlsKeyFile: flags.tlsKeyFile,
         tlsDisable: flags.tlsDisable,
+        sealExistingConfigs: flags.sealExistingConfigs,
+        allowAmbientCredentials: flags.allowAmbientCredentials,
+        spoolDir: flags.spoolDir,
+        unauthenticatedMetricsAccess: flags.unauthenticatedMetricsAccess,
         log,
       });
       process.stdout.write(

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SystemContext } from '../route-family';
 import type { Clock } from '../clock';
+import type { SnapshotConfig } from '../../schema/snapshot-config';
 import type { Logger } from '../log';
 import { openArchiveStream } from './archive-writer';
 import { SCRATCH_DIR } from './scratch';
@@ -31,6 +32,16 @@ export interface SnapshotHost {
   archiveStage?: string;
   /** Removes scratch leftovers of a crash (called once, at the first start). */
   cleanupScratch(): Promise<void>;
+  /**
+   * Refuses a config this host does not run (throws; the attempt's error), before anything is
+   * read or stored: the agent's store configs without keys unless ambient credentials are allowed.
+   */
+  vetConfig?(config: SnapshotConfig): void;
+  /**
+   * Health first: a reason to skip this attempt before anything is read (the agent's managed
+   * server reports sealed), or undefined. A skip is recorded as the attempt's error.
+   */
+  skipReason?(): Promise<string | undefined>;
 }
 
 export function engineSnapshotHost(sys: SystemContext): SnapshotHost {

@@ -28,6 +28,13 @@ export interface StatusRecord {
   sequence?: { name: string; seq: number }[];
   /** Final names of failed uploads to delete on the next successful attempt (not on the wire). */
   orphans?: string[];
+  /**
+   * The last snapshot written (verified, stored): when, where and its size. Kept across failed
+   * attempts, which blank last_snapshot_url (staleness, metrics, `keyward status`; not on the wire).
+   */
+  last_success_end?: number;
+  last_success_url?: string;
+  last_success_bytes?: number;
 }
 
 /** Where configs and status live: the engine's store, or the snapshot agent's --state. */

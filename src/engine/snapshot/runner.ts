@@ -24,6 +24,8 @@ export function planAttempt(config: SnapshotConfig, startMs: number): AttemptPla
 }
 
 export interface AttemptResult {
+  /** Bytes of the snapshot stored. */
+  size: number;
   /** Set when the snapshot was written but rotating old ones failed. */
   retentionError?: string;
   /** Names retention deleted. */
@@ -107,7 +109,7 @@ export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config
         orphansLeft.push(name);
       }
     }
-    if (!ctl.stillWanted()) return { deleted: [], orphansLeft };
+    if (!ctl.stillWanted()) return { size: a.size, deleted: [], orphansLeft };
     const sequence = new Map(ctl.sequence ?? []);
     sequence.set(plan.name, Number.MAX_SAFE_INTEGER);
     try {
@@ -116,10 +118,11 @@ export async function runAttempt(hostOrSys: SnapshotHost | SystemContext, config
       const objects = listed.objects.filter((o) => o.name !== plan.name && !discarded.has(o.name) && !discarded.has(partialOf(o.name) ?? ''));
       objects.push({ name: plan.name, size: archive.size });
       const deleted = await raceAbort(applyRetention(plan.target, config.file_prefix, config.retain, sequence, { proceed, listed: objects }), signal);
-      return { deleted, orphansLeft };
+      return { size: a.size, deleted, orphansLeft };
     } catch (e) {
       return {
         retentionError: `retention failed: ${describeStoreError('rotation on', config.storage_type, signal.aborted ? signal.reason : e)}`,
+        size: a.size,
         deleted: [],
         orphansLeft,
       };

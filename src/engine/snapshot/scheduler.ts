@@ -43,6 +43,8 @@ export class SnapshotScheduler {
   private entries = new Map<string, Entry>();
   /** Failed upload names per config, also kept here: a restore replaces the persisted status. */
   private readonly orphans = new Map<string, string[]>();
+  /** Configs resync() could not read, with the error last reported (reported once per change). */
+  private readonly refused = new Map<string, string>();
   private stopped = true;
   private started = false;
   private readonly sys: SnapshotHost;
@@ -141,7 +143,16 @@ export class SnapshotScheduler {
     const names = new Set(await this.records.listConfigs());
     for (const name of [...this.entries.keys()]) if (!names.has(name)) this.configDeleted(name);
     for (const name of names) {
-      const rec = await this.records.getConfig(name);
+      let rec: Awaited<ReturnType<SnapshotRecordStore['getConfig']>>;
+      try {
+        rec = await this.records.getConfig(name);
+      } catch (e) {
+        // One record the store refuses (the agent's unsealed record) must not stop the others'.
+        if (this.refused.get(name) !== (e as Error).message) this.sys.log.error('snapshot config refused', { name, error: (e as Error).message });
+        this.refused.set(name, (e as Error).message);
+        continue;
+      }
+      this.refused.delete(name);
       if (!rec || this.stopped) continue;
       const stored = await this.records.getStatus(name);
       let entry = this.entries.get(name);
@@ -246,9 +257,15 @@ export class SnapshotScheduler {
     const wanted = () => this.entries.get(name) === entry;
     let plan: ReturnType<typeof planAttempt>;
     try {
+      this.sys.vetConfig?.(config);
       plan = planAttempt(config, start);
     } catch (e) {
       return this.finish(name, entry, gen, config, start, undefined, (e as Error).message);
+    }
+    const skip = await this.sys.skipReason?.();
+    if (skip !== undefined) {
+      this.sys.log.warn('snapshot attempt skipped', { name, reason: skip });
+      return this.finish(name, entry, gen, config, start, undefined, `attempt skipped: ${skip}`);
     }
     const abort = new AbortController();
     entry.abort = abort;
@@ -265,6 +282,7 @@ export class SnapshotScheduler {
     armDeadline(0);
     let error: string | undefined;
     let retentionError: string | undefined;
+    let stored: number | undefined;
     try {
       entry.status.snapshot_start = start;
       entry.status.snapshot_url = plan.url;
@@ -273,6 +291,7 @@ export class SnapshotScheduler {
       const orphans = [...new Set([...(entry.status.orphans ?? []), ...(this.orphans.get(name) ?? [])])];
       const r = await runAttempt(this.sys, config, plan, start, { signal: abort.signal, stillWanted: wanted, onArchiveSize: armDeadline, sequence, orphans });
       retentionError = r.retentionError;
+      stored = r.size;
       entry.status.orphans = r.orphansLeft;
       this.orphans.set(name, r.orphansLeft);
       this.remember(entry, plan.name, r.deleted);
@@ -288,7 +307,7 @@ export class SnapshotScheduler {
     }
     if (error) this.sys.log.warn('snapshot failure', { name, error });
     else if (retentionError) this.sys.log.warn('snapshot retention failure', { name, error: retentionError });
-    await this.finish(name, entry, gen, config, start, error ? undefined : plan.url, error ?? retentionError);
+    await this.finish(name, entry, gen, config, start, error ? undefined : plan.url, error ?? retentionError, stored);
   }
 
   /** Appends a written snapshot to the config's sequence (what retention orders by). */
@@ -325,10 +344,24 @@ export class SnapshotScheduler {
     return 60_000;
   }
 
-  private async finish(name: string, entry: Entry, gen: number, config: SnapshotConfig, start: number, url: string | undefined, error: string | undefined): Promise<void> {
+  private async finish(
+    name: string,
+    entry: Entry,
+    gen: number,
+    config: SnapshotConfig,
+    start: number,
+    url: string | undefined,
+    error: string | undefined,
+    bytes?: number,
+  ): Promise<void> {
     if (this.entries.get(name) !== entry) return; // deleted meanwhile: do not resurrect status
     const end = this.sys.clock.now();
     const s = entry.status;
+    if (url !== undefined) {
+      s.last_success_end = end;
+      s.last_success_url = url;
+      if (bytes !== undefined) s.last_success_bytes = bytes;
+    }
     s.last_snapshot_start = start;
     s.last_snapshot_end = end;
     s.last_snapshot_error = error ?? '';

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 it('a store that stalls mid-upload: the attempt ends at its deadline, another config is not held', async () => {
-  const a = await h.agent();
+  const a = await h.agent({ allowAmbientCredentials: true }); // the GCS emulator takes no key: the agent's own identity stands in
   let release!: () => void;
   gcs.emulator.store.uploadGate = new Promise<void>((r) => (release = r));
   try {
