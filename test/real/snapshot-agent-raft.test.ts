@@ -92,7 +92,15 @@ afterAll(async () => {
 });
 
 async function startAgent(server: string, name: string): Promise<SnapshotAgent> {
-  const a = await startSnapshotAgent({ server, listen: '127.0.0.1:0', state: join(root, `state-${name}`), env: { VAULT_TOKEN: agentToken }, clock, pollMs: 1_000 });
+  const a = await startSnapshotAgent({
+    server,
+    listen: '127.0.0.1:0',
+    state: join(root, `state-${name}`),
+    env: { VAULT_TOKEN: agentToken },
+    clock,
+    pollMs: 1_000,
+    allowAmbientCredentials: true, // the GCS emulator takes no key
+  });
   running.push(a);
   return a;
 }
