@@ -89,6 +89,7 @@ const GROWN: Stack = {
 const NO_WEB: Stack = { ...GROWN, roles: { batch: GROWN.roles!.batch } };
 const MOVED: Stack = { ...BASE, path: 'moved', movedFrom: 'cloud' };
 const EXCLUSIVE: Stack = { ...BASE, exclusiveRoles: true };
+const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
 
 /** Values the real plugin stores, in Vault's names (what a user reading the server sees). */
 let roleIdBefore: unknown;
@@ -223,6 +224,37 @@ const SCENARIOS: Scenario[] = [
       { apply: EXCLUSIVE },
       { server: async (s) => expect(await s.roles()).toEqual(['web']), why: 'the stray role deleted, the declared one kept' },
       { plan: EXCLUSIVE, changes: false },
+    ],
+  },
+  {
+    name: "a role's type change deletes and recreates it with a new role_id; the plan says it is replaced",
+    steps: [
+      { apply: BASE },
+      { server: keepRoleId, why: 'the role_id before' },
+      { plan: AS_VM, changes: true, out: [/replace/] },
+      { apply: AS_VM },
+      {
+        server: async (s) => {
+          const role = await s.get('auth/cloud/role/web');
+          expect({ type: role?.type, zones: role?.bound_zones, sameId: role?.role_id === roleIdBefore }).toEqual({ type: 'gce', zones: ['europe-west1-b'], sameId: false });
+        },
+        why: 'a gce role with a new role_id',
+      },
+      { plan: AS_VM, changes: false },
+    ],
+  },
+  {
+    // The plugin's path_role.go leaves max_jwt_exp out of a read when it is 0: keyward reads the absence as 0 (every
+    // JWT refused), not as the 900 default, so the plan shows it and apply writes the default back.
+    name: 'a max_jwt_exp of 0 set by hand reads as 0 and the default is written back',
+    steps: [
+      { apply: BASE },
+      { server: (s) => s.post('auth/cloud/role/web', { max_jwt_exp: 0 }), why: 'max_jwt_exp set to 0 by hand' },
+      { server: async (s) => expect('max_jwt_exp' in ((await s.get('auth/cloud/role/web')) ?? {})).toBe(false), why: 'the real read leaves it out' },
+      { plan: BASE, changes: true, out: [/max_jwt_exp/] },
+      { apply: BASE },
+      { server: async (s) => expect((await s.get('auth/cloud/role/web'))?.max_jwt_exp).toBe(900), why: 'back to 900' },
+      { plan: BASE, changes: false },
     ],
   },
   {
