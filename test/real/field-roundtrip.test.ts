@@ -16,6 +16,8 @@ import { desiredConfigFields, desiredRoleFields, finishRole, liveConfigFields, l
 import { CLOUD_CONFIG_FIELDS } from '../../src/schema/cloud-config-fields';
 import { ROLE_FIELDS, type RoleType } from '../../src/schema/cloud-role-fields';
 import { serviceAccountKey } from '../integration/reconcile/helpers';
+import { terraformPath } from '../e2e/scenarios/paths';
+import type { Scalar } from '../e2e/scenarios/stack';
 import { runKeyward } from '../support/keyward-in-process';
 import { baoRequest, realServerTools, startOpenBaoDev, type OpenBaoDev } from '../support/openbao';
 
@@ -181,6 +183,50 @@ describe('every field keyward writes round-trips through the real GCP plugin', (
     it.each(roleCases)('%s role: %s reads back as declared', async (type, name) => {
       const live = liveRoleFields((await api.readRole(`r-${type}`))!);
       expect({ [name]: live[name] }).toEqual({ [name]: desiredRoleFields('declared', declaredRole(type))[name] });
+    });
+  });
+  // The same declaration through the provider and real Terraform: the provider's state meets the real read shapes.
+  describe('through Terraform against real OpenBao', () => {
+    let dev: OpenBaoDev;
+    let client: VaultClient;
+    let api: CloudAuthApi;
+    const tfEnv: Record<string, string> = { KW_CREDS: CREDS };
+    const tf = terraformPath(tfEnv);
+    // Maps (custom_endpoint, bound_labels) render as HCL object constructors, which accept JSON's `:`.
+    const stack = {
+      path: 'cloud',
+      config: { credentialsEnv: 'KW_CREDS', fields: CONFIG_VALUES as Record<string, Scalar> },
+      roles: Object.fromEntries(ROLE_TYPES.map((type) => [`r-${type}`, declaredRole(type) as Record<string, Scalar>])),
+    };
+    beforeAll(async () => {
+      dev = await startOpenBaoDev();
+      await tf.init();
+      await tf.reset(dev.url);
+      tfEnv.VAULT_TOKEN = dev.token;
+      client = new VaultClient({ address: dev.url, token: dev.token, dialect: 'vault' });
+      api = new CloudAuthApi(client, 'cloud');
+    }, 120_000);
+    afterAll(async () => {
+      tf.close();
+      await client?.close();
+      await dev?.close();
+    });
+
+    it('terraform apply writes every field; the next plan is empty', async () => {
+      const a = await tf.apply(stack);
+      expect({ code: a.code, out: a.code === 0 ? '' : a.out.slice(-3000) }).toEqual({ code: 0, out: '' });
+      const p = await tf.plan(stack);
+      expect({ code: p.code, changes: p.changes, out: p.code === 0 && !p.changes ? '' : p.out.slice(-3000) }).toEqual({ code: 0, changes: false, out: '' });
+    }, 120_000);
+
+    it('every config and role field reads back as declared', async () => {
+      const config = liveConfigFields((await api.readConfig())!);
+      const wantConfig = desiredConfigFields('declared', CONFIG_VALUES);
+      expect(Object.fromEntries(Object.keys(CONFIG_VALUES).map((n) => [n, config[n]]))).toEqual(Object.fromEntries(Object.keys(CONFIG_VALUES).map((n) => [n, wantConfig[n]])));
+      for (const type of ROLE_TYPES) {
+        const live = liveRoleFields((await api.readRole(`r-${type}`))!);
+        expect({ type, fields: live }).toEqual({ type, fields: desiredRoleFields('declared', declaredRole(type)) });
+      }
     });
   });
 });
