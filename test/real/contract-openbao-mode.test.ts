@@ -91,6 +91,23 @@ const CHECKS: Check[] = [
   { what: 'config write', method: 'POST', path: 'auth/gcp/config', body: { credentials: CREDS, gce_alias: 'instance_id', service_account_email: 'x@p.iam.gserviceaccount.com' } },
   { what: 'config read after a write: field set', method: 'GET', path: 'auth/gcp/config', view: dataKeys },
   { what: 'rotate-root', method: 'POST', path: 'auth/gcp/config/rotate-root', body: {} },
+  // Errors the plugin returns as a response (not a Go error) stay bare on OpenBao too.
+  { what: 'iam role: * beside other accounts', method: 'POST', path: 'auth/gcp/role/w', body: { type: 'iam', bound_service_accounts: ['*', 'x@p.iam.gserviceaccount.com'] } },
+  {
+    what: 'role write',
+    method: 'POST',
+    path: 'auth/gcp/role/r',
+    body: { type: 'iam', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], token_bound_cidrs: ['192.168.1.7/32', '10.0.0.0/8', '::1/128'] },
+  },
+  // Host CIDRs read back without /32 and /128; empty bound_* lists and a zero max_jwt_exp are left out of the read.
+  {
+    what: 'role read: CIDRs and field set',
+    method: 'GET',
+    path: 'auth/gcp/role/r',
+    view: (b) => ({ keys: dataKeys(b).filter((k) => k !== 'role_id'), cidrs: (b.data as Body).token_bound_cidrs }),
+  },
+  { what: 'role max_jwt_exp 0', method: 'POST', path: 'auth/gcp/role/r', body: { max_jwt_exp: 0 } },
+  { what: 'role read without max_jwt_exp', method: 'GET', path: 'auth/gcp/role/r', view: (b) => 'max_jwt_exp' in (b.data as Body) },
   { what: 'role write with an unknown field', method: 'POST', path: 'auth/gcp/role/r', body: { type: 'iam', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], bogus: 1 } },
 ];
 

@@ -30,12 +30,6 @@ export const errors = (status: number, ...messages: string[]): Reply => ({ statu
 /** Raw errors on authenticated paths are wrapped by Vault's multierror (cloud-auth.md 1.4). */
 export const wrapped = (status: number, message: string): Reply => errors(status, `1 error occurred:\n\t* ${message}\n\n`);
 export const unsupportedPath = (): Reply => wrapped(404, 'unsupported path');
-/** An error reply's messages in the multierror text (those not wrapped yet); other replies as they are. */
-export function multiErrors(r: Reply): Reply {
-  const b = r.body as { errors?: unknown } | undefined;
-  if (r.status < 400 || r.status === 403 || !b || !Array.isArray(b.errors) || b.errors.length === 0) return r;
-  return { ...r, body: { ...b, errors: b.errors.map((m) => (String(m).startsWith('1 error occurred:') ? m : `1 error occurred:\n\t* ${String(m)}\n\n`)) } };
-}
 
 /** Vault's 422 for unknown fields on the GCP auth method's config and role paths. */
 export function rejectUnknown(ctx: Ctx, allowed: readonly string[]): Reply | undefined {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gcpConfig, newGcpConfig, readRole, rotateOnSchedule, rotateRoot, writeRole, type GcpConfig, type Role } from './gcp-auth';
-import { envelope, errors, multiErrors, type Ctx, type Reply } from './http';
+import { envelope, errors, type Ctx, type Reply } from './http';
 import { remount, remountStatus, type Migration, type RemountOptions } from './remount';
 import { snapshotConfig, snapshotStatus, type SnapshotConfig, type SnapshotOptions, type SnapshotRun } from './snapshot-auto';
 import { communityRoute, type Flavor } from './community';
@@ -126,12 +126,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
     return gcp.get(mount)!;
   };
 
-  // Real OpenBao answers a plugin's own errors wrapped in its multierror text (measured); Vault mode keeps them bare.
   const route = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
-    const r = routeBare(ctx, token, query);
-    return flavor === 'openbao' && ctx.path.startsWith('auth/') && !ctx.path.startsWith('auth/token/') ? multiErrors(r) : r;
-  };
-  const routeBare = (ctx: Ctx, token: string | undefined, query: URLSearchParams): Reply => {
     const p = ctx.path;
     if (p === 'sys/health') return health(sys, 'active', query);
     if (p === 'auth/token/lookup-self' && token !== undefined && tokens.has(token)) return envelope({ path: `auth/${tokens.get(token)}/login` });
