@@ -66,6 +66,8 @@ type Step =
   | { applyFails: Stack; fails: RegExp }
   | { plan: Stack; changes?: boolean; out?: RegExp[]; fails?: RegExp }
   | { destroy: Stack; out?: RegExp[] }
+  /** A destroy that must fail, its output matching `fails`. */
+  | { destroyFails: Stack; fails: RegExp }
   | { adopt: Stack }
   /** Environment for the following steps of both paths (undefined: unset); restored after the scenario. */
   | { env: Record<string, string | undefined>; why: string }
@@ -265,7 +267,8 @@ const SCENARIOS: Scenario[] = [
       { plan: BASE, changes: false, out: [/KW_CREDS/] },
       { plan: GROWN, changes: true },
       { applyFails: GROWN, fails: /KEYWARD_PLAN_ONLY/ },
-      { server: async (s) => expect(await s.roles()).toEqual(['web']), why: 'nothing written' },
+      { destroyFails: BASE, fails: /KEYWARD_PLAN_ONLY/ },
+      { server: async (s) => expect([await s.mounts(), await s.roles()]).toEqual([{ cloud: 'gcp' }, ['web']]), why: 'nothing written, nothing destroyed' },
       { server: async (s) => expect((await s.get('auth/cloud/role/web'))?.token_ttl).toBe(3600), why: 'the role untouched' },
     ],
   },
@@ -346,6 +349,11 @@ describe.each([['cli'], ['terraform']] as const)('keyward scenarios against real
       if (step.changes !== undefined)
         expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
       has(r.out, step.out);
+      return r;
+    }
+    if ('destroyFails' in step) {
+      const r = await p.destroy(step.destroyFails);
+      refused(r, step.fails);
       return r;
     }
     if ('destroy' in step) {
