@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { CloudAuthApi } from '../../src/client/cloud-auth';
 import { FIELD_NAMES } from '../../src/client/dialect/tables';
 import { VaultClient } from '../../src/client/vault-client';
-import { desiredConfigFields, desiredRoleFields, finishRole, liveConfigFields, liveRoleFields } from '../../src/reconcile/canonical';
+import { desiredConfigFields, desiredRoleFields, finishRole, liveConfigFields, liveRoleFields, mountFields } from '../../src/reconcile/canonical';
+import { MOUNT_FIELDS } from '../../src/schema/auth-mount-fields';
 import { CLOUD_CONFIG_FIELDS } from '../../src/schema/cloud-config-fields';
 import { ROLE_FIELDS, type RoleType } from '../../src/schema/cloud-role-fields';
 import { serviceAccountKey } from '../integration/reconcile/helpers';
@@ -32,6 +33,16 @@ const CONFIG_VALUES: Record<string, unknown> = {
   // token, is refused.
   service_account_email: 'wif@p.iam.gserviceaccount.com',
   identity_token_ttl: '10m',
+};
+
+/** The mount's own fields (sys/auth enable and tune), a non-default value each: every one is written by keyward. */
+const MOUNT_VALUES: Record<string, unknown> = {
+  description: 'logins from Google Cloud',
+  local: true,
+  default_lease_ttl: '2h',
+  max_lease_ttl: '48h',
+  token_type: 'default-batch',
+  listing_visibility: 'hidden',
 };
 
 /** Config fields not round-tripped here, each with its reason. `refusedBy` is a write the real server must refuse. */
@@ -87,6 +98,10 @@ const declaredRole = (type: RoleType) => Object.fromEntries(appliesTo(type).map(
 
 describe('every field keyward writes round-trips through the real GCP plugin', () => {
   it('covers every field of the tables: each has a value or a named exclusion, and nothing else is listed', () => {
+    expect(MOUNT_FIELDS.map((f) => f.name).sort()).toEqual(Object.keys(MOUNT_VALUES).sort());
+    const mountDefaults = mountFields('cloud', {});
+    const mountDeclared = mountFields('cloud', MOUNT_VALUES);
+    expect(Object.keys(MOUNT_VALUES).filter((n) => mountDeclared[n] === mountDefaults[n])).toEqual([]);
     const configNames = CLOUD_CONFIG_FIELDS.map((f) => f.name).sort();
     const roleNames = ROLE_FIELDS.map((f) => f.name).sort();
     expect(configNames.filter((n) => !(n in CONFIG_VALUES) && !(n in CONFIG_EXCLUDED))).toEqual([]);
@@ -134,6 +149,7 @@ describe('every field keyward writes round-trips through the real GCP plugin', (
             {
               path: 'cloud',
               type: 'cloud',
+              ...MOUNT_VALUES,
               config: { ...CONFIG_VALUES, credentials: { secretRef: { env: 'KW_CREDS' } } },
               roles: ROLE_TYPES.map((type) => ({ name: `r-${type}`, ...declaredRole(type) })),
             },
@@ -156,6 +172,12 @@ describe('every field keyward writes round-trips through the real GCP plugin', (
       const p = await runKeyward('plan', '--manifest', manifest(), '--detailed-exitcode');
       expect({ code: p.code, out: p.code === 0 ? '' : p.all.slice(-3000) }).toEqual({ code: 0, out: '' });
       expect(a.all + p.all).not.toContain(JSON.parse(CREDS).private_key.split('\n')[3]);
+    });
+
+    it.each(Object.keys(MOUNT_VALUES))('mount %s reads back as declared', async (name) => {
+      const m = (await client.sys.listAuthMounts()).get('cloud')!;
+      const live = mountFields(m.type, { ...(m.config ?? {}), description: m.description, local: m.local });
+      expect({ [name]: live[name] }).toEqual({ [name]: mountFields('cloud', MOUNT_VALUES)[name] });
     });
 
     it.each(Object.keys(CONFIG_VALUES))('config %s reads back as declared', async (name) => {
