@@ -18,6 +18,8 @@ export interface Stack {
   config?: { credentialsEnv?: string; fields?: Record<string, Scalar> };
   /** Role name -> fields (type included). */
   roles?: Record<string, Record<string, Scalar>>;
+  /** Roles on the mount that the stack does not declare are deleted (manifest exclusiveRoles, HCL exclusive_roles). */
+  exclusiveRoles?: boolean;
   snapshots?: Record<string, StackSnapshot>;
 }
 
@@ -26,6 +28,7 @@ export const SALT = 'one-decision-salt-0123456789';
 export function manifestOf(s: Stack): unknown {
   const backend: Record<string, unknown> = { path: s.path, type: 'cloud', roles: Object.entries(s.roles ?? {}).map(([name, r]) => ({ name, ...r })) };
   if (s.movedFrom) backend.movedFrom = s.movedFrom;
+  if (s.exclusiveRoles) backend.exclusiveRoles = true;
   if (s.config) {
     backend.config = { ...(s.config.fields ?? {}), ...(s.config.credentialsEnv ? { credentials: { secretRef: { env: s.config.credentialsEnv } } } : {}) };
   }
@@ -72,6 +75,6 @@ provider "keyward" {
 }
 resource "keyward_cloud_auth_backend" "b" {
   path = ${JSON.stringify(s.path)}
-${config}${roles}}
+${s.exclusiveRoles ? '  exclusive_roles = true\n' : ''}${config}${roles}}
 ${snaps}`;
 }

@@ -20,7 +20,8 @@ export function builtinAuth(flavor: Flavor): string[] {
 
 /** The health body fields that tell the flavors apart. */
 export function healthIdentity(flavor: Flavor, enterprise: boolean): Record<string, unknown> {
-  if (flavor === 'openbao') return { cluster_name: 'openbao-cluster-contract' };
+  // Real OpenBao 2.7 still names its cluster vault-cluster-<hex>.
+  if (flavor === 'openbao') return { cluster_name: 'vault-cluster-openbao0' };
   return { enterprise, cluster_name: 'vault-cluster-contract' };
 }
 
@@ -75,9 +76,13 @@ export function raftSnapshot(mode: RaftSnapshotMode = 'complete'): Buffer {
  */
 export function communityRoute(ctx: Ctx, snapshot: RaftSnapshotMode): Reply | undefined {
   if (ctx.path === 'sys/capabilities-self' && ctx.method === 'update') {
+    // As real OpenBao answers (measured): each path's capabilities in `data` and at the top level; `capabilities`
+    // only for the old single `path` parameter.
     const paths = Array.isArray(ctx.body.paths) ? ctx.body.paths.map(String) : [String(ctx.body.path ?? '')];
-    const caps = Object.fromEntries(paths.map((p) => [p, ['root']]));
-    return envelope({ ...caps, capabilities: ['root'] });
+    const data: Record<string, string[]> = Object.fromEntries(paths.map((p) => [p, ['root']]));
+    if (!Array.isArray(ctx.body.paths)) data.capabilities = ['root'];
+    const reply = envelope(data);
+    return { ...reply, body: { ...data, ...(reply.body as object) } };
   }
   if (ctx.path === 'auth/token/lookup-self' && ctx.method === 'read') return envelope({ ttl: 0, renewable: false, policies: ['root'] });
   if (ctx.path === 'auth/token/renew-self' && ctx.method === 'update') return errors(400, 'lease is not renewable');

@@ -51,15 +51,15 @@ export function health(o: SysOptions, role: NodeRole = 'active', query: URLSearc
       initialized: true,
       sealed: o.sealed === true,
       standby: role !== 'active',
-      performance_standby: role === 'perfstandby',
+      ...(o.flavor === 'openbao' ? {} : { performance_standby: role === 'perfstandby' }),
       replication_performance_mode: 'disabled',
       replication_dr_mode: 'disabled',
       server_time_utc: 1700000000,
       version: o.version,
       ...healthIdentity(o.flavor ?? 'vault', o.enterprise),
       cluster_id: '0c0c0c0c-0000-4000-8000-000000000000',
-      echo_duration_ms: 0,
-      clock_skew_ms: 0,
+      // Vault's; real OpenBao 2.7's health has neither these nor performance_standby (measured).
+      ...(o.flavor === 'openbao' ? {} : { echo_duration_ms: 0, clock_skew_ms: 0 }),
     },
   };
 }
