@@ -43,7 +43,13 @@ interface Server {
   pool: Pool;
 }
 
-async function call(s: Server, method: string, path: string, body?: unknown, token: string | null = s.token): Promise<{ status: number; json: any }> {
+async function call(
+  s: Server,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = s.token,
+): Promise<{ status: number; json: { auth?: { client_token: string } } | undefined }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token) headers['x-vault-token'] = token;
   const r = await s.pool.request({ method: method as 'GET', path: `/v1/${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -63,7 +69,7 @@ const health: Unit = async (s) => {
 const tokenPair: Unit = async (s) => {
   const c = await call(s, 'POST', 'auth/token/create', { ttl: '1h', policies: ['default'] });
   if (c.status !== 200) throw new Error(`${s.name} token create: ${c.status} ${JSON.stringify(c.json)}`);
-  const l = await call(s, 'POST', 'auth/token/lookup', { token: c.json.auth.client_token });
+  const l = await call(s, 'POST', 'auth/token/lookup', { token: c.json?.auth?.client_token });
   if (l.status !== 200) throw new Error(`${s.name} token lookup: ${l.status}`);
   return 2;
 };
