@@ -141,7 +141,8 @@ describe('logins through the real GCP plugin and through the engine', () => {
   it('the real plugin refuses every VM on a gce role with bound_service_accounts ["*"] (a literal there)', async () => {
     const r = await loginAnswer(p.openbao, 'gcp', 'gce-star', vm('web-1')(p, 'gce-star'));
     expect(r.status).toBe(400);
-    expect(JSON.stringify(r.body)).toMatch(/service account/i);
+    process.stdout.write(`gce role with bound_service_accounts ["*"] on the real plugin: ${r.status} ${JSON.stringify(r.body)}\n`);
+    expect((r.body as { errors?: string[] }).errors?.[0]).toMatch(/is not in bound service accounts \["\*"\]/);
   });
 
   it('the differences are exactly the ones docs/engine.md lists for logins', () => {
