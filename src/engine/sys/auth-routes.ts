@@ -50,6 +50,8 @@ function mountAt(mounts: Mounts, ns: NamespaceRef, path: string): MountEntry {
 
 const TOKEN_MOUNT = describe({ accessor: 'auth_token_root', description: 'token based credentials', type: 'token', uuid: '00000000-0000-0000-0000-000000000000' }, null);
 
+const NS_TOKEN_MOUNT = { ...TOKEN_MOUNT, type: 'ns_token' };
+
 const enableShape = {
   type: field.string(),
   description: field.string(),
@@ -75,7 +77,8 @@ export function authRoutes(mounts: Mounts): Route[] {
       pattern: 'sys/auth',
       operations: {
         read: (ctx) => {
-          const table: Record<string, unknown> = { 'token/': TOKEN_MOUNT };
+          // A child namespace's token mount is of type ns_token, as in Vault (mountTypeNSToken) and OpenBao.
+          const table: Record<string, unknown> = { 'token/': ctx.namespace.path === '' ? TOKEN_MOUNT : NS_TOKEN_MOUNT };
           for (const m of mounts.list(ctx.namespace)) table[m.path] = describe(m);
           return reply.dataTopLevel(table);
         },
