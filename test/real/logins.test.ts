@@ -1,7 +1,8 @@
 // Logins through the real GCP auth plugin (on real OpenBao) and through the embedded engine, with the
 // same JWTs minted by keyward's cloud emulator, compared answer by answer: iam and vm (gce) roles,
 // every bound check, the alias and metadata options, `*` on an iam role (any account) and on a gce
-// role (the real plugin matches no VM: a literal). Where the two differ, the difference must be one
+// role (the real plugin matches no VM: a literal), and renewals (also after the provider disabled the account or
+// stopped the instance). Where the two differ, the difference must be one
 // docs/engine.md lists ("Differences from OpenBao", suite `logins`), settled by issue 39's rule: the
 // seed wins for the engine where it speaks; where it is silent the engine follows the real plugin.
 
@@ -136,6 +137,51 @@ describe('logins through the real GCP plugin and through the engine', () => {
     // Each answer is a clear success or a clear refusal on both sides, never a 5xx.
     expect({ openbao: a.status < 500, engine: b.status < 500 }).toEqual({ openbao: true, engine: true });
     expect(flat(a).size).toBeGreaterThan(1);
+  });
+
+  /** [label, mount, role, token, what changes at the provider between the login and the renewal]. */
+  const RENEWALS: [string, string, string, Mint, ((p: Pair) => () => void) | null][] = [
+    ['renew: iam', 'gcp', 'iam-sa', sa(SA.app.email), null],
+    ['renew: gce', 'gcp', 'gce-zone', vm('web-1'), null],
+    [
+      'renew: iam, the account disabled since the login',
+      'gcp',
+      'iam-star',
+      sa(SA.other.email),
+      (p) => (p.emu.updateServiceAccount(SA.other.email, { disabled: true }), () => p.emu.updateServiceAccount(SA.other.email, { disabled: false })),
+    ],
+    [
+      'renew: gce, the instance stopped since the login',
+      'gcp',
+      'gce-zone',
+      vm('web-1'),
+      (p) => (p.emu.setInstanceStatus('web-1', 'TERMINATED'), () => p.emu.setInstanceStatus('web-1', 'RUNNING')),
+    ],
+  ];
+
+  it.each(RENEWALS)('%s', async (label, mount, role, mint, change) => {
+    const jwt = mint(p, role);
+    const tokens = await Promise.all(
+      [p.openbao, p.engine].map(async (t) => {
+        const r = await t.request('POST', `auth/${mount}/login`, { token: null, body: { role, jwt } });
+        expect({ server: t.name, status: r.status }).toEqual({ server: t.name, status: 200 });
+        return (r.body as { auth: { client_token: string } }).auth.client_token;
+      }),
+    );
+    const undo = change?.(p);
+    try {
+      const [a, b] = await Promise.all([
+        p.openbao.request('POST', 'auth/token/renew-self', { token: tokens[0], body: {} }),
+        p.engine.request('POST', 'auth/token/renew-self', { token: tokens[1], body: {} }),
+      ]);
+      const diffs = differences(a, b);
+      compared++;
+      if (diffs.length === 0) identical++;
+      for (const d of diffs) observed.push({ suite: 'logins', request: label, field: d.field, openbao: d.openbao, engine: d.engine });
+      expect({ openbao: a.status < 500, engine: b.status < 500 }).toEqual({ openbao: true, engine: true });
+    } finally {
+      undo?.();
+    }
   });
 
   it('the real plugin refuses every VM on a gce role with bound_service_accounts ["*"] (a literal there)', async () => {
