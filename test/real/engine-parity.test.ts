@@ -11,8 +11,9 @@
 
 import { SA } from '../support/cloud-fixture';
 import { realServerTools } from '../support/openbao';
-import { differences } from './parity/compare';
-import { documentedDifferences, describeObserved, reconcile, type Observed } from './parity/documented';
+import { differences, IGNORED_VALUES } from './parity/compare';
+import { readFileSync } from 'node:fs';
+import { documentedDifferences, describeObserved, ENGINE_DOC, reconcile, type Observed } from './parity/documented';
 import { startPair, type Pair } from './parity/pair';
 import type { Answer, Target } from './parity/targets';
 
@@ -358,6 +359,12 @@ describe('the embedded engine answers as real OpenBao does', () => {
     for (const x of diffs) observed.push({ suite: 'parity', request, field: x.field, openbao: x.openbao, engine: x.engine });
     // Bad input is a clear 4xx on the engine, never a 5xx.
     expect(b.status).toBeLessThan(500);
+  });
+
+  it('docs/engine.md names every field whose value the comparison ignores', () => {
+    const doc = readFileSync(ENGINE_DOC, 'utf8');
+    const section = doc.slice(doc.indexOf('## Differences from OpenBao'));
+    expect(Object.keys(IGNORED_VALUES).filter((f) => !section.includes(`\`${f}\``))).toEqual([]);
   });
 
   it('prints the parity figure; the differences are exactly the ones docs/engine.md lists', () => {

@@ -30,7 +30,6 @@ export const IGNORED_VALUES: Readonly<Record<string, string>> = {
   running_plugin_version: 'server and plugin version',
   running_sha256: 'plugin binary checksum',
   plugin_version: 'plugin version',
-  custom_metadata: 'server bookkeeping',
   storage_type: 'the storage each server runs on (OpenBao -dev: inmem; the engine: its own store, reported as raft)',
   local_mount_accessor: 'random',
   mount_path_uuid: 'random',
