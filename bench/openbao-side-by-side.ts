@@ -5,22 +5,24 @@
 // server's CPU per request (OpenBao's login CPU includes its plugin process) and the load average.
 // The two servers take turns in short interleaved slices so both see the same phases of a shared machine.
 //
-//   npx tsx bench/openbao-side-by-side.ts [--slices 4] [--slice-seconds 2] [--concurrency 16] [--warmup-seconds 3]
+//   npx tsx bench/openbao-side-by-side.ts [--slices 4] [--slice-seconds 2] [--concurrency 16] [--warmup-seconds 3] [--engine-dir /dev/shm]
 // Needs tools/real-servers (bash tools/real-servers/install.sh). The engine runs compiled by tsc, as
 // shipped (bench/engine-build.ts), with its default storage (SQLite, fsync per write); OpenBao runs
 // `bao server -dev` (in-memory storage: no disk at all), which favours OpenBao on every write, and a
 // one-node raft OpenBao (bolt, fsync per commit), the durable comparison.
 //
-// Measured 2026-11-28 (2 cores shared with other jobs, load average 14-21: noisy; --slices 3):
-//   sys/health            engine 14,168/s  vs -dev 8,381/s (1.69)  vs raft 8,685/s (1.63); CPU/request 29 vs 64 µs
-//   token create + lookup engine    399/s  vs -dev   406/s (0.98)  vs raft   240/s (1.66); CPU/request 520 vs 399 / 771 µs
-//   iam login             engine    320/s  vs -dev   179/s (1.78)  vs raft   125/s (2.55); CPU/request 778 vs 3,514 / 4,203 µs
-// Where the engine is not ahead (token create against -dev): it is bound by the durable commit, not by CPU.
-// A CPU profile of the engine under this load (--cpu-prof) shows its event loop idle 50-60% of the time:
-// each created token is answered only after the fdatasync of the SQLite WAL that follows its commit (group
-// commit on libuv's pool), while -dev answers from memory. Its CPU per request is higher than -dev's by the
-// SQLite transaction, the row's AES-GCM seal and the keyed hashes of the token's storage key, and the
-// socket writev (the largest self-time item, ~8-10%). Against OpenBao with durable storage it is 1.66x faster.
+// Measured 2026-11-28, 13:28 UTC (2 cores shared with other jobs, load average 12-14: noisy; --slices 4):
+//   sys/health            engine 12,601/s  vs -dev 9,207/s (1.37)  vs raft 9,751/s (1.29); CPU/request 28 vs 59 / 55 µs
+//   token create + lookup engine    401/s  vs -dev   842/s (0.48)  vs raft   248/s (1.61); CPU/request 527 vs 370 / 836 µs
+//   iam login             engine    966/s  vs -dev   261/s (3.70)  vs raft   153/s (6.31); CPU/request 503 vs 3,204 / 4,621 µs
+// Where the engine is slower (token create against -dev) it waits for the disk, not for CPU: a CPU profile of the
+// engine under this load (--cpu-prof) shows its event loop idle 50-60% of the time, since each created token is
+// answered only after the fdatasync of the SQLite WAL that follows its commit (group commit on libuv's pool),
+// while -dev keeps everything in memory. With the engine's store on tmpfs (--engine-dir /dev/shm, 13:31 UTC,
+// same load) it does 870 pairs/s against -dev's 643 (1.35) at 405 against 491 µs CPU per request; against OpenBao
+// with durable storage (raft, fsync per commit) it is ahead either way (1.61 on disk, 4.12 on tmpfs). Its CPU per
+// request beyond -dev's on disk is the SQLite transaction, the row's AES-GCM seal, the keyed hashes of the token's
+// storage key and the socket writev (the largest self-time item, ~8-10%).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -141,7 +143,9 @@ async function main() {
   const here = resolve(__dirname, '..');
   const entry = buildEngine(here);
   const emu = await emulatorModule(entry).startCloudEmulator({ description: cloudDescription, requireAuth: false });
-  const dataDir = mkdtempSync(join(tmpdir(), 'keyward-side-by-side-'));
+  // --engine-dir /dev/shm puts the engine's store on tmpfs (fdatasync returns at once): isolates the disk's share.
+  const engineDirArg = process.argv.indexOf('--engine-dir');
+  const dataDir = mkdtempSync(join(engineDirArg === -1 ? tmpdir() : process.argv[engineDirArg + 1], 'keyward-side-by-side-'));
   const credentials = join(dataDir, 'keyward-sa.json');
   writeFileSync(credentials, JSON.stringify(emu.keyFile(SA.keyward.email)), { mode: 0o600 });
   const engineProc = await startEngineProcess({ dataDir: join(dataDir, 'engine'), rootToken: ROOT_TOKEN, entry, env: { GOOGLE_APPLICATION_CREDENTIALS: credentials } });
