@@ -1,9 +1,9 @@
 // The embedded engine beside real OpenBao on the same machine, in one run: GET sys/health, token create
 // followed by a lookup of the new token, and GCP iam logins (OpenBao through the real GCP auth plugin;
-// both against the same cloud emulator, with the same distinct JWTs). The engine is what users run
+// all against the same cloud emulator, with the same distinct JWTs). The engine is what users run
 // locally in OpenBao's place, so it should not be slower: the bench prints engine/OpenBao ratios, each
 // server's CPU per request (OpenBao's login CPU includes its plugin process) and the load average.
-// The two servers take turns in short interleaved slices so both see the same phases of a shared machine.
+// The servers take turns in short interleaved slices so all see the same phases of a shared machine.
 //
 //   npx tsx bench/openbao-side-by-side.ts [--slices 4] [--slice-seconds 2] [--concurrency 16] [--warmup-seconds 3] [--engine-dir /dev/shm]
 // Needs tools/real-servers (bash tools/real-servers/install.sh). The engine runs compiled by tsc, as
