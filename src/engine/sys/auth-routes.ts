@@ -20,15 +20,18 @@ function configOf(m: Pick<MountEntry, 'config'>) {
   return c;
 }
 
-/** A mount table entry in Vault's shape (sys/auth, sys/auth/:path). */
-function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uuid' | 'local' | 'config'>) {
+/**
+ * A mount table entry in Vault's shape (sys/auth, sys/auth/:path). `options` is {} for an enabled mount (Vault
+ * stores the enable request's options map, empty when none is sent) and null for the built-in token mount.
+ */
+function describe(m: Pick<MountEntry, 'accessor' | 'description' | 'type' | 'uuid' | 'local' | 'config'>, options: Record<string, string> | null = {}) {
   return {
     accessor: m.accessor,
     config: configOf(m),
     description: m.description,
     external_entropy_access: false,
     local: m.local ?? false,
-    options: null,
+    options,
     plugin_version: '',
     running_plugin_version: RUNNING_VERSION,
     running_sha256: '',
@@ -45,7 +48,9 @@ function mountAt(mounts: Mounts, ns: NamespaceRef, path: string): MountEntry {
   return m;
 }
 
-const TOKEN_MOUNT = describe({ accessor: 'auth_token_root', description: 'token based credentials', type: 'token', uuid: '00000000-0000-0000-0000-000000000000' });
+const TOKEN_MOUNT = describe({ accessor: 'auth_token_root', description: 'token based credentials', type: 'token', uuid: '00000000-0000-0000-0000-000000000000' }, null);
+
+const NS_TOKEN_MOUNT = { ...TOKEN_MOUNT, type: 'ns_token' };
 
 const enableShape = {
   type: field.string(),
@@ -72,7 +77,8 @@ export function authRoutes(mounts: Mounts): Route[] {
       pattern: 'sys/auth',
       operations: {
         read: (ctx) => {
-          const table: Record<string, unknown> = { 'token/': TOKEN_MOUNT };
+          // A child namespace's token mount is of type ns_token, as in Vault (mountTypeNSToken) and OpenBao.
+          const table: Record<string, unknown> = { 'token/': ctx.namespace.path === '' ? TOKEN_MOUNT : NS_TOKEN_MOUNT };
           for (const m of mounts.list(ctx.namespace)) table[m.path] = describe(m);
           return reply.dataTopLevel(table);
         },
@@ -94,7 +100,8 @@ export function authRoutes(mounts: Mounts): Route[] {
             token_type: t.token_type,
           };
           if (t.listing_visibility !== '') data.listing_visibility = t.listing_visibility;
-          return reply.data(data);
+          // Vault (and OpenBao, measured) copy these beside the envelope too, as for the sys/auth list.
+          return reply.dataTopLevel(data);
         },
         update: async (ctx) => {
           const { values } = requestFields(ctx, tuneShape);

@@ -27,7 +27,8 @@ export async function issueLoginToken(
   const entity = await deps.identity.resolve({
     namespaceId: mount.namespace.id,
     mountAccessor: mount.accessor,
-    mountPath: `${mount.path}/`,
+    // Vault names an alias's mount by its full path (`auth/gcp/`), as sys/auth's keys are prefixed by `auth/`.
+    mountPath: `auth/${mount.path}/`,
     aliasName: login.alias.name,
     metadata: login.alias.metadata,
     groupAliases: login.groupAliases ?? [],

@@ -33,6 +33,8 @@ describe('cloud auth login identity', () => {
     const e = await entity(r.body.auth.entity_id);
     const role = (await api(engine, 'GET', 'auth/cloud/role/app')).body.data;
     expect(e.aliases[0].name).toBe(role.role_id);
+    // Vault and OpenBao name the alias's mount by its full path (measured: test/real/logins.test.ts).
+    expect(e.aliases[0].mount_path).toBe('auth/cloud/');
     expect(e.group_aliases ?? []).toEqual([]);
   });
 

@@ -18,8 +18,15 @@ test('enable with local and config: sys/auth lists both; tune read reports the e
   const list = await api(engine, 'GET', 'sys/auth');
   expect(list.body.data['loc/']).toMatchObject({ local: true, config: { default_lease_ttl: 3600, max_lease_ttl: 0, token_type: 'default-batch' } });
   expect(list.body.data['loc/'].config).not.toHaveProperty('listing_visibility');
+  // An enabled mount's options read {} (Vault stores the request's empty map; OpenBao 2.7.2 answers the same,
+  // test/real/engine-parity.test.ts); only the built-in token mount has none (null).
+  expect({ loc: list.body.data['loc/'].options, token: list.body.data['token/'].options }).toEqual({ loc: {}, token: null });
+  expect((await api(engine, 'GET', 'sys/auth/loc')).body.data.options).toEqual({});
   const tune = await api(engine, 'GET', 'sys/auth/loc/tune');
   expect(tune.body.data).toEqual({ description: '', default_lease_ttl: 3600, max_lease_ttl: 2764800, force_no_cache: false, token_type: 'default-batch' });
+  // Vault and OpenBao also copy the tune read's fields beside the envelope, as for sys/auth itself (measured on
+  // OpenBao 2.7.2 by test/real/engine-parity.test.ts); clients reading the legacy top-level shape find them there.
+  expect(tune.body).toMatchObject({ description: '', default_lease_ttl: 3600, max_lease_ttl: 2764800, force_no_cache: false, token_type: 'default-batch' });
 });
 
 test('tune: only the fields sent change; bad values are 400s naming the field', async () => {

@@ -34,6 +34,10 @@ it('a mount in a child namespace is invisible from the root, and the reverse', a
   // A path prefix selects the namespace too.
   expect((await api(engine, 'GET', 'team/auth/child-only/role/r')).status).toBe(200);
   expect(Object.keys((await api(engine, 'GET', 'team/sys/auth')).body.data).sort()).toEqual(['child-only/', 'token/']);
+  // A child namespace's token mount is of type ns_token (Vault's mountTypeNSToken; OpenBao 2.7.2 answers the same,
+  // test/real/engine-parity.test.ts); the root namespace's is token.
+  const tokenType = async (namespace?: string) => (await api(engine, 'GET', 'sys/auth', { namespace })).body.data['token/'].type;
+  expect({ root: await tokenType(), team: await tokenType('team') }).toEqual({ root: 'token', team: 'ns_token' });
 });
 
 it('the same mount path can exist in two namespaces independently', async () => {

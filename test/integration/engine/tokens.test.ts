@@ -331,6 +331,21 @@ describe('root tokens and Vault status codes', () => {
     expect((await api(engine, 'POST', 'auth/token/revoke', { body: { token: 'hvs.000000000000unknownunknownunknown' } })).status).toBe(204);
   });
 
+  it('lookup without a token field looks up the caller, as Vault and OpenBao do; renew and revoke still require it', async () => {
+    // Measured on OpenBao 2.7.2 (test/real/engine-parity.test.ts): POST auth/token/lookup {} answers 200 with the
+    // caller's own token (Vault's token store: an empty id is the client token), where the engine answered 400.
+    // (The default policy grants lookup-self only, so the caller here is the root token.)
+    const self = await api(engine, 'GET', 'auth/token/lookup-self');
+    const l = await api(engine, 'POST', 'auth/token/lookup', { body: {} });
+    expect({ status: l.status, accessor: l.body?.data?.accessor, policies: l.body?.data?.policies }).toEqual({
+      status: 200,
+      accessor: self.body.data.accessor,
+      policies: ['root'],
+    });
+    expect((await api(engine, 'POST', 'auth/token/renew', { body: {} })).status).toBe(400);
+    expect((await api(engine, 'POST', 'auth/token/revoke', { body: {} })).status).toBe(400);
+  });
+
   it('lookups after a renewal carry last_renewal_time and last_renewal', async () => {
     const t = await create({ ttl: '1h' });
     expect((await lookup(t.client_token)).body.data.last_renewal_time).toBeUndefined();
