@@ -112,8 +112,11 @@ export class ManagedServer {
    * deadline). The spool is removed once the stream is consumed or destroyed.
    */
   async openSnapshot(token: string, signal: AbortSignal): Promise<SnapshotArchive> {
-    const first = new URL(`${this.address.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`);
-    let res = await this.getSnapshot(first, token, signal);
+    const first = await this.activeNodeSnapshotUrl(new URL(`${this.address.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`), signal);
+    let res = await this.getSnapshot(first, token, signal).catch((e: Error) => {
+      if (first.origin === new URL(this.address).origin) throw e;
+      throw new Error(`the active node ${first.origin} that ${this.address} names (sys/leader) did not answer: ${e.message}`);
+    });
     // A standby always redirects the snapshot path to the active node (Vault's and OpenBao's
     // handlers): followed once, never from https to http (the token would cross in the clear).
     if (res.statusCode === 307 || res.statusCode === 308) {
@@ -168,6 +171,40 @@ export class ManagedServer {
     );
     void removed;
     return { size, stream, done: Promise.resolve(), producerError: () => undefined };
+  }
+
+  /**
+   * Where to read the snapshot: the active node. An OpenBao standby answers the snapshot read from its own raft
+   * state, without redirecting or forwarding (measured on 2.7.2, test/real/snapshot-agent-raft.test.ts), and goes
+   * on answering when it has lost the leader and quorum: its archive trails the cluster, and taken as a backup it
+   * would be stored as a success. So a standby is asked who leads (sys/leader, unauthenticated) and the snapshot is
+   * read from that node, by the same rule as a redirect (never https to http); a standby that names no leader fails
+   * the attempt. A server without sys/leader, or that is not in HA mode, is read as it is (Vault's standbys 307).
+   */
+  private async activeNodeSnapshotUrl(url: URL, signal: AbortSignal): Promise<URL> {
+    let leader: { ha_enabled?: unknown; is_self?: unknown; leader_address?: unknown };
+    try {
+      const res = await this.dispatcher.request({ origin: url.origin, path: `${new URL(this.address).pathname.replace(/\/+$/, '')}/v1/sys/leader`, method: 'GET', signal });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return url;
+      }
+      leader = (await res.body.json()) as typeof leader;
+    } catch {
+      return url; // the snapshot read then fails with the server's own error
+    }
+    if (leader.ha_enabled !== true || leader.is_self === true) return url;
+    const address = typeof leader.leader_address === 'string' ? leader.leader_address : '';
+    if (address === '') {
+      throw new Error(
+        `${url.origin} is a standby that names no active node (sys/leader): a snapshot read from it would be its own copy, which may trail the cluster; no snapshot is taken until a leader is elected`,
+      );
+    }
+    const next = new URL(`${address.replace(/\/+$/, '')}/v1/sys/storage/raft/snapshot`);
+    if (url.protocol === 'https:' && next.protocol !== 'https:') {
+      throw new Error(`${url.origin} is a standby whose leader is ${address}: refused, reading from it would send the token over plain http`);
+    }
+    return next;
   }
 
   private getSnapshot(url: URL, token: string, signal: AbortSignal) {
