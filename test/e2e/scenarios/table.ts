@@ -285,6 +285,21 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'a move whose status the server forgot (404: a leader change or a restart) completes: the mount table says it happened, the resource stays in state',
+    defect: 9,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (v.remountOptions.forgetNext = true), why: 'the migration id is forgotten at once: its status reads 404' },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+      {
+        check: (v) => expect(v.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/sys/remount/status/')).length).toBeLessThan(3),
+        why: 'no polling of a status that will never come',
+      },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+  {
     name: "a role's type change deletes the role before it creates it again, with a new role_id; the plan says it is replaced",
     defect: null,
     steps: [
