@@ -103,8 +103,9 @@ export interface IamRoleProps extends CloudAuthRoleBaseProps {
 /** A vm role: compute instances log in with an instance identity token. */
 export interface VmRoleProps extends CloudAuthRoleBaseProps {
   /**
-   * Service accounts the instance must run as.
-   * @default any service account
+   * Service accounts the instance must run as. `*` means any only on keyward's engine: on Vault
+   * and OpenBao it is a literal that no VM matches, so the plan refuses it there.
+   * @default any service account (when the list is left out)
    */
   readonly boundServiceAccounts?: readonly string[];
   /**

@@ -20,7 +20,8 @@ const ROLE_FIELD_TABLE = [
     default: [],
     readAbsent: [],
     set: true,
-    description: 'Service account emails or ids that may log in; required for iam roles. `*` allows any (iam: alone only).',
+    description:
+      "Service account emails or ids that may log in; required for iam roles. `*` allows any on iam roles (alone only) and on vm roles on keyward's engine; on Vault and OpenBao `*` on a vm role is a literal that no VM matches (the plan refuses it there).",
   }),
   f('bound_projects', 'commaList', 'both', { default: [], readAbsent: [], set: true, description: 'Projects the identity must belong to.' }),
   f('add_group_aliases', 'bool', 'both', { default: false, description: "Add group aliases for the project and its folders and organization to the token's entity." }),

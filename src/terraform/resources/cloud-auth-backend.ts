@@ -11,6 +11,7 @@ import { MOUNT_PATH, planMount, validateMount } from './mount-values';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import { credentialsWarning, decideCredentials } from './config-credentials';
 import { moveWarning } from '../../reconcile/objects/auth-mount';
+import { roleServerDiagnostics } from './role-server-rules';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
@@ -84,6 +85,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     for (const [name, role] of Object.entries(config.roles)) {
       const before = priorRoles[name];
       roles[name] = isObject(role) ? planRole(name, role, isObject(before) ? before : undefined) : role;
+      if (isObject(role)) diagnostics.push(...(await roleServerDiagnostics(ctx, name, role, isObject(before) ? before : undefined, ['roles', name])));
     }
     planned.roles = roles;
   }

@@ -8,6 +8,8 @@ import type { Stack } from './stack';
 export type Step =
   | { apply: Stack; force?: boolean; out?: RegExp[]; fails?: RegExp }
   | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
+  /** A plan both paths refuse (non-zero exit), saying `out`. */
+  | { refuses: Stack; out: RegExp }
   /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
   | { cliRefuses: Stack; out: RegExp }
   | { destroy: Stack; out?: RegExp[] }
@@ -59,6 +61,7 @@ const roleOf = (v: VaultContract, name = 'web') => v.gcp.get('cloud')?.roles.get
 const roleRequests = (v: VaultContract) => v.requests.filter((r) => r.path === '/v1/auth/cloud/role/web' && r.method !== 'GET').map((r) => r.method);
 let roleId: unknown;
 const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
+const VM_STAR: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h', bound_service_accounts: ['*'] } } };
 const WIF: Stack = {
   path: 'cloud',
   config: {
@@ -297,6 +300,26 @@ export const SCENARIOS: Scenario[] = [
         why: 'no polling of a status that will never come',
       },
       { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+  {
+    name: 'a vm role with `*` toward Vault or OpenBao: the plan refuses the lock-out (the real plugin compares `*` literally), nothing is written',
+    defect: null,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans only' },
+      { refuses: VM_STAR, out: /bound_service_accounts.*on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/ },
+      { refuses: { ...BASE, roles: { ...BASE.roles, batch: VM_STAR.roles!.web } }, out: /on Vault and OpenBao `\*` on a vm role is a literal/ },
+      { check: (v) => expect(v.requests.filter((r) => r.method !== 'GET')).toEqual([]), why: 'nothing written' },
+    ],
+  },
+  {
+    name: 'a vm role that already holds `*` on Vault or OpenBao: every plan warns that its VMs are locked out',
+    defect: null,
+    steps: [
+      { apply: AS_VM },
+      { server: (v) => post(v, 'auth/cloud/role/web', { bound_service_accounts: ['*'] }).then(() => undefined), why: '`*` set by hand on the vm role' },
+      { plan: VM_STAR, changes: false, out: [/on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/, /already holds it on the server/] },
     ],
   },
   {
