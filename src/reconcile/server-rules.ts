@@ -8,6 +8,7 @@ import type { VaultClient } from '../client/vault-client';
 import type { DesiredState } from './desired';
 import type { Json, ObjectPlan, Plan } from './model';
 import { roleServerProblem } from './objects/role';
+import { configServerProblems } from './objects/auth-config';
 import { engineOnlySnapshotProblems } from '../schema/snapshot-validate';
 import type { SnapshotConfig } from '../schema/snapshot-config';
 
@@ -36,9 +37,17 @@ function roleBefore(o: ObjectPlan, declared: Record<string, Json>): Record<strin
 export async function refuseServerRuleProblems(client: VaultClient, desired: DesiredState, plan: Plan): Promise<void> {
   const writing = plan.objects.filter((o) => o.address.kind === 'snapshot-config' && ['create', 'update', 'replace'].includes(o.action));
   const roles = plan.objects.filter((o) => o.address.kind === 'role' && o.action !== 'delete' && desired.objects.has(o.id));
-  if (writing.length === 0 && roles.length === 0) return;
+  const configs = plan.objects.filter((o) => o.address.kind === 'auth-config' && o.action !== 'delete' && desired.objects.has(o.id));
+  if (writing.length === 0 && roles.length === 0 && configs.length === 0) return;
   const dialect = await client.dialect();
   const problems = writing.flatMap((o) => snapshotServerProblems(dialect, desired.objects.get(o.id)!.fields).map(([, m]) => `${o.id}: ${m}`));
+  if (dialect === 'vault' && configs.length > 0) {
+    const server = await client.serverInfo();
+    for (const o of configs) {
+      const d = desired.objects.get(o.id)!;
+      problems.push(...configServerProblems(server, d.declared ?? Object.keys(d.fields)).map(([, m]) => `${o.id}: ${m}`));
+    }
+  }
   const unusable: string[] = [];
   for (const o of roles) {
     const declared = desired.objects.get(o.id)!.fields;

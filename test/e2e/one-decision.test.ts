@@ -71,7 +71,7 @@ describe.each([['cli'], ['terraform']] as const)('one decision per object, throu
   it.each(SCENARIOS.map((s) => [`${s.defect === null ? 'roles' : `defect ${s.defect}`}: ${s.name}`, s] as const))(
     '%s',
     async (_name, s) => {
-      const vault = await startVaultContract();
+      const vault = await startVaultContract(s.contract);
       try {
         await p.reset(s.via === 'perfstandby' ? (await vault.perfStandby()).url : vault.url);
         for (const [i, step] of s.steps.entries()) await runStep(p, vault, step, `${which} step ${i + 1}${'why' in step ? ` (${step.why})` : ''}`);

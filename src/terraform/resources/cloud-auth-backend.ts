@@ -12,6 +12,7 @@ import { configSecretDiagnostics, planConfig, validateConfig } from './config-va
 import { credentialsWarning, decideCredentials } from './config-credentials';
 import { moveWarning } from '../../reconcile/objects/auth-mount';
 import { roleServerDiagnostics } from './role-server-rules';
+import { configServerDiagnostics } from './config-server-rules';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
@@ -69,6 +70,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
     planned.config = r.planned;
     diagnostics.push(...r.diagnostics);
+    diagnostics.push(...(await configServerDiagnostics(ctx, ['config'], config.config)));
     if (!r.diagnostics.some((d) => d.severity === 'error') && typeof config.path === 'string' && !hasUnknown(r.planned)) {
       const priorConfig = prior && isObject(prior.config) ? prior.config : null;
       // The mount is read where it is now: a move happens at apply.

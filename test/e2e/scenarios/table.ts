@@ -2,7 +2,7 @@
 // (apply, plan, destroy, adopt) and things the server does meanwhile. test/e2e/one-decision.test.ts
 // runs every row through the CLI and through real terraform, so the two cannot differ silently.
 
-import { CONTRACT_TOKEN, type VaultContract } from '../../support/vault-contract/server';
+import { CONTRACT_TOKEN, type ContractOptions, type VaultContract } from '../../support/vault-contract/server';
 import type { Stack } from './stack';
 
 export type Step =
@@ -23,6 +23,8 @@ export interface Scenario {
   defect: number | null;
   /** Talk to the cluster through a performance standby (lagging reads, node-local remount status). */
   via?: 'perfstandby';
+  /** The contract server's options (default: Vault Enterprise). */
+  contract?: ContractOptions;
   steps: Step[];
 }
 
@@ -320,6 +322,23 @@ export const SCENARIOS: Scenario[] = [
       { apply: AS_VM },
       { server: (v) => post(v, 'auth/cloud/role/web', { bound_service_accounts: ['*'] }).then(() => undefined), why: '`*` set by hand on the vm role' },
       { plan: VM_STAR, changes: false, out: [/on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/, /already holds it on the server/] },
+    ],
+  },
+  {
+    name: 'OpenBao: a declared rotation or workload identity field fails the plan naming OpenBao (its GCP plugin has neither), nothing is written',
+    defect: null,
+    contract: { flavor: 'openbao', gcpPluginName: 'gcp' },
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans only' },
+      { refuses: ROTATING, out: /OpenBao 2\.2\.0 has no rotation_period: its GCP auth plugin has no automated root rotation/ },
+      {
+        refuses: { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', disable_automated_rotation: false } } },
+        out: /OpenBao 2\.2\.0 has no disable_automated_rotation/,
+      },
+      { refuses: WIF, out: /OpenBao 2\.2\.0 has no identity_token_audience: its GCP auth plugin has no workload identity federation/ },
+      { check: (v) => expect(v.requests.filter((r) => r.method !== 'GET')).toEqual([]), why: 'nothing written' },
+      { plan: BASE, changes: false },
     ],
   },
   {

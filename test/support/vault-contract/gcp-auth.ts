@@ -4,7 +4,7 @@
 // them: hashicorp/terraform-provider-vault#714, hashicorp/vault#18145).
 
 import { randomUUID } from 'node:crypto';
-import { asBool, asInt, asList, asSeconds, envelope, errors, noContent, rejectUnknown, type Ctx, type Reply } from './http';
+import { asBool, asInt, asList, asSeconds, envelope, errors, noContent, rejectUnknown, wrapped, type Ctx, type Reply } from './http';
 import { parseCron } from '../../../src/schema/cron';
 
 const IAM_META = ['project_id', 'role', 'service_account_id', 'service_account_email'];
@@ -51,6 +51,13 @@ const WIF_ROTATION = [
   'disable_automated_rotation',
 ];
 const CONFIG_FIELDS = ['credentials', 'iam_alias', 'iam_metadata', 'gce_alias', 'gce_metadata', 'custom_endpoint', 'google_certs_endpoint', ...WIF_ROTATION];
+/**
+ * OpenBao runs the plugin v0.19.1 (v0.20+ calls rotation RPCs OpenBao's SystemView lacks): no
+ * rotation fields (422 unknown fields), and identity tokens fail in OpenBao's SystemView (500).
+ * Measured on OpenBao 2.7.2.
+ */
+const ROTATION = ['rotation_schedule', 'rotation_window', 'rotation_period', 'disable_automated_rotation'];
+const OPENBAO_CONFIG_FIELDS = CONFIG_FIELDS.filter((f) => !ROTATION.includes(f));
 
 function metadata(ctx: Ctx, which: string, v: unknown, allowed: string[]): string[] | undefined | Reply {
   const items = asList(v).map((s) => s.toLowerCase());
@@ -89,7 +96,7 @@ export function rotateRoot(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): 
 /** The test hook for "Vault rotated the key on its schedule". */
 export const rotateOnSchedule = (cfg: GcpConfig, deletedKeys: DeletedKeys): string => rotateKey(cfg, deletedKeys);
 
-export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): Reply {
+export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys, flavor: 'vault' | 'openbao' = 'vault'): Reply {
   if (ctx.method === 'read') {
     const data: Record<string, unknown> = {
       iam_metadata: cfg.iam_metadata ?? IAM_META,
@@ -108,11 +115,16 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys): R
     const ce = Object.fromEntries(Object.entries(cfg.custom_endpoint).filter(([, v]) => v !== ''));
     if (Object.keys(ce).length) data.custom_endpoint = ce;
     if (cfg.service_account_email !== '') data.service_account_email = cfg.service_account_email;
+    if (flavor === 'openbao') for (const f of ROTATION) delete data[f];
     return envelope(data);
   }
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
-  const bad = rejectUnknown(ctx, CONFIG_FIELDS);
+  const bad = rejectUnknown(ctx, flavor === 'openbao' ? OPENBAO_CONFIG_FIELDS : CONFIG_FIELDS);
   if (bad) return bad;
+  if (flavor === 'openbao' && typeof ctx.body.identity_token_audience === 'string' && ctx.body.identity_token_audience !== '') {
+    ctx.problem(`${ctx.path}: identity_token_audience on OpenBao`);
+    return wrapped(500, 'unknown method GenerateIdentityToken for service pb.SystemView');
+  }
   const b = ctx.body;
   // path_config.go reads the stored config and applies the fields sent (merge), then validates.
   const next: GcpConfig = { ...cfg, custom_endpoint: { ...cfg.custom_endpoint } };

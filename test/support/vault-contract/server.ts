@@ -158,7 +158,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       if (!mount || mounts.get(mount)!.type !== gcpType) return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
-      if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys);
+      if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys, flavor === 'openbao' ? 'openbao' : 'vault');
       if (rest === 'config/rotate-root') return rotateRoot(ctx, m.config, deletedKeys);
       if (rest === 'roles' || rest === 'role') {
         if (ctx.method !== 'list') return errors(405, 'unsupported operation');
