@@ -86,7 +86,8 @@ export interface IamRoleProps extends CloudAuthRoleBaseProps {
    */
   readonly maxJwtExp?: DurationValue;
   /**
-   * Let VM instances log in through their service account.
+   * Vault's allow_gce_inference, stored as declared. Neither Vault's plugin (v0.19.1) nor keyward's
+   * engine consults it: an instance token on an iam role is taken as any JWT, held to maxJwtExp.
    * @default true
    */
   readonly allowVmInference?: boolean;
@@ -103,8 +104,9 @@ export interface IamRoleProps extends CloudAuthRoleBaseProps {
 /** A vm role: compute instances log in with an instance identity token. */
 export interface VmRoleProps extends CloudAuthRoleBaseProps {
   /**
-   * Service accounts the instance must run as.
-   * @default any service account
+   * Service accounts the instance must run as. `*` means any only on keyward's engine: on Vault
+   * and OpenBao it is a literal that no VM matches, so the plan refuses it there.
+   * @default any service account (when the list is left out)
    */
   readonly boundServiceAccounts?: readonly string[];
   /**

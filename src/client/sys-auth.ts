@@ -136,8 +136,10 @@ export class SysAuthApi {
         ]);
       }
       if (Date.now() + pause > deadline) {
+        // Not a failure the server reported: the move may still finish (or have finished) after
+        // this. The message says where to look before anything is sent again.
         throw new VaultClientError(0, 'GET', `sys/remount/status/${id}`, [], 1, {
-          cause: new Error(`moving ${src}/ to ${dst}/ still "${status || 'unknown'}" after ${options.timeoutMs ?? 60_000} ms`),
+          waited: `moving ${src}/ to ${dst}/ could not be confirmed within ${options.timeoutMs ?? 60_000} ms (migration ${id} still "${status || 'unknown'}"); check GET sys/remount/status/${id} and whether sys/auth lists ${dst}/ (moved) or ${src}/ (not moved) before applying again`,
         });
       }
       await new Promise((r) => setTimeout(r, pause));
@@ -146,19 +148,22 @@ export class SysAuthApi {
   }
 
   /**
-   * A migration's status. Vault keeps it in the active node's memory: a performance standby (or a
-   * restarted node) does not know the id (400). Then the mount table, read consistently after the
-   * remount's write (X-Vault-Index), tells: the mount at the target and gone from the source is done.
+   * A migration's status. Vault keeps it in the active node's memory: a performance standby, a new
+   * leader or a restarted node does not know the id. Vault and OpenBao then answer a bare 404
+   * (handleRemountStatusCheck returns nil; OpenBao 2.7.2 measured), some versions a 400. Then the
+   * mount table, read consistently after the remount's write (X-Vault-Index), tells: the mount at
+   * the target and gone from the source is done.
    */
   private async migrationStatus(id: string, src: string, dst: string): Promise<string> {
+    let data: { migration_info?: { status?: unknown } } | undefined;
     try {
-      const data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
-      return String(data?.migration_info?.status ?? '');
+      data = await this.c.read<{ migration_info?: { status?: unknown } }>(`sys/remount/status/${encodeURIComponent(id)}`);
     } catch (e) {
       if (!VaultClientError.is(e) || e.status !== 400) throw e;
-      const mounts = await this.listAuthMounts();
-      return mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length)) ? 'success' : 'unknown';
     }
+    if (data !== undefined) return String(data?.migration_info?.status ?? '');
+    const mounts = await this.listAuthMounts();
+    return mounts.has(dst.slice('auth/'.length)) && !mounts.has(src.slice('auth/'.length)) ? 'success' : 'unknown';
   }
 
   async disableAuth(path: string): Promise<void> {

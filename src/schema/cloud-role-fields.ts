@@ -20,7 +20,8 @@ const ROLE_FIELD_TABLE = [
     default: [],
     readAbsent: [],
     set: true,
-    description: 'Service account emails or ids that may log in; required for iam roles. `*` allows any (iam: alone only).',
+    description:
+      "Service account emails or ids that may log in; required for iam roles. `*` allows any on iam roles (alone only) and on vm roles on keyward's engine; on Vault and OpenBao `*` on a vm role is a literal that no VM matches (the plan refuses it there).",
   }),
   f('bound_projects', 'commaList', 'both', { default: [], readAbsent: [], set: true, description: 'Projects the identity must belong to.' }),
   f('add_group_aliases', 'bool', 'both', { default: false, description: "Add group aliases for the project and its folders and organization to the token's entity." }),
@@ -29,7 +30,8 @@ const ROLE_FIELD_TABLE = [
   f('allow_vm_inference', 'bool', 'iam', {
     default: true,
     vault: 'allow_gce_inference',
-    description: 'Accept instance identity tokens for this iam role, inferring the service account. Default true.',
+    description:
+      'Stored for Vault fidelity (allow_gce_inference); as in vault-plugin-auth-gcp v0.19.1 it is not consulted: an instance identity token on an iam role is taken as any JWT (held to max_jwt_exp). Default true.',
   }),
   f('bound_zones', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Zones the instance must run in (vm roles).' }),
   f('bound_regions', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Regions the instance must run in (vm roles); ignored where bound_zones is set.' }),

@@ -27,6 +27,14 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
       expect({ where, changes: r.changes, out: r.changes === step.changes ? '' : r.out.slice(-3000) }).toEqual({ where, changes: step.changes, out: '' });
     has(r.out, step.out);
     has(r.out, step.notOut, true);
+  } else if ('refuses' in step) {
+    const r = await p.plan(step.refuses);
+    expect({ where, code: r.code === 0 ? 0 : 1, refused: step.out.test(flat(r.out)), out: step.out.test(flat(r.out)) ? '' : r.out.slice(-3000) }).toEqual({
+      where,
+      code: 1,
+      refused: true,
+      out: '',
+    });
   } else if ('cliRefuses' in step) {
     if (p.name !== 'cli') return;
     const r = await p.plan(step.cliRefuses);
@@ -63,7 +71,7 @@ describe.each([['cli'], ['terraform']] as const)('one decision per object, throu
   it.each(SCENARIOS.map((s) => [`${s.defect === null ? 'roles' : `defect ${s.defect}`}: ${s.name}`, s] as const))(
     '%s',
     async (_name, s) => {
-      const vault = await startVaultContract();
+      const vault = await startVaultContract(s.contract);
       try {
         await p.reset(s.via === 'perfstandby' ? (await vault.perfStandby()).url : vault.url);
         for (const [i, step] of s.steps.entries()) await runStep(p, vault, step, `${which} step ${i + 1}${'why' in step ? ` (${step.why})` : ''}`);

@@ -29,10 +29,8 @@ const CONFIG_VALUES: Record<string, unknown> = {
   vm_alias: 'instance_id',
   vm_metadata: ['zone', 'instance_id', 'project_number'],
   custom_endpoint: { api: 'https://api.example.test', iam: 'https://iam.example.test', crm: 'https://crm.example.test', compute: 'https://compute.example.test' },
-  // Stored by OpenBao on their own (the plugin knows them); only identity_token_audience, which needs an identity
-  // token, is refused.
+  // Stored by OpenBao on its own (the plugin knows it; without an audience it is the account keyward's key belongs to).
   service_account_email: 'wif@p.iam.gserviceaccount.com',
-  identity_token_ttl: '10m',
 };
 
 /** The mount's own fields (sys/auth enable and tune), a non-default value each: every one is written by keyward. */
@@ -54,6 +52,10 @@ const CONFIG_EXCLUDED: Record<string, { why: string; refusedBy?: Record<string, 
       identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v',
       service_account_email: 'wif@p.iam.gserviceaccount.com',
     },
+  },
+  identity_token_ttl: {
+    why:
+      "refused by keyward's plan toward OpenBao (objects/auth-config.ts): OpenBao's own GCP plugin has no identity_token_* fields (422), and plugin v0.19.1, which stores it, cannot use it without identity tokens",
   },
   rotation_period: { why: "OpenBao's plugin host has no rotation manager: unknown field (422)", refusedBy: { rotation_period: 86400 } },
   rotation_schedule: { why: 'as rotation_period', refusedBy: { rotation_schedule: '0 3 * * SAT' } },

@@ -56,7 +56,9 @@ export function remountRoutes(mounts: Mounts, tokens: TokenStore): Route[] {
       operations: {
         read: (ctx) => {
           const m = migrations.get(ctx.params.id);
-          if (!m || m.namespaceId !== ctx.namespace.id) throw Errors.badRequest(`no migration with ID ${ctx.params.id}`);
+          // As Vault: handleRemountStatusCheck returns nil for an id it does not know, which
+          // RespondErrorCommon answers with a bare 404 (OpenBao 2.7.2 measured: 404 {"errors":[]}).
+          if (!m || m.namespaceId !== ctx.namespace.id) throw Errors.notFound();
           return reply.data({ migration_id: ctx.params.id, migration_info: { source_mount: m.source_mount, target_mount: m.target_mount, status: m.status } });
         },
       },

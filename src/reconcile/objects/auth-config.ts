@@ -64,3 +64,40 @@ export function keyIdOf(credentials: string | undefined): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Config fields OpenBao's GCP auth plugin does not have: no workload identity federation (its
+ * SystemView has no GenerateIdentityToken) and no automated root rotation (no rotation manager).
+ * Measured on OpenBao 2.7.2 with the plugin v0.19.1: a rotation field is a 422 "unknown fields",
+ * identity_token_audience a 500 (unknown method GenerateIdentityToken for service pb.SystemView).
+ */
+export const OPENBAO_MISSING_CONFIG_FIELDS = [
+  'identity_token_audience',
+  'identity_token_ttl',
+  'rotation_period',
+  'rotation_schedule',
+  'rotation_window',
+  'disable_automated_rotation',
+] as const;
+
+/** What the server is, as sys/health tells (the client's ServerInfo). */
+export interface ConfigServer {
+  openbao?: true;
+  version: string;
+}
+
+/**
+ * Declared config fields the server cannot take, as [field, message]: on OpenBao every declared
+ * WIF or rotation field (a declared field is written even at its default, so declaring one is
+ * enough). Nothing on Vault or on keyward's engine, which have them.
+ */
+export function configServerProblems(server: ConfigServer, declared: Iterable<string>): Array<[field: string, message: string]> {
+  if (!server.openbao) return [];
+  const missing = new Set<string>(OPENBAO_MISSING_CONFIG_FIELDS);
+  return [...declared]
+    .filter((f) => missing.has(f))
+    .map((f) => {
+      const what = f.startsWith('identity_token_') ? 'workload identity federation (identity tokens)' : 'automated root rotation';
+      return [f, `OpenBao ${server.version} has no ${f}: its GCP auth plugin has no ${what} (OpenBao refuses the write), so remove ${f} from the declaration`];
+    });
+}

@@ -4,6 +4,7 @@
 // into the stored role, so an update sends only the changed fields; a role's type cannot change in
 // place, so a new type deletes the role and creates it again (with a new role_id).
 
+import type { ServerDialect } from '../../client/dialect/server-dialect';
 import type { Json } from '../model';
 import { sameValue } from '../model';
 import { roleWriteBody } from '../canonical';
@@ -57,3 +58,40 @@ export async function applyRoleDecision(api: RoleWriter, name: string, d: RoleDe
 
 /** The decision creates the role (a create, or a replace's second half): its role_id is new, to be read back. */
 export const createsRole = (d: RoleDecision): boolean => d.action === 'create' || d.action === 'replace';
+
+/**
+ * `*` in a vm role's bound_service_accounts on Vault and OpenBao: the real plugin
+ * (vault-plugin-auth-gcp authorizer_gce.go, v0.19.1) compares the VM's service account with each
+ * entry literally; the wildcard exists only on the iam path. So `*` on a vm role matches no VM:
+ * a lock-out, although Vault's docs (and the seed, which the engine keeps) say it allows any.
+ */
+export const VM_WILDCARD_LOCKOUT = 'on Vault and OpenBao `*` on a vm role is a literal: no VM matches; list the service accounts';
+
+export interface RoleServerProblem {
+  /** error: the plan would write the lock-out; warning: the role already has it on the server. */
+  severity: 'error' | 'warning';
+  field: 'bound_service_accounts';
+  message: string;
+}
+
+const vmWildcard = (f: Readonly<Record<string, Json>> | undefined): boolean =>
+  f !== undefined && f.type === 'vm' && Array.isArray(f.bound_service_accounts) && f.bound_service_accounts.includes('*');
+
+/**
+ * What the server's own rules say of a declared role (canonical fields; `before` the server's, or
+ * the refreshed state's; undefined: no role yet). On the engine (keyward dialect) nothing: `*`
+ * allows any VM there, as the seed says. Toward Vault or OpenBao a vm role with `*` is refused
+ * when the plan would write it, and warned when the server already holds it (refusing then would
+ * block every other change of the stack without unlocking anything).
+ */
+export function roleServerProblem(
+  dialect: ServerDialect,
+  before: Readonly<Record<string, Json>> | undefined,
+  after: Readonly<Record<string, Json>> | undefined,
+): RoleServerProblem | undefined {
+  if (dialect === 'keyward' || !vmWildcard(after)) return undefined;
+  if (vmWildcard(before)) {
+    return { severity: 'warning', field: 'bound_service_accounts', message: `${VM_WILDCARD_LOCKOUT} (the role already holds it on the server: its VMs cannot log in now)` };
+  }
+  return { severity: 'error', field: 'bound_service_accounts', message: VM_WILDCARD_LOCKOUT };
+}

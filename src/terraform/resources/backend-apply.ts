@@ -50,6 +50,8 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
       state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
     } catch (e) {
       // A failed move leaves the state at the old path; a failed enable or tune keeps the prior.
+      // A move whose completion could not be confirmed keeps the prior state too (never null: the
+      // resource stays), and the next refresh follows the mount by its accessor wherever it is.
       return {
         state: prior,
         diagnostics: [

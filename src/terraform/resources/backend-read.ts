@@ -4,7 +4,7 @@
 // Spellings in state are kept where they mean the same.
 
 import { mapLimit } from '../../reconcile/pool';
-import type { ObjectValue, ReadResult } from '../plugin/contract';
+import type { Diagnostic, ObjectValue, ReadResult } from '../plugin/contract';
 import { refreshConfig } from './config-values';
 import { refreshMount } from './mount-values';
 import type { KeywardProviderContext } from './context';
@@ -17,12 +17,29 @@ export const isImported = (state: ObjectValue): boolean => state.accessor === nu
 export async function readBackend(ctx: KeywardProviderContext, state: ObjectValue): Promise<ReadResult> {
   const client = ctx.client;
   if (!client) return { state };
-  const path = String(state.path);
-  const mount = (await client.sys.listAuthMounts()).get(path);
+  const mounts = await client.sys.listAuthMounts();
+  let path = String(state.path);
+  let mount = mounts.get(path);
+  const diagnostics: Diagnostic[] = [];
+  // A move keeps the mount's accessor (sys/remount). When the mount is gone from the path in state
+  // but a cloud mount with the same accessor is elsewhere, it moved: a move whose completion could
+  // not be confirmed (its status lost) or one made by hand. The resource follows it rather than
+  // dropping out of state, where the next plan would refuse to create what already exists.
+  if (!mount && typeof state.accessor === 'string' && state.accessor !== '') {
+    const found = [...mounts].find(([, m]) => m.type === 'cloud' && m.accessor === state.accessor);
+    if (found) {
+      diagnostics.push({
+        severity: 'warning',
+        summary: `auth/${path} is now at auth/${found[0]}`,
+        detail: `The mount with accessor ${state.accessor} moved to auth/${found[0]} (sys/remount keeps the accessor); the state follows it. A configuration that still says path = ${JSON.stringify(path)} moves it back.`,
+      });
+      [path, mount] = found;
+    }
+  }
   if (!mount || mount.type !== 'cloud') return { state: null };
   const imported = isImported(state);
   const api = client.cloud(path);
-  const out: ObjectValue = { ...state, accessor: mount.accessor ?? '' };
+  const out: ObjectValue = { ...state, path, accessor: mount.accessor ?? '' };
   refreshMount(state, mount, out);
 
   const priorConfig = isObject(state.config) ? state.config : null;
@@ -43,5 +60,5 @@ export async function readBackend(ctx: KeywardProviderContext, state: ObjectValu
     roles[key] = refreshRole(key, isObject(prior) ? prior : undefined, data);
   }
   out.roles = roles;
-  return { state: out };
+  return { state: out, ...(diagnostics.length > 0 ? { diagnostics } : {}) };
 }

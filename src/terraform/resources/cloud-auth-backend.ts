@@ -11,6 +11,8 @@ import { MOUNT_PATH, planMount, validateMount } from './mount-values';
 import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
 import { credentialsWarning, decideCredentials } from './config-credentials';
 import { moveWarning } from '../../reconcile/objects/auth-mount';
+import { roleServerDiagnostics } from './role-server-rules';
+import { configServerDiagnostics } from './config-server-rules';
 import type { KeywardProviderContext } from './context';
 import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
@@ -68,6 +70,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     const r = planConfig(ctx, ['config'], config.config, prior && isObject(prior.config) ? prior.config : null);
     planned.config = r.planned;
     diagnostics.push(...r.diagnostics);
+    diagnostics.push(...(await configServerDiagnostics(ctx, ['config'], config.config)));
     if (!r.diagnostics.some((d) => d.severity === 'error') && typeof config.path === 'string' && !hasUnknown(r.planned)) {
       const priorConfig = prior && isObject(prior.config) ? prior.config : null;
       // The mount is read where it is now: a move happens at apply.
@@ -84,6 +87,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     for (const [name, role] of Object.entries(config.roles)) {
       const before = priorRoles[name];
       roles[name] = isObject(role) ? planRole(name, role, isObject(before) ? before : undefined) : role;
+      if (isObject(role)) diagnostics.push(...(await roleServerDiagnostics(ctx, name, role, isObject(before) ? before : undefined, ['roles', name])));
     }
     planned.roles = roles;
   }

@@ -9,6 +9,7 @@ import { clientOf, type KeywardProviderContext } from './context';
 import { MOUNT_PATH } from './mount-values';
 import { mountRoles } from './role-listing';
 import { applyRoleDecision, createsRole, roleDeletion, ROLE_DELETE_COST as TOKENS } from '../../reconcile/objects/role';
+import { roleServerDiagnostics } from './role-server-rules';
 import { appliedRole, emptyRole, planRole, refreshRole, roleDecisionOf, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown } from './values';
 
@@ -96,6 +97,8 @@ async function plan(ctx: KeywardProviderContext, prior: ObjectValue | null, conf
   // A create (not the create half of a replace, whose role this resource deletes first).
   if (!prior && !isReplacing(priorPrivate) && typeof config.backend === 'string' && typeof config.name === 'string') await refuseExisting(ctx, config.backend, config.name, true);
   if (prior) diagnostics.push(...deletionWarnings(prior, config, replace));
+  diagnostics.push(...(await roleServerDiagnostics(ctx, name, roleOf(config), kept ? roleOf(kept) : undefined, [])));
+  if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
   const requiresReplace: AttributePath[] = replace.map((a) => [a]);
   return { planned, requiresReplace, diagnostics, ...(replace.length > 0 ? { plannedPrivate: REPLACING } : {}) };
 }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { MOUNT_IMMUTABLE } from '../../reconcile/canonical';
 import { KIND_ORDER, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
 import { RETAINED_REASON } from '../../reconcile/plan-record';
+import { roleServerProblem } from '../../reconcile/objects/role';
 import type { RecordedObject } from '../../reconcile/record';
 import type { ObjectValue } from '../plugin/contract';
 import { isObject } from '../resources/values';
@@ -28,7 +29,7 @@ interface JsonPlan {
   format_version?: string;
   resource_changes?: ResourceChange[];
   resource_drift?: ResourceChange[];
-  configuration?: { provider_config?: Record<string, { name?: string; expressions?: { address?: { constant_value?: unknown } } }> };
+  configuration?: { provider_config?: Record<string, { name?: string; expressions?: { address?: { constant_value?: unknown }; dialect?: { constant_value?: unknown } } }> };
 }
 
 const IMMUTABLE: Record<string, readonly string[]> = { 'auth-mount': MOUNT_IMMUTABLE, 'auth-config': [], role: ['type'], 'snapshot-config': ['storage_type'] };
@@ -142,6 +143,15 @@ export function planFromTerraformJson(text: string, source: string): Plan {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))
       plans.push({ id, address: parseObjectId(id), action: 'delete', reason: 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', changes: [], unchangedFields: 0 });
+  }
+  // The role's server rule (objects/role.ts), as the provider's plan said it: a saved plan only
+  // holds the warning case (the error stops terraform plan). Without a dialect in the provider
+  // block the server may be Vault or OpenBao, which the message names.
+  const dialect = tf.configuration?.provider_config?.keyward?.expressions?.dialect?.constant_value === 'keyward' ? 'keyward' : 'vault';
+  for (const p of plans) {
+    if (p.address.kind !== 'role' || p.action === 'delete') continue;
+    const problem = roleServerProblem(dialect, p.action === 'replace' ? undefined : before.record.objects[p.id]?.fields, after.record.objects[p.id]?.fields);
+    if (problem) p.warnings = [...(p.warnings ?? []), `${problem.field}: ${problem.message}`];
   }
   const objects = plans.sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;

@@ -2,12 +2,14 @@
 // (apply, plan, destroy, adopt) and things the server does meanwhile. test/e2e/one-decision.test.ts
 // runs every row through the CLI and through real terraform, so the two cannot differ silently.
 
-import { CONTRACT_TOKEN, type VaultContract } from '../../support/vault-contract/server';
+import { CONTRACT_TOKEN, type ContractOptions, type VaultContract } from '../../support/vault-contract/server';
 import type { Stack } from './stack';
 
 export type Step =
   | { apply: Stack; force?: boolean; out?: RegExp[]; fails?: RegExp }
   | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
+  /** A plan both paths refuse (non-zero exit), saying `out`. */
+  | { refuses: Stack; out: RegExp }
   /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
   | { cliRefuses: Stack; out: RegExp }
   | { destroy: Stack; out?: RegExp[] }
@@ -21,6 +23,8 @@ export interface Scenario {
   defect: number | null;
   /** Talk to the cluster through a performance standby (lagging reads, node-local remount status). */
   via?: 'perfstandby';
+  /** The contract server's options (default: Vault Enterprise). */
+  contract?: ContractOptions;
   steps: Step[];
 }
 
@@ -59,6 +63,7 @@ const roleOf = (v: VaultContract, name = 'web') => v.gcp.get('cloud')?.roles.get
 const roleRequests = (v: VaultContract) => v.requests.filter((r) => r.path === '/v1/auth/cloud/role/web' && r.method !== 'GET').map((r) => r.method);
 let roleId: unknown;
 const AS_VM: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h' } } };
+const VM_STAR: Stack = { ...BASE, roles: { web: { type: 'vm', bound_zones: ['europe-west1-b'], token_ttl: '1h', bound_service_accounts: ['*'] } } };
 const WIF: Stack = {
   path: 'cloud',
   config: {
@@ -282,6 +287,58 @@ export const SCENARIOS: Scenario[] = [
       { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
       { check: (v) => expect(v.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sys/remount')).toHaveLength(1), why: 'remount sent once' },
       { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+  {
+    name: 'a move whose status the server forgot (404: a leader change or a restart) completes: the mount table says it happened, the resource stays in state',
+    defect: 9,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (v.remountOptions.forgetNext = true), why: 'the migration id is forgotten at once: its status reads 404' },
+      { apply: { ...BASE, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.mounts.has('moved'), v.mounts.has('cloud')]).toEqual([true, false]), why: 'moved' },
+      {
+        check: (v) => expect(v.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/sys/remount/status/')).length).toBeLessThan(3),
+        why: 'no polling of a status that will never come',
+      },
+      { plan: { ...BASE, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
+  {
+    name: 'a vm role with `*` toward Vault or OpenBao: the plan refuses the lock-out (the real plugin compares `*` literally), nothing is written',
+    defect: null,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans only' },
+      { refuses: VM_STAR, out: /bound_service_accounts.*on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/ },
+      { refuses: { ...BASE, roles: { ...BASE.roles, batch: VM_STAR.roles!.web } }, out: /on Vault and OpenBao `\*` on a vm role is a literal/ },
+      { check: (v) => expect(v.requests.filter((r) => r.method !== 'GET')).toEqual([]), why: 'nothing written' },
+    ],
+  },
+  {
+    name: 'a vm role that already holds `*` on Vault or OpenBao: every plan warns that its VMs are locked out',
+    defect: null,
+    steps: [
+      { apply: AS_VM },
+      { server: (v) => post(v, 'auth/cloud/role/web', { bound_service_accounts: ['*'] }).then(() => undefined), why: '`*` set by hand on the vm role' },
+      { plan: VM_STAR, changes: false, out: [/on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/, /already holds it on the server/] },
+    ],
+  },
+  {
+    name: 'OpenBao: a declared rotation or workload identity field fails the plan naming OpenBao (its GCP plugin has neither), nothing is written',
+    defect: null,
+    contract: { flavor: 'openbao', gcpPluginName: 'gcp' },
+    steps: [
+      { apply: BASE },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans only' },
+      { refuses: ROTATING, out: /OpenBao 2\.2\.0 has no rotation_period: its GCP auth plugin has no automated root rotation/ },
+      {
+        refuses: { ...BASE, config: { credentialsEnv: 'KW_CREDS', fields: { vm_alias: 'instance_id', disable_automated_rotation: false } } },
+        out: /OpenBao 2\.2\.0 has no disable_automated_rotation/,
+      },
+      { refuses: WIF, out: /OpenBao 2\.2\.0 has no identity_token_audience: its GCP auth plugin has no workload identity federation/ },
+      { check: (v) => expect(v.requests.filter((r) => r.method !== 'GET')).toEqual([]), why: 'nothing written' },
+      { plan: BASE, changes: false },
     ],
   },
   {

@@ -104,5 +104,9 @@ test('remount refusals: unknown source, taken target, non-auth paths, unknown mi
     expect(r.status).toBe(400);
     expect(r.body.errors.join(' ')).toMatch(msg);
   }
-  expect((await api(engine, 'GET', 'sys/remount/status/nope')).status).toBe(400);
+});
+
+test('an unknown migration id is a 404 with no message, as on Vault and OpenBao (handleRemountStatusCheck returns nil)', async () => {
+  const r = await api(engine, 'GET', 'sys/remount/status/nope');
+  expect({ status: r.status, body: r.body }).toEqual({ status: 404, body: { errors: [] } });
 });

@@ -79,6 +79,17 @@ test('Vault: a failed migration throws with what happened; status polled until t
   expect(vault.mounts.has('kw-fail')).toBe(true);
 });
 
+test('Vault: a migration status the server lost (404: a restart or a leader change) is settled by the mount table, at once', async () => {
+  const c = client('vault');
+  await c.sys.enableAuth('kw-lost', { type: 'cloud' });
+  vault.remountOptions.forgetNext = true;
+  const started = Date.now();
+  // A short bound: before the fix a 404 read as "no status yet" and the client polled to the bound.
+  expect(await c.sys.remount('kw-lost', 'kw-found', { pollMs: 5, timeoutMs: 2000 })).toEqual([]);
+  expect(Date.now() - started).toBeLessThan(1500);
+  expect([vault.mounts.has('kw-found'), vault.mounts.has('kw-lost')]).toEqual([true, false]);
+});
+
 test('Vault: rotate-root returns the new private_key_id', async () => {
   const c = client('vault');
   await c.sys.enableAuth('kw-rot', { type: 'cloud' });

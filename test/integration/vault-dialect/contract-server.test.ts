@@ -242,6 +242,17 @@ describe('mounts: local, tune, remount', () => {
     expect((await call('GET', `sys/remount/status/${f.body.data.migration_id}`)).body.data.migration_info.status).toBe('failure');
     expect(vault.mounts.has('to')).toBe(true);
   });
+
+  test('an unknown migration id is a 404 with no message (Vault: handleRemountStatusCheck returns nil; OpenBao 2.7.2 measured)', async () => {
+    const r = await call('GET', 'sys/remount/status/00000000-0000-0000-0000-000000000000');
+    expect({ status: r.status, body: r.body }).toEqual({ status: 404, body: { errors: [] } });
+    // A migration the node forgot (a leader change or a restart after the POST) reads the same.
+    await call('POST', 'sys/auth/forgot', { type: 'gcp' });
+    vault.remountOptions.forgetNext = true;
+    const f = await call('POST', 'sys/remount', { from: 'auth/forgot', to: 'auth/remembered' });
+    expect((await call('GET', `sys/remount/status/${f.body.data.migration_id}`)).status).toBe(404);
+    expect(vault.mounts.has('remembered')).toBe(true);
+  });
 });
 
 test('GET sys/auth/:path reads one mount; an unknown one is a 400', async () => {

@@ -155,6 +155,25 @@ test('backend: apply in Vault names, plan empty, drift shown in keyward names an
   await close();
 });
 
+test('backend: a mount that moved without the apply seeing it (status lost, or by hand) stays in state: refresh follows its accessor', async () => {
+  const { d, track, close } = await driver('keyward_cloud_auth_backend');
+  const config = d.config({ path: 'wander', config: backendConfig, roles: { web } });
+  const created = track(await d.deploy(null, config));
+  const accessor = created.state!.accessor;
+  // What an apply whose move could not be confirmed leaves behind: the mount elsewhere, the state
+  // at the old path. Before, refresh found nothing at the old path and dropped the resource, and
+  // the next plan refused to create a mount that exists.
+  await raw('POST', 'sys/remount', { from: 'auth/wander', to: 'auth/wandered' });
+  const read = track(await d.handler.read(d.ctx, created.state!));
+  expect(read.state).toMatchObject({ path: 'wandered', accessor });
+  expect(read.diagnostics?.map((x) => x.summary)).toEqual(['auth/wander is now at auth/wandered']);
+  const settled = track(await d.plan(read.state, d.config({ path: 'wandered', config: backendConfig, roles: { web } })));
+  expect(settled.changes).toEqual([]);
+  const back = track(await d.plan(read.state, config));
+  expect(back.changes).toEqual(['path']);
+  close();
+});
+
 test('backend: import by mount path from Vault, then the same declaration plans nothing', async () => {
   await raw('POST', 'sys/auth/legacy', { type: 'gcp', description: 'by hand' });
   await raw('POST', 'auth/legacy/config', { iam_alias: 'unique_id', gce_alias: 'instance_id', gce_metadata: 'zone,instance_id' });

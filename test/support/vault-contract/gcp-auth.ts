@@ -122,6 +122,10 @@ export function gcpConfig(ctx: Ctx, cfg: GcpConfig, deletedKeys: DeletedKeys, fl
   if (ctx.method !== 'update') return errors(405, 'unsupported operation');
   const bad = rejectUnknown(ctx, flavor === 'openbao' ? OPENBAO_CONFIG_FIELDS : CONFIG_FIELDS);
   if (bad) return bad;
+  if (flavor === 'openbao' && typeof ctx.body.identity_token_audience === 'string' && ctx.body.identity_token_audience !== '') {
+    ctx.problem(`${ctx.path}: identity_token_audience on OpenBao`);
+    return wrapped(500, 'unknown method GenerateIdentityToken for service pb.SystemView');
+  }
   const b = ctx.body;
   // path_config.go reads the stored config and applies the fields sent (merge), then validates.
   const next: GcpConfig = { ...cfg, custom_endpoint: { ...cfg.custom_endpoint } };

@@ -2,7 +2,8 @@
 // standby, consistency.mdx, http/handler.go): requests that write are forwarded to the active node;
 // reads are served from the node's own copy, which lags: for `lagMs` after a write it still answers
 // what it saw before (stale), or 412 to a request carrying an X-Vault-Index it has not reached yet.
-// Remount status is node-local (the migration tracker lives in the active node's memory): 400.
+// Remount status is node-local (the migration tracker lives in the active node's memory): the
+// node does not know the id, which Vault answers with a bare 404 (handleRemountStatusCheck: nil).
 
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,11 +56,7 @@ export async function startPerfStandby(
           return send(r);
         }
         if (path.startsWith('/v1/sys/remount/status/')) {
-          return send({
-            status: 400,
-            body: JSON.stringify({ errors: [`Failed to get migration status for migration ID ${path.split('/').pop()}`] }),
-            headers: { 'content-type': 'application/json' },
-          });
+          return send({ status: 404, body: JSON.stringify({ errors: [] }), headers: { 'content-type': 'application/json' } });
         }
         const key = `${req.method} ${url.pathname}${url.search}`;
         const lagging = Date.now() - lastWrite < lagMs;

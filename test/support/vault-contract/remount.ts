@@ -21,6 +21,11 @@ export interface RemountOptions {
   pendingReads: number;
   /** Set by a test: the next migration ends in "failure" (the mount stays where it was). */
   failNext: boolean;
+  /**
+   * Set by a test: the next migration succeeds but its id is forgotten at once, as after a leader
+   * change or a restart (Vault keeps the tracker in the active node's memory): its status is a 404.
+   */
+  forgetNext?: boolean;
 }
 
 const authPath = (p: unknown) => String(p ?? '').replace(/^\/+|\/+$/g, '');
@@ -42,6 +47,10 @@ export function remount(ctx: Ctx, mounts: Map<string, Mount>, migrations: Map<st
   const final = o.failNext ? 'failure' : 'success';
   o.failNext = false;
   if (final === 'success') move(src, dst);
+  if (o.forgetNext) {
+    o.forgetNext = false;
+    return envelope({ migration_id: id }, warnings);
+  }
   migrations.set(id, { source_mount: `${from}/`, target_mount: `${to}/`, status: 'in-progress', pending: o.pendingReads, final });
   return envelope({ migration_id: id }, warnings);
 }
@@ -49,7 +58,9 @@ export function remount(ctx: Ctx, mounts: Map<string, Mount>, migrations: Map<st
 export function remountStatus(ctx: Ctx, migrations: Map<string, Migration>, id: string): Reply {
   if (ctx.method !== 'read') return errors(405, 'unsupported operation');
   const m = migrations.get(id);
-  if (!m) return errors(400, `Failed to get migration status for migration ID ${id}`);
+  // Vault's handleRemountStatusCheck returns a nil response for an id it does not know, which
+  // RespondErrorCommon turns into a bare 404 (OpenBao 2.7.2 measured: 404 {"errors":[]}).
+  if (!m) return errors(404);
   if (m.pending > 0) m.pending--;
   else m.status = m.final;
   return envelope({ migration_id: id, migration_info: { source_mount: m.source_mount, target_mount: m.target_mount, status: m.status } });

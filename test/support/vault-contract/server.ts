@@ -77,7 +77,7 @@ export interface VaultContract {
   standby(kind?: 'standby' | 'perfstandby'): Promise<{ url: string; requests: Array<{ method: string; path: string }> }>;
   /**
    * A performance standby that serves reads from a lagging copy (stale, or 412 to a request whose
-   * X-Vault-Index it has not reached) and forwards writes; remount status is node-local (400).
+   * X-Vault-Index it has not reached) and forwards writes; remount status is node-local (404).
    */
   perfStandby(o?: PerfStandbyOptions): Promise<{ url: string; requests: Array<{ method: string; path: string; index?: string }> }>;
   close(): Promise<void>;

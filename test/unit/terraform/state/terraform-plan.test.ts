@@ -63,3 +63,29 @@ test('not a Terraform JSON plan: refused, saying what to give', () => {
   expect(() => planFromTerraformJson('{"version":4}', 'x.json')).toThrow(/x.json: not a Terraform JSON plan .*terraform show -json <saved plan>/);
   expect(() => planFromTerraformJson('PK\u0003\u0004', 'tfplan')).toThrow(/tfplan: not JSON/);
 });
+
+test('keyward show: a vm role that holds `*` says the lock-out on Vault and OpenBao, as the provider and the CLI do; not on the engine', () => {
+  const vmStar = { type: 'vm', role_id: 'rid', bound_service_accounts: ['*'], bound_zones: ['europe-west1-b'] };
+  const plan = (dialect?: string) => ({
+    ...tfPlan,
+    configuration: {
+      provider_config: { keyward: { name: 'keyward', expressions: { address: { constant_value: 'x' }, ...(dialect ? { dialect: { constant_value: dialect } } : {}) } } },
+    },
+    resource_drift: [],
+    resource_changes: [
+      {
+        address: 'keyward_cloud_auth_backend.b',
+        mode: 'managed',
+        type: 'keyward_cloud_auth_backend',
+        change: { actions: ['update'], before: backend({ vms: vmStar }), after: backend({ vms: { ...vmStar, token_ttl: '1h' } }) },
+      },
+    ],
+  });
+  const warned = (p: ReturnType<typeof planFromTerraformJson>) => p.objects.find((o) => o.id === 'auth/cloud/role/vms')?.warnings;
+  for (const d of ['vault', undefined]) {
+    expect(warned(planFromTerraformJson(JSON.stringify(plan(d)), 'p.json'))).toEqual([
+      'bound_service_accounts: on Vault and OpenBao `*` on a vm role is a literal: no VM matches; list the service accounts (the role already holds it on the server: its VMs cannot log in now)',
+    ]);
+  }
+  expect(warned(planFromTerraformJson(JSON.stringify(plan('keyward')), 'p.json'))).toBeUndefined();
+});
