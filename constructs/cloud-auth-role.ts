@@ -86,8 +86,7 @@ export interface IamRoleProps extends CloudAuthRoleBaseProps {
    */
   readonly maxJwtExp?: DurationValue;
   /**
-   * Vault's allow_gce_inference, stored as declared. Neither Vault's plugin (v0.19.1) nor keyward's
-   * engine consults it: an instance token on an iam role is taken as any JWT, held to maxJwtExp.
+   * Let VM instances log in through their service account.
    * @default true
    */
   readonly allowVmInference?: boolean;

@@ -30,8 +30,7 @@ const ROLE_FIELD_TABLE = [
   f('allow_vm_inference', 'bool', 'iam', {
     default: true,
     vault: 'allow_gce_inference',
-    description:
-      'Stored for Vault fidelity (allow_gce_inference); as in vault-plugin-auth-gcp v0.19.1 it is not consulted: an instance identity token on an iam role is taken as any JWT (held to max_jwt_exp). Default true.',
+    description: 'Accept instance identity tokens for this iam role, inferring the service account. Default true.',
   }),
   f('bound_zones', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Zones the instance must run in (vm roles).' }),
   f('bound_regions', 'commaList', 'vm', { default: [], readAbsent: [], set: true, description: 'Regions the instance must run in (vm roles); ignored where bound_zones is set.' }),

@@ -33,8 +33,7 @@ describe('cloud auth login refusals', () => {
       iam: { type: 'iam', bound_service_accounts: [SA.app.email, SA.deleted.email, SA.disabled.email] },
       'iam-proj-b': { type: 'iam', bound_service_accounts: '*', bound_projects: 'proj-b' },
       'iam-cidr': { type: 'iam', bound_service_accounts: '*', token_bound_cidrs: '10.0.0.0/8' },
-      // An instance token lives 1 h: an iam role holds it to max_jwt_exp like any JWT (path_login.go).
-      'iam-vm-other': { type: 'iam', bound_service_accounts: SA.other.email, max_jwt_exp: '1h' },
+      'iam-vm-other': { type: 'iam', bound_service_accounts: SA.other.email },
       'vm-zone': { type: 'vm', bound_zones: 'us-west1-a' },
       'vm-region': { type: 'vm', bound_regions: 'europe-west1' },
       'vm-group': { type: 'vm', bound_zones: 'us-east1-b', bound_instance_groups: 'empty-group' },
@@ -305,7 +304,7 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     await writeRoles(engine, {
       iam: { type: 'iam', bound_service_accounts: SA.app.email, token_ttl: '1h' },
       vm: { type: 'vm', bound_zones: 'us-east1-b', token_ttl: '1h' },
-      inferred: { type: 'iam', bound_service_accounts: SA.vm.email, allow_vm_inference: true, token_ttl: '1h', max_jwt_exp: '1h' },
+      inferred: { type: 'iam', bound_service_accounts: SA.vm.email, allow_vm_inference: true, token_ttl: '1h' },
     });
   });
   afterEach(async () => {
@@ -379,18 +378,22 @@ describe('cloud auth: identity changes at the provider between logins and renewa
     expect(r.body.errors[0]).toMatch(/invalid status 'TERMINATED'/);
   });
 
-  // vault-plugin-auth-gcp v0.19.1: an iam login from an instance token carries no instance_id in its
-  // metadata (authMetadata without GceMetadata), so pathIamRenew's inference re-check never fires
-  // and only the service account and the role's bindings are re-checked.
-  it('renews an iam token obtained with an instance token as any iam token: the service account is re-checked, not the instance or allow_vm_inference', async () => {
-    const a = await token(login(engine, 'inferred', emu.mintInstanceToken({ instance: 'web-1', audience: audience('inferred') })));
+  it('refuses the renewal of an inferred iam token once allow_vm_inference is off, or once the instance stops', async () => {
+    const jwt = () => emu.mintInstanceToken({ instance: 'web-1', audience: audience('inferred') });
+    const a = await token(login(engine, 'inferred', jwt()));
+    const b = await token(login(engine, 'inferred', jwt()));
     expect((await renew(a)).status).toBe(200);
     emu.setInstanceStatus('web-1', 'TERMINATED');
+    expect((await renew(a)).body.errors[0]).toMatch(/invalid status 'TERMINATED'/);
+    emu.setInstanceStatus('web-1', 'RUNNING');
+    expect((await renew(b)).status).toBe(200);
     await api(engine, 'POST', 'auth/cloud/role/inferred', { body: { allow_vm_inference: false } });
-    expect((await renew(a)).status).toBe(200);
-    await api(engine, 'POST', 'auth/cloud/role/inferred', { body: { bound_service_accounts: SA.app.email } });
-    const r = await renew(a);
+    const r = await renew(b);
     expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatch(/obtained through allow_vm_inference, which the role no longer allows/);
+    // A service-account token of the same role still renews: only the inferred one is refused.
+    const sa = await token(login(engine, 'inferred', emu.mintServiceAccountJwt({ account: SA.vm.email, audience: audience('inferred') })));
+    expect((await renew(sa)).status).toBe(200);
   });
 
   it('falls back to the account keys when the OAuth2 certs endpoint is down (iam), and fails closed for vm', async () => {

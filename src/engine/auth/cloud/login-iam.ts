@@ -1,7 +1,6 @@
 // iam login: a service-account JWT (self-signed or provider-signed via signJwt), max_jwt_exp,
-// account lookup, bound projects and accounts. An instance identity token presented to an iam role
-// is taken as any other JWT, as the real plugin does (docs/engine.md): held to max_jwt_exp, its
-// subject looked up as a service account, allow_vm_inference not consulted.
+// account lookup, bound projects and accounts; or, with allow_vm_inference, an instance identity
+// token logging in through the instance's service account.
 
 import { Errors } from '../../../schema/errors';
 import { effectiveMetadata, type StoredCloudConfig } from '../../../schema/cloud-config';
@@ -10,12 +9,9 @@ import type { IdpClient, ServiceAccountInfo } from '../../../idp-client/client';
 import type { LoginResult } from '../../token/login-result';
 import type { VerifiedJwt } from './jwt';
 import { accountBound, groupAliases, lookupServiceAccount, selectMetadata, tokenSettings } from './login-common';
+import { verifyInstance } from './login-vm';
 
-/**
- * Internal token data key: the instance (compute_engine claims, JSON) an iam token was inferred
- * from. Logins no longer set it (instance tokens are not inferred, see loginIam); renewal still
- * honours it on tokens an earlier engine issued.
- */
+/** Internal token data key: the instance (compute_engine claims, JSON) an iam token was inferred from. */
 export const VM_INFERENCE = 'vm_inference';
 
 /** Leeway on max_jwt_exp (clients often mint exp = now + max_jwt_exp exactly). */
@@ -38,17 +34,23 @@ export function iamMetadata(roleName: string, sa: ServiceAccountInfo): Record<st
 }
 
 export async function loginIam(client: IdpClient, config: StoredCloudConfig, role: StoredRole, roleName: string, jwt: VerifiedJwt, nowMs: number): Promise<LoginResult> {
-  // The seed is silent on instance tokens at iam roles, so the engine follows the plugin CI pins
-  // (vault-plugin-auth-gcp v0.19.1, path_login.go): parseAndValidateJwt reads the compute_engine
-  // claims only for gce roles, so pathIamLogin's allow_gce_inference refusal and its "skipping
-  // custom expiry check" (both on GceMetadata != nil) never apply to an iam role: an instance
-  // token is held to max_jwt_exp like any JWT and inference is not consulted.
-  const maxExp = role.max_jwt_exp;
-  const left = jwt.exp - nowMs / 1000;
-  if (left > maxExp + MAX_JWT_EXP_LEEWAY) {
-    throw Errors.badRequest(
-      `role requires that service account JWTs expire within ${maxExp} seconds, but this JWT expires in ${Math.round(left)} seconds: request a new JWT with a shorter 'exp'`,
-    );
+  if (jwt.computeEngine) {
+    // Instance identity token (provider-signed, compute_engine claims): only through inference.
+    if (!role.allow_vm_inference) {
+      throw Errors.badRequest(
+        `role ${JSON.stringify(roleName)} does not accept instance identity tokens: allow_vm_inference is false (log in with a service-account JWT, or set allow_vm_inference=true)`,
+      );
+    }
+    await verifyInstance(client, jwt.computeEngine);
+    // The instance token's lifetime is fixed by the provider, so max_jwt_exp does not apply.
+  } else {
+    const maxExp = role.max_jwt_exp;
+    const left = jwt.exp - nowMs / 1000;
+    if (left > maxExp + MAX_JWT_EXP_LEEWAY) {
+      throw Errors.badRequest(
+        `role requires that service account JWTs expire within ${maxExp} seconds, but this JWT expires in ${Math.round(left)} seconds: request a new JWT with a shorter 'exp'`,
+      );
+    }
   }
   const sa = await lookupServiceAccount(client, jwt.sub);
   authorizeIam(role, sa);
@@ -59,5 +61,7 @@ export async function loginIam(client: IdpClient, config: StoredCloudConfig, rol
     metadata,
     alias: { name: config.iam_alias === 'unique_id' ? sa.uniqueId : role.role_id, metadata },
     groupAliases: role.add_group_aliases ? await groupAliases(client, sa.projectId) : undefined,
+    // Renewal re-checks that the role still allows inference and that the instance still runs.
+    internal: jwt.computeEngine ? { [VM_INFERENCE]: JSON.stringify(jwt.computeEngine) } : undefined,
   };
 }
