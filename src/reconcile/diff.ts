@@ -54,6 +54,7 @@ function secretChanges(
         liveKeyId: live.observed[field],
         rotates: rotationConfigured(d.fields),
         force,
+        workloadIdentity: typeof d.fields.identity_token_audience === 'string' && d.fields.identity_token_audience !== '',
       });
       if (decision.warning) warnings.push(`${field}: ${decision.warning}`);
       if (decision.send === 'value') changes.push({ field, sensitive: true, before: state === 'set' ? '(sensitive)' : null, after: '(sensitive)' });

@@ -19,6 +19,8 @@ export interface Stack {
   /** Role name -> fields (type included). */
   roles?: Record<string, Record<string, Scalar>>;
   snapshots?: Record<string, StackSnapshot>;
+  /** RemovalPolicy.RETAIN on the backend (retain_on_destroy): Terraform's alone, keyward's record has none. */
+  retain?: boolean;
 }
 
 export const SALT = 'one-decision-salt-0123456789';
@@ -72,6 +74,18 @@ provider "keyward" {
 }
 resource "keyward_cloud_auth_backend" "b" {
   path = ${JSON.stringify(s.path)}
-${config}${roles}}
+${s.retain ? '  retain_on_destroy = true\n' : ''}${config}${roles}}
 ${snaps}`;
+}
+
+/**
+ * A synthesized cdktf stack of the HCL path's stack, as `keyward plan --dir` reads it for the
+ * pull-request plan: its manifest, and a cdk.tf.json naming the backend's resource (`b`, as in the
+ * HCL) and Terraform's local state file, so Terraform's state is the record.
+ */
+export function synthesizedOf(s: Stack, statePath: string): { manifest: unknown; cdkTf: unknown } {
+  return {
+    manifest: manifestOf(s),
+    cdkTf: { terraform: { backend: { local: { path: statePath } } }, resource: { keyward_cloud_auth_backend: { b: { path: s.path } } } },
+  };
 }

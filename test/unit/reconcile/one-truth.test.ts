@@ -192,3 +192,18 @@ describe('a role removed from a RETAIN backend is deleted (RETAIN is the whole b
     expect(api.warnings).toEqual([expect.stringMatching(/stops renewing/)]);
   });
 });
+
+describe('switch to workload identity over a key set outside keyward', () => {
+  const WIF = {
+    service_account_email: 'vault@p.iam.gserviceaccount.com',
+    identity_token_audience: '//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/v',
+  };
+  test('keyward plan (CLI diff): the server-held key is cleared in the same write, and the plan says so', () => {
+    const live = applied();
+    live.objects.set('auth/cloud/config', { ...live.objects.get('auth/cloud/config')!, secrets: { credentials: 'set' }, observed: { credentials: 'set-by-hand' } });
+    const config = diff(desiredOf({ config: WIF }), live, recordOf({})).objects.find((o) => o.id === 'auth/cloud/config')!;
+    expect(config.action).toBe('update');
+    expect(config.changes).toContainEqual({ field: 'credentials', sensitive: true, before: '(sensitive)', after: null });
+    expect(config.warnings).toEqual([expect.stringMatching(/clears the server's key/)]);
+  });
+});
