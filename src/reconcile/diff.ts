@@ -104,7 +104,9 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const rec = record.objects[d.id] ?? (movedFrom ? record.objects[objectId({ ...d.address, mount: movedFrom })] : undefined);
     const s = secretChanges(d, l, rec, desired.resend?.has(d.id) ?? false);
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
-    const move = d.address.kind === 'auth-mount' && movedFrom ? { from: movedFrom, to: d.address.mount! } : undefined;
+    // The config is part of the move too: its root rotation is registered again (objects/auth-mount.ts).
+    const config = d.address.mount ? desired.objects.get(objectId({ kind: 'auth-config', mount: d.address.mount })) : undefined;
+    const move = movedFrom ? { from: movedFrom, to: d.address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined;
     const decision = decide(d.address.kind, d.fields, l?.fields, { move, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
     plans.set(d.id, planOf(d.id, decision));
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));

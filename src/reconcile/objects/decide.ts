@@ -9,7 +9,7 @@ import { MOUNT_REPLACE_FIELDS } from '../../schema/auth-mount-fields';
 import { ROLE_REPLACE_FIELDS } from '../../schema/cloud-role-fields';
 import { SNAPSHOT_REPLACE_FIELDS } from '../../schema/snapshot-fields';
 import { sameValue, type Action, type FieldChange, type Json, type ObjectKind } from '../model';
-import { moveWarning } from './auth-mount';
+import { moveWarning, ROTATION_AFTER_MOVE, rotationRewrite } from './auth-mount';
 import { ROLE_DELETE_COST, roleDecision } from './role';
 
 /** The fields of a kind whose difference replaces the object: the field tables' lists, nothing else. */
@@ -40,8 +40,12 @@ export const CONFIG_UNMANAGED_REASON = 'removed from the stack: no longer manage
 export type Fields = Readonly<Record<string, Json>>;
 
 export interface DecideContext {
-  /** The mount's earlier and declared paths: the declaration moves it (sys/remount). Mounts only. */
-  move?: { from: string; to: string };
+  /**
+   * The mount's earlier and declared paths: the declaration moves it (sys/remount). On the mount
+   * itself and on its config (whose rotation is registered again after the move). `rotates`: the
+   * config declares root rotation.
+   */
+  move?: { from: string; to: string; rotates?: boolean };
   /** Removed: the resource holding it sets retain_on_destroy and Terraform forgets it as a whole. */
   retained?: boolean;
   /** Removed together with its mount (a config goes with the mount; nothing to decide for it). */
@@ -108,14 +112,23 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
   const move = kind === 'auth-mount' && before !== undefined ? ctx.move : undefined;
   if (move) {
     changes.unshift({ field: 'path', before: move.from, after: move.to });
-    warnings.push(moveWarning(move.from, move.to));
+    warnings.push(moveWarning(move.from, move.to, move.rotates));
+  }
+  // A moved mount's root rotation is registered again by writing the config's rotation fields.
+  const rewrite = kind === 'auth-config' && before !== undefined && ctx.move ? rotationRewrite(after) : undefined;
+  let rewritten = 0;
+  for (const [field, v] of Object.entries(rewrite ?? {})) {
+    if (changes.some((c) => c.field === field)) continue;
+    changes.push({ field, before: before![field] ?? v, after: v });
+    rewritten++;
   }
   warnings.push(...(ctx.secretWarnings ?? []));
   const replaceReason = changes.filter((c) => c.forcesReplace).map((c) => c.field);
   // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
   const action: Action = kind === 'role' ? roleDecision(before, after).action : !before ? 'create' : replaceReason.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
   if (kind === 'role' && action === 'replace') warnings.push(`replacing the role deletes it first: ${ROLE_DELETE_COST}`);
-  const out: ObjectDecision = { action, reason: 'declared', warnings, changes, unchangedFields };
+  const reason = rewrite ? `declared; ${ROTATION_AFTER_MOVE}` : 'declared';
+  const out: ObjectDecision = { action, reason, warnings, changes, unchangedFields: unchangedFields - rewritten };
   if (move) out.moveFrom = move.from;
   if (action === 'replace') out.replaceReason = replaceReason;
   return out;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
 import { decide } from '../../reconcile/objects/decide';
+import { rotationConfigured } from '../../schema/cloud-config-fields';
 import type { RecordedObject } from '../../reconcile/record';
 import type { ObjectValue } from '../plugin/contract';
 import { isObject } from '../resources/values';
@@ -91,15 +92,16 @@ function objectChange(
   after: RecordedObject | undefined,
   retained: Set<string>,
   moves: Map<string, string>,
-  afterIds: Set<string>,
+  planned: Record<string, RecordedObject>,
 ): ObjectPlan | undefined {
   const address = parseObjectId(id);
   const mountId = address.mount ? `auth/${address.mount}` : undefined;
-  const mountRemoved = address.kind !== 'auth-mount' && mountId !== undefined && !afterIds.has(mountId);
-  const from = address.kind === 'auth-mount' ? moves.get(address.mount!) : undefined;
+  const mountRemoved = address.kind !== 'auth-mount' && mountId !== undefined && !(mountId in planned);
+  const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
+  const config = address.mount !== undefined ? planned[objectId({ kind: 'auth-config', mount: address.mount })] : undefined;
   const s = after ? secretChanges(before, after) : { changes: [], unchanged: 0 };
   const d = decide(address.kind, after?.fields, before?.fields, {
-    move: from ? { from, to: address.mount! } : undefined,
+    move: from ? { from, to: address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined,
     retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
     mountRemoved,
     secretChanges: s.changes,
@@ -175,7 +177,7 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const planned = after.record.objects;
   const afterIds = new Set(Object.keys(planned));
   const ids = [...new Set([...Object.keys(prior), ...afterIds])];
-  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, afterIds)).filter((p): p is ObjectPlan => p !== undefined);
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))

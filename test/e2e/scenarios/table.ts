@@ -380,4 +380,16 @@ export const SCENARIOS: Scenario[] = [
       { plan: { ...WIF, roles: BASE.roles }, changes: false },
     ],
   },
+  {
+    name: 'after a move, the config rotation fields are written again (Vault Enterprise drops the moved mount rotation), and the move warning says so',
+    defect: 40,
+    steps: [
+      { apply: ROTATING },
+      { check: (v) => expect(v.rotations.has('cloud')).toBe(true), why: 'rotation registered at cloud' },
+      { plan: { ...ROTATING, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/rotation fields are written again after the move/] },
+      { apply: { ...ROTATING, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.rotations.has('cloud'), v.rotations.get('moved')?.period]).toEqual([false, 86400]), why: 'registered again at the new path' },
+      { plan: { ...ROTATING, path: 'moved', movedFrom: 'cloud' }, changes: false },
+    ],
+  },
 ];

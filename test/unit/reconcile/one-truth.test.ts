@@ -207,3 +207,36 @@ describe('switch to workload identity over a key set outside keyward', () => {
     expect(config.warnings).toEqual([expect.stringMatching(/clears the server's key/)]);
   });
 });
+
+describe('after a move, the config rotation fields are written again (Vault Enterprise de-registers the moved mount rotation)', () => {
+  const ROTATING = { config: { iam_alias: 'unique_id', rotation_period: '24h' } };
+  test('keyward plan (CLI diff, movedFrom): the config writes rotation_period again and the move warning says so', () => {
+    const desired = desiredOf({ ...ROTATING, path: 'cloud2', movedFrom: 'cloud' });
+    const live = applied();
+    live.objects.delete('auth/cloud/role/api');
+    live.objects.set('auth/cloud/config', { ...live.objects.get('auth/cloud/config')!, fields: liveConfigFields({ iam_alias: 'unique_id', rotation_period: 86400 }) });
+    const movedLive: LiveState = {
+      ...live,
+      objects: new Map(
+        [...live.objects].map(([id, o]) => [
+          id.replace('auth/cloud', 'auth/cloud2'),
+          { ...o, id: id.replace('auth/cloud', 'auth/cloud2'), address: { ...o.address, mount: 'cloud2' } },
+        ]),
+      ),
+      moved: new Map([['cloud2', 'cloud']]),
+    };
+    const { objects } = diff(desired, movedLive, recordOf(ROTATING));
+    const mount = objects.find((o) => o.id === 'auth/cloud2')!;
+    const config = objects.find((o) => o.id === 'auth/cloud2/config')!;
+    expect(mount.warnings).toEqual([expect.stringMatching(/rotation fields are written again after the move/)]);
+    expect(config.action).toBe('update');
+    expect(config.changes).toEqual([{ field: 'rotation_period', before: 86400, after: 86400 }]);
+  });
+
+  test('keyward show: the same for a path change Terraform makes', () => {
+    const rotating = { iam_alias: 'unique_id', rotation_period: '24h' };
+    const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ config: rotating }), backendValue({ path: 'cloud2', config: rotating }))), 'tfplan.json');
+    expect(p.objects.find((o) => o.id === 'auth/cloud2')!.warnings).toEqual([expect.stringMatching(/rotation fields are written again/)]);
+    expect(p.objects.find((o) => o.id === 'auth/cloud2/config')!.action).toBe('update');
+  });
+});
