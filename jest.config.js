@@ -2,6 +2,8 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  // test/real runs against real OpenBao, once and alone (jest.real.config.js, npm run test:real).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/real/'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],

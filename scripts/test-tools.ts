@@ -83,4 +83,35 @@ function main(): void {
   }
 }
 
-if (require.main === module) main();
+/**
+ * Real OpenBao, its GCP auth plugin and, where the machine has none, Terraform (tools/real-servers/install.sh: pinned,
+ * idempotent, offline once cached). KEYWARD_SKIP_REAL_SERVERS=1 is the opt-out for a contributor without Go or
+ * Python: reported loudly, and refused in CI.
+ */
+function realServers(): void {
+  if (process.env.KEYWARD_SKIP_REAL_SERVERS === '1') {
+    if (process.env.CI) {
+      process.stderr.write('test tools: KEYWARD_SKIP_REAL_SERVERS=1 is refused in CI: the real-server suites are part of the gate\n');
+      process.exitCode = 1;
+      return;
+    }
+    process.stderr.write(
+      `\n${'!'.repeat(100)}\n!! test tools: KEYWARD_SKIP_REAL_SERVERS=1: real OpenBao is NOT installed and the test/real suites will NOT run.\n${'!'.repeat(100)}\n\n`,
+    );
+    return;
+  }
+  const r = spawnSync('bash', [join(__dirname, '..', 'tools', 'real-servers', 'install.sh')], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    process.stderr.write(
+      r.status === 3
+        ? 'test tools: a prerequisite of the real-server suites is missing (above); KEYWARD_SKIP_REAL_SERVERS=1 runs the rest without them\n'
+        : `test tools: tools/real-servers/install.sh failed (exit ${r.status})\n`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) {
+  main();
+  if (!process.exitCode) realServers();
+}
