@@ -4,6 +4,7 @@
 // launcher in Terraform's implied local mirror (terraform.d/plugins), so `terraform init` installs
 // the provider offline.
 
+import { isPlanOnly } from '../src/schema/plan-only';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_VERSION, manifestFileName, type ManifestInput } from '../src/schema/manifest';
@@ -60,6 +61,8 @@ function providerAttributes(server: KeywardServer): Record<string, unknown> {
     skip_tls_verify: server.skipTlsVerify,
     dialect: server.dialect,
     fingerprint_salt: server.fingerprintSalt,
+    // The plan-only mark travels in Terraform's saved plan: the provider refuses to apply it (issue 40).
+    plan_only: isPlanOnly(process.env) ? true : undefined,
   });
 }
 

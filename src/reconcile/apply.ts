@@ -2,6 +2,7 @@
 // configs alongside), with bounded parallelism, keeping the last-applied record current, then
 // re-read and require an empty plan (write-then-verify). Updates never delete and recreate.
 
+import { CONFIG_UNMANAGED_REASON } from './objects/decide';
 import type { VaultClient } from '../client/vault-client';
 import { fingerprintSecret } from '../schema/manifest';
 import type { DesiredState } from './desired';
@@ -56,6 +57,8 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   // as managed (empty) first, so an apply killed midway still owns what it may have created.
   for (const o of plan.objects) {
     const d = desired.objects.get(o.id);
+    // A config removed from the stack is no longer managed (objects/decide.ts): out of the record.
+    if (!d && o.reason === CONFIG_UNMANAGED_REASON) delete rec.objects[o.id];
     if (!d) continue;
     if (o.action === 'no-op') rec.objects[o.id] = recordedFrom(d, rec.objects[o.id]?.observed ?? {});
     else if (!rec.objects[o.id]) rec.objects[o.id] = { fields: {}, secrets: {}, observed: {} };

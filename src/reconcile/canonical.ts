@@ -242,6 +242,3 @@ export function mountFields(type: string, m: Record<string, unknown>): Record<st
   }
   return out;
 }
-
-/** The fields that cannot change in place on a mount: a difference replaces it. */
-export const MOUNT_IMMUTABLE: readonly string[] = ['type', ...MOUNT_FIELDS.filter((f) => f.immutable).map((f) => f.name)];

@@ -4,7 +4,7 @@
 
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
 import { CONFIG_SECRET } from '../schema/cloud-config-fields';
-import { ManifestValueError, desiredConfigFields, desiredRoleFields, desiredSnapshotFields, MOUNT_IMMUTABLE, mountFields, snapshotSecretFields } from './canonical';
+import { ManifestValueError, desiredConfigFields, desiredRoleFields, desiredSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
 import { objectId, type DesiredObject, type DesiredSecret, type ObjectAddress } from './model';
 import { keyIdOf } from './objects/auth-config';
 import { autoloadProblem } from './objects/snapshot-config';
@@ -17,6 +17,8 @@ export interface DesiredState {
   moves: Map<string, string>;
   exclusiveSnapshotConfigs: boolean;
   fingerprintSalt: string;
+  /** Ids the record says Terraform forgets when removed (retain_on_destroy): a backend's mount, a snapshot config. */
+  retained?: Set<string>;
   /** Object ids whose declared secrets are sent even where the server's own would win (`--resend`). */
   resend?: Set<string>;
 }
@@ -49,15 +51,15 @@ function secretOf(where: string, field: string, ref: unknown, salt: string, env:
 /** Builds the canonical desired state; throws naming the object and field on invalid values. */
 export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = process.env, opts: DesiredOptions = {}): DesiredState {
   const objects = new Map<string, DesiredObject>();
-  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], immutable: string[], declared?: string[]) => {
+  const add = (address: ObjectAddress, fields: DesiredObject['fields'], secrets: DesiredObject['secrets'], declared?: string[]) => {
     const id = objectId(address);
-    objects.set(id, declared ? { id, address, fields, secrets, immutable, declared } : { id, address, fields, secrets, immutable });
+    objects.set(id, declared ? { id, address, fields, secrets, declared } : { id, address, fields, secrets });
   };
   const exclusiveRoleMounts = new Set<string>();
   const moves = new Map<string, string>();
   for (const b of m.authBackends) {
     const mount = b.path;
-    add({ kind: 'auth-mount', mount }, mountFields(b.type, b), {}, [...MOUNT_IMMUTABLE]);
+    add({ kind: 'auth-mount', mount }, mountFields(b.type, b), {});
     if (b.config) {
       const where = objectId({ kind: 'auth-config', mount });
       const secrets: DesiredObject['secrets'] = {};
@@ -66,14 +68,13 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
         { kind: 'auth-config', mount },
         desiredConfigFields(where, b.config),
         secrets,
-        [],
         Object.keys(b.config).filter((k) => k !== CONFIG_SECRET),
       );
     }
     for (const r of b.roles) {
       const name = r.name.toLowerCase();
       const address: ObjectAddress = { kind: 'role', mount, name };
-      add(address, desiredRoleFields(objectId(address), r as Record<string, unknown>), {}, ['type']);
+      add(address, desiredRoleFields(objectId(address), r as Record<string, unknown>), {});
     }
     if (b.exclusiveRoles) exclusiveRoleMounts.add(mount);
     if (b.movedFrom && b.movedFrom !== mount) moves.set(mount, b.movedFrom);
@@ -90,7 +91,6 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       address,
       desiredSnapshotFields(where, raw),
       secrets,
-      ['storage_type'],
       Object.keys(raw).filter((k) => k !== 'name' && !(k in secrets)),
     );
   }
@@ -112,4 +112,15 @@ export function secretValue(where: string, field: string, s: DesiredSecret, salt
     );
   }
   return value;
+}
+
+/**
+ * The desired state with what the record says about it: the ids Terraform forgets on removal
+ * (retain_on_destroy) and the mounts Terraform moves (a backend resource whose path changed). A
+ * declared `movedFrom` wins; keyward's own record is keyed by path and says neither.
+ */
+export function withRecordFacts(desired: DesiredState, facts: { retained?: readonly string[]; moves?: readonly (readonly [string, string])[] }): DesiredState {
+  const moves = new Map(desired.moves);
+  for (const [to, from] of facts.moves ?? []) if (!moves.has(to) && desired.objects.has(`auth/${to}`)) moves.set(to, from);
+  return { ...desired, moves, retained: new Set(facts.retained ?? []) };
 }

@@ -6,8 +6,9 @@ import type { LiveState } from './live';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DesiredObject, type DriftEntry, type FieldChange, type LiveObject, type ObjectPlan } from './model';
 import { CONFIG_SECRET, rotationConfigured } from '../schema/cloud-config-fields';
 import { credentialsDecision } from './objects/auth-config';
-import { mountDestroy, moveWarning } from './objects/auth-mount';
-import { roleDecision } from './objects/role';
+import { mountDestroy } from './objects/auth-mount';
+import { decide, type ObjectDecision } from './objects/decide';
+import { ROLE_DELETE_COST } from './objects/role';
 import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
 
@@ -18,22 +19,11 @@ export interface DiffResult {
 
 const parentMountId = (o: { address: { mount?: string; kind: string } }) => (o.address.kind === 'auth-mount' || !o.address.mount ? undefined : `auth/${o.address.mount}`);
 
-function fieldChanges(d: DesiredObject, live: LiveObject | undefined): { changes: FieldChange[]; unchanged: number } {
-  const changes: FieldChange[] = [];
-  let unchanged = 0;
-  for (const [field, after] of Object.entries(d.fields)) {
-    const before = live?.fields[field];
-    if (live && sameValue(before, after)) {
-      unchanged++;
-      continue;
-    }
-    const c: FieldChange = { field, after };
-    if (live && before !== undefined) c.before = before;
-    if (live && d.immutable.includes(field)) c.forcesReplace = true;
-    changes.push(c);
-  }
-  return { changes, unchanged };
-}
+const planOf = (id: string, d: ObjectDecision): ObjectPlan => {
+  const plan: ObjectPlan = { id, address: parseObjectId(id), action: d.action, reason: d.reason, changes: d.changes, unchangedFields: d.unchangedFields };
+  if (d.warnings.length > 0) plan.warnings = d.warnings;
+  return plan;
+};
 
 /** Secret fields: compared through fingerprints (reads never return secrets). */
 function secretChanges(
@@ -64,6 +54,7 @@ function secretChanges(
         liveKeyId: live.observed[field],
         rotates: rotationConfigured(d.fields),
         force,
+        workloadIdentity: typeof d.fields.identity_token_audience === 'string' && d.fields.identity_token_audience !== '',
       });
       if (decision.warning) warnings.push(`${field}: ${decision.warning}`);
       if (decision.send === 'value') changes.push({ field, sensitive: true, before: state === 'set' ? '(sensitive)' : null, after: '(sensitive)' });
@@ -111,34 +102,32 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     // A moved mount's objects were recorded under its earlier path.
     const movedFrom = d.address.mount ? live.moved.get(d.address.mount) : undefined;
     const rec = record.objects[d.id] ?? (movedFrom ? record.objects[objectId({ ...d.address, mount: movedFrom })] : undefined);
-    const f = fieldChanges(d, l);
     const s = secretChanges(d, l, rec, desired.resend?.has(d.id) ?? false);
-    const changes = [...f.changes, ...s.changes];
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
-    const moving = d.address.kind === 'auth-mount' && l && movedFrom;
-    if (moving) changes.unshift({ field: 'path', before: movedFrom, after: d.address.mount! });
-    // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
-    const action =
-      d.address.kind === 'role'
-        ? roleDecision(l?.fields, d.fields).action
-        : !l
-          ? 'create'
-          : changes.some((c) => c.forcesReplace)
-            ? 'replace'
-            : changes.length > 0
-              ? 'update'
-              : 'no-op';
-    const plan: ObjectPlan = { id: d.id, address: d.address, action, reason: 'declared', changes, unchangedFields: f.unchanged + s.unchanged };
-    const warnings = [...(moving ? [moveWarning(movedFrom, d.address.mount!)] : []), ...s.warnings];
-    if (warnings.length > 0) plan.warnings = warnings;
-    plans.set(d.id, plan);
+    // The config is part of the move too: its root rotation is registered again (objects/auth-mount.ts).
+    const config = d.address.mount ? desired.objects.get(objectId({ kind: 'auth-config', mount: d.address.mount })) : undefined;
+    const move = movedFrom ? { from: movedFrom, to: d.address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined;
+    const decision = decide(d.address.kind, d.fields, l?.fields, { move, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
+    plans.set(d.id, planOf(d.id, decision));
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
   }
 
-  // Managed before, no longer declared: delete (a config cannot be deleted: it is reset).
+  // Managed before, no longer declared: the object's decision (a config is no longer managed).
+  const removed = (id: string, l: LiveObject) => {
+    const a = parseObjectId(id);
+    const mountId = a.mount ? `auth/${a.mount}` : undefined;
+    const mountRemoved = a.kind !== 'auth-mount' && mountId !== undefined && !desired.objects.has(mountId);
+    // RETAIN is the forgotten resource's: the whole backend (with its roles) or the snapshot config, never a role alone.
+    const retained = desired.retained?.has(id) === true || (mountRemoved && desired.retained?.has(mountId!) === true);
+    const decision = decide(a.kind, undefined, l.fields, { retained, mountRemoved });
+    if (decision) plans.set(id, planOf(id, decision));
+  };
   const deleting = (id: string, reason: string, l: LiveObject | undefined) => {
     const changes: FieldChange[] = Object.entries(l?.fields ?? {}).map(([field, before]) => ({ field, before }));
-    plans.set(id, { id, address: parseObjectId(id), action: 'delete', reason, changes, unchangedFields: 0 });
+    const a = parseObjectId(id);
+    const plan: ObjectPlan = { id, address: a, action: 'delete', reason, changes, unchangedFields: 0 };
+    if (a.kind === 'role') plan.warnings = [`deleting the role: ${ROLE_DELETE_COST}`];
+    plans.set(id, plan);
   };
   // A mount that also holds roles this stack never managed is kept (with its config): disabling
   // it would delete those roles, and objects never declared are left alone.
@@ -159,9 +148,7 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
       plans.set(id, { id, address: a, action: 'no-op', reason: `kept: ${kept.get(a.mount!)!}`, changes: [], unchangedFields: 0 });
       continue;
     }
-    const mountGone = a.mount && a.kind !== 'auth-mount' && !desired.objects.has(`auth/${a.mount}`);
-    if (a.kind === 'auth-config' && mountGone) continue;
-    deleting(id, a.kind === 'auth-config' ? 'removed from the desired state (reset to server defaults)' : 'removed from the desired state', l);
+    removed(id, l);
   }
 
   // Exclusive scopes: undeclared objects are deleted too.

@@ -80,6 +80,12 @@ export interface CodeOptions {
   dialect?: 'keyward' | 'vault';
   /** The CDK library the app uses (`App`, `TerraformStack` are imported from it); default cdktf. */
   cdkLibrary?: 'cdktf' | 'cdktn';
+  /**
+   * The server settings the import was given (flags or environment): written on the generated
+   * KeywardServer, so its plan reaches the objects that were read (a namespace left out plans a
+   * second mount in the root namespace).
+   */
+  server?: { namespace?: string; snapshotAddress?: string; cloudPlugin?: string };
 }
 
 function header(o: CodeOptions, what: string): string[] {
@@ -101,12 +107,22 @@ function app(o: CodeOptions, imports: string[], body: string[], vars: boolean): 
     '',
     'const app = new App();',
     `const stack = new TerraformStack(app, ${JSON.stringify(stack)});`,
-    `const server = new KeywardServer(stack, 'server', {${o.dialect === 'vault' ? " dialect: 'vault' " : ''}});`,
+    `const server = new KeywardServer(stack, 'server', {${serverProps(o)}});`,
     ...body,
     '',
     'app.synth();',
     '',
   ].join('\n');
+}
+
+/** The KeywardServer props of the settings the import was given. */
+function serverProps(o: CodeOptions): string {
+  const props: string[] = [];
+  if (o.dialect === 'vault') props.push("dialect: 'vault'");
+  if (o.server?.namespace) props.push(`namespace: ${JSON.stringify(o.server.namespace)}`);
+  if (o.server?.snapshotAddress) props.push(`snapshotAddress: ${JSON.stringify(o.server.snapshotAddress)}`);
+  if (o.server?.cloudPlugin) props.push(`cloudPlugin: ${JSON.stringify(o.server.cloudPlugin)}`);
+  return props.length ? ` ${props.join(', ')} ` : '';
 }
 
 function secretVar(name: string, description: string, out: string[]): string {
@@ -118,7 +134,13 @@ function secretVar(name: string, description: string, out: string[]): string {
   return `${v}.stringValue`;
 }
 
-export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
+interface CodePart {
+  body: string[];
+  imports: string[];
+  vars: boolean;
+}
+
+function mountPart(m: ImportedMount): CodePart {
   const body: string[] = [''];
   const backendVar = ident(`backend_${m.path}`);
   // Construct ids cannot hold "/" (the construct path separator).
@@ -143,14 +165,37 @@ export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
     if (type === 'vm' && !same(r.fields.bound_service_accounts, [])) p.push(`boundServiceAccounts: ${lit(r.fields.bound_service_accounts)}`);
     body.push(`CloudAuthRole.${type}(stack, ${JSON.stringify(`${idBase}-${r.name}`)}, { ${p.join(', ')} });`);
   }
-  const imports = ['KeywardServer', 'CloudAuthBackend', ...(m.roles.length ? ['CloudAuthRole'] : [])];
-  return header(o, `--mount ${m.path}`).join('\n') + app(o, imports, body, m.credentialsSet);
+  return { body, imports: ['CloudAuthBackend', ...(m.roles.length ? ['CloudAuthRole'] : [])], vars: m.credentialsSet };
+}
+
+export function mountCode(m: ImportedMount, o: CodeOptions = {}): string {
+  return importCode([m], undefined, o);
+}
+
+/** One app for everything imported: mounts and (when read) the snapshot configs, on one KeywardServer. */
+export function importCode(mounts: readonly ImportedMount[], snaps: ImportedSnapshot[] | undefined, o: CodeOptions = {}): string {
+  const parts = [...mounts.map(mountPart), ...(snaps ? [snapshotsPart(snaps)] : [])];
+  const what = [...mounts.map((m) => `--mount ${m.path}`), ...(snaps ? ['--snapshots'] : [])].join(' ');
+  const imports = [...new Set(['KeywardServer', ...parts.flatMap((p) => p.imports)])];
+  return (
+    header(o, what).join('\n') +
+    app(
+      o,
+      imports,
+      parts.flatMap((p) => p.body),
+      parts.some((p) => p.vars),
+    )
+  );
 }
 
 const STORAGE_FACTORY: Record<StorageType, string> = { local: 'local', 'cloudone-store': 'cloudOne', 'cloudtwo-store': 'cloudTwo', 'cloudthree-store': 'cloudThree' };
 const STORAGE_PROP: Record<string, string> = { local_max_space: 'maxSpaceBytes' };
 
 export function snapshotsCode(snaps: ImportedSnapshot[], o: CodeOptions = {}): string {
+  return importCode([], snaps, o);
+}
+
+function snapshotsPart(snaps: ImportedSnapshot[]): CodePart {
   const body: string[] = [''];
   let vars = false;
   for (const s of snaps) {
@@ -189,5 +234,5 @@ export function snapshotsCode(snaps: ImportedSnapshot[], o: CodeOptions = {}): s
     p.push(`storage: SnapshotStorage.${STORAGE_FACTORY[type]}({ ${storage.join(', ')} })`);
     body.push(`new SnapshotAutoConfig(stack, ${JSON.stringify(`snapshot-${s.name}`)}, { ${p.join(', ')} }).importFrom(${JSON.stringify(s.name)});`);
   }
-  return header(o, '--snapshots').join('\n') + app(o, ['KeywardServer', 'SnapshotAutoConfig', 'SnapshotStorage'], body, vars);
+  return { body, imports: ['SnapshotAutoConfig', 'SnapshotStorage'], vars };
 }

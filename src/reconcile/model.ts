@@ -56,8 +56,6 @@ export interface DesiredObject {
   /** Canonical non-secret fields, comparable with LiveObject.fields. */
   fields: Record<string, Json>;
   secrets: Record<string, DesiredSecret>;
-  /** Fields that cannot change in place: a difference plans a replace. */
-  immutable: readonly string[];
   /** Fields the declaration names (the rest are defaults filled in); absent: every field counts as declared. */
   declared?: readonly string[];
 }

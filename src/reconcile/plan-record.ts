@@ -1,16 +1,12 @@
 // What a plan says about the record it was compared with: which record (Terraform's state or
-// keyward's own), and, for objects Terraform's destroy leaves on the server (retain_on_destroy),
-// that removing them from the stack deletes nothing.
+// keyward's own). What the record decides (retain_on_destroy, moves) is the objects' decision's
+// (objects/decide.ts), not this stamp's.
 
 import type { Plan } from './model';
 import type { RecordOrigin } from './record';
 
-export const RETAINED_REASON = 'removed from the stack with retain_on_destroy (RemovalPolicy.RETAIN): Terraform forgets it, the object stays on the server';
-
-export function withRecord(plan: Plan, origin: RecordOrigin, retained: readonly string[] = []): Plan {
-  const keep = new Set(retained);
-  const objects = plan.objects.map((o) => (o.action === 'delete' && keep.has(o.id) ? { ...o, reason: RETAINED_REASON } : o));
-  return { ...plan, objects, lastApplied: origin.location ? { kind: origin.kind, location: origin.location } : { kind: origin.kind } };
+export function withRecord(plan: Plan, origin: RecordOrigin): Plan {
+  return { ...plan, lastApplied: origin.location ? { kind: origin.kind, location: origin.location } : { kind: origin.kind } };
 }
 
 /** One line naming the record, for the renderers. */

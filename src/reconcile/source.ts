@@ -37,6 +37,8 @@ export interface TerraformStateRecord {
   /** keyward resources in the state: 0 means never deployed by Terraform. */
   resources: number;
   location: string;
+  /** Backends Terraform moves (its resource's path changed): declared path, earlier path. */
+  moves?: [string, string][];
 }
 
 /** Reads the Terraform state of a synthesized stack directory (holding cdk.tf.json): the objects of one server (provider alias). */
@@ -53,6 +55,8 @@ export interface LoadedSource {
   stack?: string;
   /** Ids whose removal leaves the object on the server (Terraform's retain_on_destroy). */
   retained: string[];
+  /** Mounts the record's applier moves (Terraform: a backend resource whose path changed): declared path, earlier path. */
+  moves?: [string, string][];
 }
 
 /**
@@ -150,7 +154,13 @@ export function loadSource(o: SourceOptions, readState?: TerraformStateReader): 
   });
   if (o.manifest || o.lastApplied || o.record === 'keyward') return keyward();
   if (o.record === 'terraform' && !state) throw new Error('--record terraform: no Terraform state reader for this source');
-  const fromState = (s: TerraformStateRecord): LoadedSource => ({ ...base, record: s.record, retained: s.retained, origin: { kind: 'terraform-state', location: s.location } });
+  const fromState = (s: TerraformStateRecord): LoadedSource => ({
+    ...base,
+    record: s.record,
+    retained: s.retained,
+    ...(s.moves?.length ? { moves: s.moves } : {}),
+    origin: { kind: 'terraform-state', location: s.location },
+  });
   if (o.record === 'terraform') return fromState(state!);
   const deployed = state !== undefined && state.resources > 0;
   if (deployed && existsSync(recordPath)) {

@@ -49,4 +49,10 @@ export const MOUNT_FIELDS: readonly MountFieldSpec[] = [
   },
 ];
 
+/**
+ * The mount fields a difference in which replaces the mount (disable, enable): its type and the
+ * fields Vault sets at enable time only. The one list of them; every front end asks it.
+ */
+export const MOUNT_REPLACE_FIELDS: readonly string[] = ['type', ...MOUNT_FIELDS.filter((f) => f.immutable).map((f) => f.name)];
+
 export const MOUNT_TUNE_FIELDS: readonly string[] = MOUNT_FIELDS.filter((f) => f.tune).map((f) => f.name);

@@ -63,3 +63,6 @@ export const storedRoleFields = (type: RoleType): readonly RoleFieldSpec[] =>
 
 /** keyward name -> Vault name, for the role fields Vault spells differently. */
 export const ROLE_VAULT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(ROLE_FIELDS.filter((f) => f.vault).map((f) => [f.name, f.vault!]));
+
+/** The role fields a difference in which deletes the role and creates it again (path_role.go cannot change a role's type). */
+export const ROLE_REPLACE_FIELDS: readonly string[] = ['type'];

@@ -16,3 +16,10 @@ export const PLAN_ONLY_APPLY_REFUSED = `${PLAN_ONLY_ENV} is set: this run may on
 /** What a plan says about a secret it took as unchanged. */
 export const unsetSecretNote = (env: string): string =>
   `${env} is not set: plan-only mode (${PLAN_ONLY_ENV}) takes the secret as unchanged (the fingerprint of the last apply); applying needs ${env}`;
+
+/**
+ * A configuration synthesized in plan-only mode carries the mark (the provider block's `plan_only`)
+ * into Terraform's saved plan, whose apply reads the environment anew and calls no apply for an
+ * unchanged resource: only the configured provider can refuse it, whatever the plan changes.
+ */
+export const PLAN_ONLY_MARKED_REFUSED = `this configuration was made in plan-only mode (plan_only = true, from ${PLAN_ONLY_ENV} at synth): unset secrets were taken as unchanged, so it is never applied, change or no change. Synthesize and plan again without ${PLAN_ONLY_ENV} (cdktf deploy does), with every secret's environment variable set.`;

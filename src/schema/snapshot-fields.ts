@@ -111,3 +111,6 @@ export function fieldsForStorageType(type: StorageType): SnapshotFieldSpec[] {
 export function isStorageType(v: unknown): v is StorageType {
   return typeof v === 'string' && (STORAGE_TYPES as readonly string[]).includes(v);
 }
+
+/** The snapshot config fields a difference in which deletes the config and writes it again (a storage type cannot change in place). */
+export const SNAPSHOT_REPLACE_FIELDS: readonly string[] = ['storage_type'];

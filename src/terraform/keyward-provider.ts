@@ -11,7 +11,7 @@ import type { BlockSchema, Diagnostic, ObjectValue, ProviderDefinition, Resource
 import { lazyResource } from './plugin/lazy-resource';
 import { backendSchema } from './resources/cloud-auth-backend-schema';
 import { roleResourceSchema } from './resources/cloud-auth-role-schema';
-import type { KeywardProviderContext } from './resources/context';
+import { refusePlanOnlyMark, type KeywardProviderContext } from './resources/context';
 import { exclusiveSnapshotConfigs } from './resources/exclusive-snapshot-configs';
 import { snapshotAutoConfigSchema } from './resources/snapshot-auto-config-schema';
 import { errorAt, hasUnknown, str } from './resources/values';
@@ -59,6 +59,12 @@ const providerSchema: BlockSchema = {
       type: { kind: 'string' },
       optional: true,
       description: '`keyward` or `vault` (Vault Enterprise / OpenBao field names); `KEYWARD_DIALECT` overrides it; default: detected from `sys/health`.',
+    },
+    plan_only: {
+      type: { kind: 'bool' },
+      optional: true,
+      description:
+        'Set by synth in plan-only mode (`KEYWARD_PLAN_ONLY`): the configuration (and a plan saved from it) is for review only; configuring with it outside plan-only mode is refused, so such a plan is never applied.',
     },
     fingerprint_salt: { type: { kind: 'string' }, optional: true, description: 'Key of the secret fingerprints (HMAC-SHA256) kept in state; unset = an empty key (set one).' },
     request_timeout: {
@@ -126,6 +132,8 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
     schema: providerSchema,
     validate: (config) => [...validateProvider(config), ...addressWarnings(config, env)],
     async configure(config) {
+      // Before anything: a saved plan made in plan-only mode is refused even when nothing changes.
+      refusePlanOnlyMark(config, env);
       // 64 requests in flight: a server that makes each write durable before answering (keyward's
       // group fsync) took 4,000 role writes ~10% faster than with 32 here.
       const base = { env, parallelism: opts.parallelism ?? 64 };

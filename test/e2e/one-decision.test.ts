@@ -39,6 +39,10 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
     if (p.name !== 'cli') return;
     const r = await p.plan(step.cliRefuses);
     expect({ where, code: r.code, refused: step.out.test(flat(r.out)) }).toEqual({ where, code: 1, refused: true });
+  } else if ('actions' in step) {
+    const seen = await p.actions(step.actions);
+    const want = p.name === 'cli' && step.cli ? step.cli : step.expect;
+    for (const [front, actions] of Object.entries(seen)) expect({ where, front, actions }).toEqual({ where, front, actions: want });
   } else if ('destroy' in step) {
     const r = await p.destroy(step.destroy);
     ok(r, 'destroy');

@@ -1,6 +1,6 @@
 // The work of `keyward plan`, loaded only when the command runs (not for --help or --version).
 
-import { desiredFromManifest } from '../../reconcile/desired';
+import { desiredFromManifest, withRecordFacts } from '../../reconcile/desired';
 import { refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan } from '../../reconcile/plan';
@@ -61,13 +61,13 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
   if (planOnly && flags.out) throw new Error('--out: a plan-only plan (unset secrets taken as unchanged) cannot be applied, so it is not saved; plan again with every secret set');
   const src = planOnly ? inPlanOnlyMode(() => resolveSource(flags)) : resolveSource(flags);
   if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
-  const desired = withResend(desiredFromManifest(src.manifest, process.env, { unsetSecretsUnchanged: planOnly }), flags.resend);
+  const desired = withRecordFacts(withResend(desiredFromManifest(src.manifest, process.env, { unsetSecretsUnchanged: planOnly }), flags.resend), src);
   const unsetSecrets = keepStoredFingerprints(desired, src.record);
   const client = openClient(flags, src.manifest.server);
   try {
     const made = await makePlan(client, desired, src.record, { parallelism: parallelismOf(flags) });
     await refuseServerRuleProblems(client, desired, made.plan);
-    const plan = { ...withRecord(made.plan, src.origin, src.retained), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
+    const plan = { ...withRecord(made.plan, src.origin), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
     write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
     return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;

@@ -22,6 +22,8 @@ export interface CredentialsFacts {
   rotates: boolean;
   /** The user asked for the declared key to be sent regardless (--resend, a version attribute bumped). */
   force: boolean;
+  /** The declaration sets workload identity (identity_token_audience), which Vault refuses beside a key. */
+  workloadIdentity?: boolean;
 }
 
 export interface CredentialsDecision {
@@ -34,8 +36,20 @@ export interface CredentialsDecision {
 const FORCE_HINT =
   'To send the declared key anyway, say so explicitly: `keyward apply --resend auth/<mount>/config`, or in Terraform change `credentials_wo_version` (or run `terraform apply -replace`).';
 
+/**
+ * Switching to workload identity where the server holds a key keyward did not write: Vault refuses
+ * the write ("only one of 'credentials' or 'identity_token_audience' can be set",
+ * path_config.go), so the key is cleared in the same write, and the plan says so.
+ */
+export const WIF_CLEARS_KEY =
+  "the server holds credentials keyward did not write, and the declaration switches to workload identity (identity_token_audience): Vault allows only one of 'credentials' or 'identity_token_audience', so this apply clears the server's key (logins then use the workload identity).";
+
 export function credentialsDecision(f: CredentialsFacts): CredentialsDecision {
-  if (!f.declared) return { send: f.liveSet && f.setByKeyward ? 'clear' : 'none' };
+  if (!f.declared) {
+    if (f.liveSet && f.setByKeyward) return { send: 'clear' };
+    if (f.liveSet && f.workloadIdentity) return { send: 'clear', warning: WIF_CLEARS_KEY };
+    return { send: 'none' };
+  }
   if (!f.liveSet || f.force || f.lastApply === 'changed') return { send: 'value' };
   const known = f.liveKeyId !== undefined && f.declaredKeyId !== undefined;
   if (known && f.liveKeyId === f.declaredKeyId) return { send: 'none' };

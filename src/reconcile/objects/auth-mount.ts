@@ -1,3 +1,5 @@
+import type { Json } from '../model';
+
 // The auth mount's decisions shared by the CLI's diff/apply and the provider: what destroy leaves
 // behind, and what a move (sys/remount) does to the sessions issued through the mount.
 
@@ -23,6 +25,29 @@ export function mountDestroy(path: string, foreignRoles: readonly string[]): Mou
  * Vault's remount (vault/auth.go remountCredential; api-docs/system/remount) revokes every lease and
  * token issued through the moved auth mount. Every rendering of a move says so.
  */
-export function moveWarning(from: string, to: string): string {
-  return `moving auth/${from} to auth/${to} (sys/remount) revokes every token and lease issued through the mount: clients logged in through it must log in again, at the new path. Its config, roles and accessor are kept.`;
+export function moveWarning(from: string, to: string, rotates = false): string {
+  const base = `moving auth/${from} to auth/${to} (sys/remount) revokes every token and lease issued through the mount: clients logged in through it must log in again, at the new path. Its config, roles and accessor are kept.`;
+  return rotates ? `${base} ${ROTATION_AFTER_MOVE}` : base;
+}
+
+/**
+ * Vault Enterprise's rotation manager de-registers a moved mount's root rotation (a known issue,
+ * 1.19 onward, "workaround: none"); a config write with the rotation fields registers it again.
+ */
+export const ROTATION_AFTER_MOVE =
+  "The config declares root rotation: Vault Enterprise de-registers a moved mount's root rotation, so the config's rotation fields are written again after the move.";
+
+/**
+ * The rotation fields written again after a move (canonical config fields), or undefined when the
+ * config declares no rotation. A schedule goes with its window (checked together by Vault).
+ */
+export function rotationRewrite(config: Readonly<Record<string, Json>>): Record<string, Json> | undefined {
+  const period = typeof config.rotation_period === 'number' && config.rotation_period > 0;
+  const schedule = typeof config.rotation_schedule === 'string' && config.rotation_schedule !== '';
+  if (!period && !schedule) return undefined;
+  const out: Record<string, Json> = period
+    ? { rotation_period: config.rotation_period! }
+    : { rotation_schedule: config.rotation_schedule!, rotation_window: config.rotation_window ?? 0 };
+  if (config.disable_automated_rotation === true) out.disable_automated_rotation = true;
+  return out;
 }

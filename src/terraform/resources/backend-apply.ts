@@ -68,7 +68,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     try {
       const declared = config.config as ObjectValue;
       const decision = await decideCredentials(ctx, client, path, declared, priorConfig, planned.config, planned.config);
-      const body = configWrite(ctx, ['config'], declared, priorConfig, planned.config, decision);
+      const body = configWrite(ctx, ['config'], declared, priorConfig, planned.config, decision, prior !== null && prior.path !== planned.path);
       if (body) warnings.push(...(await client.cloud(path).writeConfig(body)));
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.

@@ -8,7 +8,8 @@ import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
 import { MOUNT_PATH, planMount, validateMount } from './mount-values';
-import { configSecretDiagnostics, planConfig, validateConfig } from './config-values';
+import { configCanonical, configSecretDiagnostics, planConfig, validateConfig } from './config-values';
+import { rotationConfigured } from '../../schema/cloud-config-fields';
 import { credentialsWarning, decideCredentials } from './config-credentials';
 import { moveWarning } from '../../reconcile/objects/auth-mount';
 import { roleServerDiagnostics } from './role-server-rules';
@@ -61,7 +62,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     diagnostics.push({
       severity: 'warning',
       summary: `auth/${String(req.prior.path)} moves to auth/${String(config.path)}`,
-      detail: `${moveWarning(String(req.prior.path), String(config.path))} To recreate the mount instead, use terraform apply -replace.`,
+      detail: `${moveWarning(String(req.prior.path), String(config.path), isObject(config.config) && !hasUnknown(config.config) && rotationConfigured(configCanonical(config.config)))} To recreate the mount instead, use terraform apply -replace.`,
       attribute: ['path'],
     });
   }

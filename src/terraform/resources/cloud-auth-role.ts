@@ -8,13 +8,15 @@ import { roleResourceSchema as schema } from './cloud-auth-role-schema';
 import { clientOf, type KeywardProviderContext } from './context';
 import { MOUNT_PATH } from './mount-values';
 import { mountRoles } from './role-listing';
+import { replaceFields } from '../../reconcile/objects/decide';
 import { applyRoleDecision, createsRole, roleDeletion, ROLE_DELETE_COST as TOKENS } from '../../reconcile/objects/role';
 import { roleServerDiagnostics } from './role-server-rules';
 import { appliedRole, emptyRole, planRole, refreshRole, roleDecisionOf, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown } from './values';
 
 const ROLE_KEYS = Object.keys(emptyRole());
-const FORCES_REPLACE = ['backend', 'name', 'type'] as const;
+// The identity (backend, name) and the role fields the field table says force a replace.
+const FORCES_REPLACE = ['backend', 'name', ...replaceFields('role')];
 
 /** The role part of the resource object (what role-values.ts works on). */
 const roleOf = (o: ObjectValue): ObjectValue => Object.fromEntries(ROLE_KEYS.map((k) => [k, o[k] ?? null]));

@@ -46,9 +46,11 @@ export async function decideCredentials(
   // With an environment variable, bumping credentials_wo_version is the explicit "send it again"
   // (a version appearing where the prior state had none, as after an import, is not a bump).
   const force = declared && str(config[`${F}_env`]) !== undefined && prior !== null && set(prior[`${F}_wo_version`]) && config[`${F}_wo_version`] !== prior[`${F}_wo_version`];
+  const workloadIdentity = !!str(fields.identity_token_audience);
   let liveSet = true;
   let liveKeyId: string | undefined;
-  if (declared && lastApply !== 'changed' && !force) {
+  // Read the server when the answer depends on its key: a kept declared key, or a switch to workload identity over a key keyward did not write.
+  if ((declared && lastApply !== 'changed' && !force) || (!declared && !setByKeyward && workloadIdentity)) {
     const data = client ? await readConfigOrNone(client, path) : undefined;
     liveKeyId = typeof data?.private_key_id === 'string' && data.private_key_id !== '' ? data.private_key_id : undefined;
     liveSet = liveKeyId !== undefined || typeof data?.client_email === 'string';
@@ -62,6 +64,7 @@ export async function decideCredentials(
     liveKeyId,
     rotates: rotationConfigured(finishConfig(fields as Record<string, unknown>)),
     force,
+    workloadIdentity,
   });
 }
 
@@ -73,6 +76,8 @@ async function readConfigOrNone(client: VaultClient, path: string): Promise<Reco
 /** The plan's warning when the server's key wins, on the attribute that declares the key. */
 export function credentialsWarning(base: AttributePath, config: ObjectValue, d: CredentialsDecision): Diagnostic[] {
   if (!d.warning) return [];
+  if (d.send === 'clear')
+    return [{ severity: 'warning', summary: "The server's credentials are cleared for workload identity", detail: d.warning, attribute: [...base, 'identity_token_audience'] }];
   const attr = str(config[`${F}_env`]) !== undefined ? `${F}_env` : `${F}_wo`;
   return [{ severity: 'warning', summary: 'The declared credentials are not sent: the server holds another key', detail: d.warning, attribute: [...base, attr] }];
 }

@@ -2,6 +2,7 @@
 // plan / refresh / apply-body rules over the reconciler's canonical config (desiredConfigFields,
 // liveConfigFields, configBody). The credentials are a secret field (see secrets.ts).
 
+import { rotationRewrite } from '../../reconcile/objects/auth-mount';
 import { desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
 import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
 import { configBody } from '../../reconcile/write-bodies';
@@ -23,6 +24,8 @@ export function emptyConfig(): ObjectValue {
 }
 
 const canonical = (c: ObjectValue): Record<string, Json> => desiredConfigFields('config', pick(c, NAMES));
+/** The config attributes' canonical fields (the reconciler's). */
+export const configCanonical = canonical;
 
 /**
  * One diagnostic per failing value, all at once, each on its attribute (config.iam_alias …): the
@@ -113,6 +116,7 @@ export function configWrite(
   prior: ObjectValue | null,
   planned: ObjectValue,
   credentials: CredentialsDecision,
+  moved = false,
 ): Record<string, unknown> | undefined {
   const after = canonical(planned);
   const before = prior ? canonical(prior) : finishConfig({});
@@ -122,5 +126,8 @@ export function configWrite(
   const body = configBody(undefined, changes, { salt: '', env: {} }, { fields: after, declared: NAMES.filter((n) => config[n] !== null && config[n] !== undefined) });
   const secret = credentialsToWrite(ctx, base, config, planned, credentials);
   if (secret !== undefined) body.credentials = secret;
+  // After a move, the rotation fields again: Vault Enterprise de-registered the mount's root rotation (objects/auth-mount.ts).
+  const rewrite = moved && prior ? rotationRewrite(after) : undefined;
+  for (const [k, v] of Object.entries(rewrite ?? {})) if (!(k in body)) body[k] = v;
   return Object.keys(body).length === 0 ? undefined : body;
 }

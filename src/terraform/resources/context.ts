@@ -3,7 +3,8 @@
 // environment secrets are read from.
 
 import type { VaultClient } from '../../client/vault-client';
-import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED, PLAN_ONLY_ENV } from '../../schema/plan-only';
+import { isPlanOnly, PLAN_ONLY_APPLY_REFUSED, PLAN_ONLY_ENV, PLAN_ONLY_MARKED_REFUSED } from '../../schema/plan-only';
+import type { ObjectValue } from '../plugin/contract';
 import { DiagnosticsError } from '../plugin/contract';
 
 export interface KeywardProviderContext {
@@ -31,4 +32,14 @@ export function clientOf(ctx: KeywardProviderContext): VaultClient {
       detail: 'The provider block has values that are only known after apply; keyward needs them to reach the server.',
     },
   ]);
+}
+
+/**
+ * The provider block's plan-only mark outside plan-only mode: applying a plan saved in plan-only
+ * mode (or planning a configuration synthesized in it). Checked when the provider is configured,
+ * the one step every apply runs, changes or none.
+ */
+export function refusePlanOnlyMark(config: ObjectValue, env: NodeJS.ProcessEnv): void {
+  if (config.plan_only !== true || isPlanOnly(env)) return;
+  throw new DiagnosticsError([{ severity: 'error', summary: 'A plan-only configuration cannot be applied', detail: PLAN_ONLY_MARKED_REFUSED, attribute: ['plan_only'] }]);
 }

@@ -2,6 +2,7 @@
 // config/<name>). Canonical comparison from the reconciler (desiredSnapshotFields,
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
+import { replaceFields } from '../../reconcile/objects/decide';
 import { EditionError } from '../../client/dialect/edition';
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, stableJson, type Json } from '../../reconcile/model';
@@ -187,7 +188,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     }
     // A create (not the create half of a replace, whose config is this resource's own).
     if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true);
-    const replace: AttributePath[] = req.prior ? (['name', 'storage_type'] as const).filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
+    const replace: AttributePath[] = req.prior ? ['name', ...replaceFields('snapshot-config')].filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
     if (!PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {

@@ -25,6 +25,24 @@ function backendOf(stackDir: string): Backend {
   return { type, config: (config ?? {}) as Record<string, unknown> };
 }
 
+/**
+ * Backends Terraform moves: a keyward_cloud_auth_backend resource of the state whose synthesized
+ * path differs (Terraform updates it in place, a sys/remount). Terraform identifies a backend by
+ * its resource, so the plan does too: declared path -> earlier path.
+ */
+export function movesFromState(stackDir: string, backendPaths: Record<string, string> | undefined): [string, string][] {
+  const file = join(stackDir, 'cdk.tf.json');
+  if (!backendPaths || !existsSync(file)) return [];
+  const tf = JSON.parse(readFileSync(file, 'utf8')) as { resource?: { keyward_cloud_auth_backend?: Record<string, { path?: unknown }> } };
+  const declared = tf.resource?.keyward_cloud_auth_backend ?? {};
+  const out: [string, string][] = [];
+  for (const [name, path] of Object.entries(backendPaths)) {
+    const to = declared[name]?.path;
+    if (typeof to === 'string' && to !== path) out.push([to, path]);
+  }
+  return out;
+}
+
 /** Terraform's command: cdktf's TERRAFORM_BINARY_NAME, else `terraform` on PATH. */
 const terraformBinary = (env: NodeJS.ProcessEnv) => env.TERRAFORM_BINARY_NAME || 'terraform';
 
@@ -63,7 +81,8 @@ export function readStackState(stackDir: string, alias?: string, env: NodeJS.Pro
     if (text.trim() === '') return { record: { version: 1, objects: {} }, retained: [], resources: 0, location };
   }
   try {
-    return { ...recordFromState(text, alias), location };
+    const state = recordFromState(text, alias);
+    return { ...state, moves: movesFromState(stackDir, state.backendPaths), location };
   } catch (e) {
     throw new Error(`cannot read the stack's Terraform state (${location}): ${(e as Error).message}`);
   }

@@ -20,11 +20,15 @@ export interface StateRecord {
   retained: string[];
   /** How many keyward resources the state holds (0: the stack was never deployed, or holds none). */
   resources: number;
+  /** Each keyward_cloud_auth_backend's mount path by its resource name: Terraform's identity of a backend. */
+  backendPaths?: Record<string, string>;
 }
 
 interface StateResource {
   mode?: string;
   type?: string;
+  name?: string;
+  module?: string;
   /** `provider["registry.terraform.io/keyward/keyward"]`, with `.<alias>` for an aliased provider. */
   provider?: string;
   instances?: { attributes?: unknown }[];
@@ -57,8 +61,9 @@ function addBackend(o: ObjectValue, out: StateRecord): void {
     for (const [name, role] of Object.entries(o.roles)) {
       if (!isObject(role)) continue;
       const rid = objectId({ kind: 'role', mount, name });
+      // Not retained itself: RETAIN is the backend's, for Terraform forgetting the whole resource;
+      // a role removed from a kept backend is deleted by Terraform (objects/decide.ts).
       out.record.objects[rid] = recorded({ ...roleCanonical(name, role) });
-      if (o.retain_on_destroy === true) out.retained.push(rid);
     }
   }
 }
@@ -111,7 +116,12 @@ export function recordFromState(state: unknown, alias?: string): StateRecord {
   const out = emptyStateRecord();
   for (const r of (parsed as { resources: StateResource[] }).resources) {
     if (r.mode !== 'managed' || !r.type || !isKeywardResource(r.type) || aliasOf(r.provider) !== alias) continue;
-    for (const i of r.instances ?? []) if (isObject(i.attributes as ObjectValue)) addInstance(r.type, i.attributes as ObjectValue, out);
+    for (const i of r.instances ?? []) {
+      if (!isObject(i.attributes as ObjectValue)) continue;
+      addInstance(r.type, i.attributes as ObjectValue, out);
+      const path = (i.attributes as ObjectValue).path;
+      if (r.type === 'keyward_cloud_auth_backend' && r.name && !r.module && r.instances?.length === 1 && typeof path === 'string') (out.backendPaths ??= {})[r.name] = path;
+    }
   }
   return out;
 }

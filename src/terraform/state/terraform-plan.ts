@@ -5,10 +5,10 @@
 // the same code that reads a state (state-record.ts).
 
 import { createHash } from 'node:crypto';
-import { MOUNT_IMMUTABLE } from '../../reconcile/canonical';
-import { KIND_ORDER, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
-import { RETAINED_REASON } from '../../reconcile/plan-record';
+import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
+import { decide } from '../../reconcile/objects/decide';
 import { roleServerProblem } from '../../reconcile/objects/role';
+import { rotationConfigured } from '../../schema/cloud-config-fields';
 import type { RecordedObject } from '../../reconcile/record';
 import type { ObjectValue } from '../plugin/contract';
 import { isObject } from '../resources/values';
@@ -32,7 +32,7 @@ interface JsonPlan {
   configuration?: { provider_config?: Record<string, { name?: string; expressions?: { address?: { constant_value?: unknown }; dialect?: { constant_value?: unknown } } }> };
 }
 
-const IMMUTABLE: Record<string, readonly string[]> = { 'auth-mount': MOUNT_IMMUTABLE, 'auth-config': [], role: ['type'], 'snapshot-config': ['storage_type'] };
+const emptyRecorded: RecordedObject = { fields: {}, secrets: {}, observed: {} };
 
 /**
  * A write-only secret has no fingerprint in plan or state: its version stands for it, so a bumped
@@ -72,28 +72,10 @@ function exclusiveDeletes(changes: readonly ResourceChange[]): string[] {
   return out;
 }
 
-function objectChange(id: string, before: RecordedObject | undefined, after: RecordedObject | undefined, retained: Set<string>): ObjectPlan {
-  const address = parseObjectId(id);
-  if (!after) {
-    const reason = retained.has(id)
-      ? RETAINED_REASON
-      : address.kind === 'auth-config'
-        ? 'removed from the desired state (reset to server defaults)'
-        : 'removed from the desired state';
-    return { id, address, action: 'delete', reason, changes: Object.entries(before!.fields).map(([field, b]) => ({ field, before: b })), unchangedFields: 0 };
-  }
+/** Secret differences between two records: fingerprints (or write-only versions) compared. */
+function secretChanges(before: RecordedObject | undefined, after: RecordedObject): { changes: FieldChange[]; unchanged: number } {
   const changes: FieldChange[] = [];
   let unchanged = 0;
-  for (const [field, a] of Object.entries(after.fields)) {
-    if (before && sameValue(before.fields[field], a)) {
-      unchanged++;
-      continue;
-    }
-    const c: FieldChange = { field, after: a };
-    if (before && before.fields[field] !== undefined) c.before = before.fields[field];
-    if (before && IMMUTABLE[address.kind].includes(field)) c.forcesReplace = true;
-    changes.push(c);
-  }
   for (const field of [...new Set([...Object.keys(after.secrets), ...Object.keys(before?.secrets ?? {})])].sort()) {
     const b = before?.secrets[field];
     const a = after.secrets[field];
@@ -101,8 +83,62 @@ function objectChange(id: string, before: RecordedObject | undefined, after: Rec
     else if (a === undefined) changes.push({ field, sensitive: true, before: '(sensitive)', after: null });
     else changes.push({ field, sensitive: true, ...(b === undefined ? {} : { before: '(sensitive)' }), after: '(sensitive)' });
   }
-  const action = !before ? 'create' : changes.some((c) => c.forcesReplace) ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
-  return { id, address, action, reason: 'declared', changes, unchangedFields: unchanged };
+  return { changes, unchanged };
+}
+
+/** One object's plan: the shared decision (objects/decide.ts) on the saved plan's prior and planned values. */
+function objectChange(
+  id: string,
+  before: RecordedObject | undefined,
+  after: RecordedObject | undefined,
+  retained: Set<string>,
+  moves: Map<string, string>,
+  planned: Record<string, RecordedObject>,
+): ObjectPlan | undefined {
+  const address = parseObjectId(id);
+  const mountId = address.mount ? `auth/${address.mount}` : undefined;
+  const mountRemoved = address.kind !== 'auth-mount' && mountId !== undefined && !(mountId in planned);
+  const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
+  const config = address.mount !== undefined ? planned[objectId({ kind: 'auth-config', mount: address.mount })] : undefined;
+  const s = after ? secretChanges(before, after) : { changes: [], unchanged: 0 };
+  const d = decide(address.kind, after?.fields, before?.fields, {
+    move: from ? { from, to: address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined,
+    retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
+    mountRemoved,
+    secretChanges: s.changes,
+    secretUnchanged: s.unchanged,
+  });
+  if (!d) return undefined;
+  const plan: ObjectPlan = { id, address, action: d.action, reason: d.reason, changes: d.changes, unchangedFields: d.unchangedFields };
+  if (d.warnings.length > 0) plan.warnings = d.warnings;
+  return plan;
+}
+
+/**
+ * Mounts Terraform moves: a keyward_cloud_auth_backend updated in place (not replaced) whose path
+ * changes, identified by its resource as Terraform does; declared path -> earlier path.
+ */
+function movesOf(changes: readonly ResourceChange[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const rc of changes) {
+    if (rc.type !== 'keyward_cloud_auth_backend' || rc.change?.actions?.includes('delete')) continue;
+    const b = rc.change?.before as { path?: unknown } | null | undefined;
+    const a = rc.change?.after as { path?: unknown } | null | undefined;
+    if (typeof b?.path === 'string' && typeof a?.path === 'string' && b.path !== a.path) out.set(a.path, b.path);
+  }
+  return out;
+}
+
+/** A record's objects with a moved mount's ids under its new path, as the move keeps them. */
+function afterMoves(objects: Record<string, RecordedObject>, moves: Map<string, string>): Record<string, RecordedObject> {
+  const to = new Map([...moves].map(([t, f]) => [f, t]));
+  const out: Record<string, RecordedObject> = {};
+  for (const [id, o] of Object.entries(objects)) {
+    const a = parseObjectId(id);
+    const moved = a.mount !== undefined ? to.get(a.mount) : undefined;
+    out[moved ? objectId({ ...a, mount: moved }) : id] = o;
+  }
+  return out;
 }
 
 function driftOf(drift: readonly ResourceChange[]): DriftEntry[] {
@@ -136,9 +172,13 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const changes = tf.resource_changes ?? [];
   const before = recordOf(changes, 'before');
   const after = recordOf(changes, 'after');
-  const retained = new Set(before.retained);
-  const ids = [...new Set([...Object.keys(before.record.objects), ...Object.keys(after.record.objects)])];
-  const plans = ids.map((id) => objectChange(id, before.record.objects[id], after.record.objects[id], retained));
+  const moves = movesOf(changes);
+  const retained = new Set(Object.keys(afterMoves(Object.fromEntries(before.retained.map((id) => [id, emptyRecorded])), moves)));
+  const prior = afterMoves(before.record.objects, moves);
+  const planned = after.record.objects;
+  const afterIds = new Set(Object.keys(planned));
+  const ids = [...new Set([...Object.keys(prior), ...afterIds])];
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))

@@ -2,13 +2,24 @@
 // (`keyward plan/apply/destroy --manifest`, in-process) and the provider (real `terraform` on HCL).
 // Both talk to the same kind of Vault stand-in (the contract server), started fresh per scenario.
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKeyward } from '../../support/keyward-in-process';
 import { terraformWorkdir, type TerraformWorkdir } from '../../support/terraform-workdir';
 import { CONTRACT_TOKEN } from '../../support/vault-contract/server';
-import { hclOf, manifestOf, type Stack } from './stack';
+import { hclOf, manifestOf, synthesizedOf, type Stack } from './stack';
+
+/** A JSON plan's action per object (the plan's text on failure, to show why). */
+function actionsOf(out: string): Record<string, string> {
+  const start = out.indexOf('{');
+  try {
+    const plan = JSON.parse(out.slice(start)) as { objects: { id: string; action: string }[] };
+    return Object.fromEntries(plan.objects.map((o) => [o.id, o.action]));
+  } catch {
+    return { '(not a plan)': out.slice(-2000) };
+  }
+}
 
 export interface Run {
   code: number | null;
@@ -21,6 +32,12 @@ export interface PathDriver {
   /** Points the path at a fresh server and forgets everything applied before. */
   reset(address: string): Promise<void>;
   plan(s: Stack, o?: { force?: boolean }): Promise<Run & { changes: boolean }>;
+  /**
+   * Every front end's action per object for the change to `s` (none applied): the CLI's plan
+   * (keyward's record); on the Terraform path `keyward show` of Terraform's saved plan and the PR
+   * plan (`keyward plan --dir`, Terraform's state as the record).
+   */
+  actions(s: Stack): Promise<Record<string, Record<string, string>>>;
   apply(s: Stack, o?: { force?: boolean }): Promise<Run>;
   destroy(s: Stack): Promise<Run>;
   /** Takes over what the server holds with no record of a last apply (CLI: no record; Terraform: import). */
@@ -45,6 +62,11 @@ export function cliPath(env: Record<string, string>): PathDriver {
       write(s);
       const r = await runKeyward('plan', '--manifest', manifest(), '--detailed-exitcode', ...resend(s, o.force));
       return { code: r.code === 2 ? 0 : r.code, out: r.all, changes: r.code === 2 };
+    },
+    async actions(s) {
+      write(s);
+      const r = await runKeyward('plan', '--manifest', manifest(), '--format', 'json');
+      return { 'keyward plan': actionsOf(r.out || r.all) };
     },
     async apply(s, o = {}) {
       write(s);
@@ -101,6 +123,31 @@ export function terraformPath(env: Record<string, string>): PathDriver & { init(
     async apply(s, o = {}) {
       write(s, o.force);
       return run(['apply', '-input=false', '-auto-approve']);
+    },
+    async actions(s) {
+      write(s);
+      const planned = await w.tf(['plan', '-input=false', '-out=tfplan']);
+      if (planned.code !== 0) throw new Error(planned.out);
+      const shown = await w.tf(['show', '-json', 'tfplan']);
+      writeFileSync(join(w.dir, 'tfplan.json'), shown.stdout);
+      const show = await runKeyward('show', join(w.dir, 'tfplan.json'), '--format', 'json');
+      // The PR plan of the same change: a synthesized stack whose record is this directory's state.
+      const stackDir = join(w.dir, 'cdktf.out', 'stacks', 'b');
+      mkdirSync(stackDir, { recursive: true });
+      const synth = synthesizedOf(s, join(w.dir, 'terraform.tfstate'));
+      writeFileSync(join(stackDir, 'keyward.manifest.json'), JSON.stringify(synth.manifest));
+      writeFileSync(join(stackDir, 'cdk.tf.json'), JSON.stringify(synth.cdkTf));
+      const saved = process.env.VAULT_ADDR;
+      process.env.VAULT_ADDR = address;
+      process.env.VAULT_TOKEN = CONTRACT_TOKEN;
+      Object.assign(process.env, env);
+      try {
+        const pr = await runKeyward('plan', '--dir', join(w.dir, 'cdktf.out'), '--format', 'json');
+        return { 'keyward show': actionsOf(show.out || show.all), 'PR plan': actionsOf(pr.out || pr.all) };
+      } finally {
+        if (saved === undefined) delete process.env.VAULT_ADDR;
+        else process.env.VAULT_ADDR = saved;
+      }
     },
     async destroy(s) {
       write(s);

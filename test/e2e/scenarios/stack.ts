@@ -21,6 +21,8 @@ export interface Stack {
   /** Roles on the mount that the stack does not declare are deleted (manifest exclusiveRoles, HCL exclusive_roles). */
   exclusiveRoles?: boolean;
   snapshots?: Record<string, StackSnapshot>;
+  /** RemovalPolicy.RETAIN on the backend (retain_on_destroy): Terraform's alone, keyward's record has none. */
+  retain?: boolean;
 }
 
 export const SALT = 'one-decision-salt-0123456789';
@@ -75,6 +77,18 @@ provider "keyward" {
 }
 resource "keyward_cloud_auth_backend" "b" {
   path = ${JSON.stringify(s.path)}
-${s.exclusiveRoles ? '  exclusive_roles = true\n' : ''}${config}${roles}}
+${s.exclusiveRoles ? '  exclusive_roles = true\n' : ''}${s.retain ? '  retain_on_destroy = true\n' : ''}${config}${roles}}
 ${snaps}`;
+}
+
+/**
+ * A synthesized cdktf stack of the HCL path's stack, as `keyward plan --dir` reads it for the
+ * pull-request plan: its manifest, and a cdk.tf.json naming the backend's resource (`b`, as in the
+ * HCL) and Terraform's local state file, so Terraform's state is the record.
+ */
+export function synthesizedOf(s: Stack, statePath: string): { manifest: unknown; cdkTf: unknown } {
+  return {
+    manifest: manifestOf(s),
+    cdkTf: { terraform: { backend: { local: { path: statePath } } }, resource: { keyward_cloud_auth_backend: { b: { path: s.path } } } },
+  };
 }

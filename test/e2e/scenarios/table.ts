@@ -12,6 +12,13 @@ export type Step =
   | { refuses: Stack; out: RegExp }
   /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
   | { cliRefuses: Stack; out: RegExp }
+  /**
+   * Every front end's action per object for a change (made, not applied): Terraform's path checks
+   * `keyward show` of its saved plan and the PR plan from its state; `cli` (keyward's own record,
+   * keyed by path) where it may differ. The server's state after the apply that follows is checked by
+   * a `check` step.
+   */
+  | { actions: Stack; expect: Record<string, string>; cli?: Record<string, string> }
   | { destroy: Stack; out?: RegExp[] }
   | { adopt: Stack }
   | { server: (v: VaultContract) => Promise<void> | void; why: string }
@@ -368,6 +375,78 @@ export const SCENARIOS: Scenario[] = [
       { check: (v) => expect(roleRequests(v)).toEqual(['POST']), why: 'one write, no delete' },
       { check: (v) => expect([roleOf(v)?.token_max_ttl, roleOf(v)?.token_ttl, roleOf(v)?.role_id === roleId]).toEqual([0, 3600, true]), why: 'back to the declaration, same role' },
       { plan: BASE, changes: false },
+    ],
+  },
+  {
+    name: 'path changed without movedFrom: Terraform moves the mount (sys/remount), and show and the PR plan say so; keyward apply (keyed by path) deletes and creates',
+    defect: 40,
+    steps: [
+      { apply: BASE },
+      {
+        actions: { ...BASE, path: 'cloud2' },
+        expect: { 'auth/cloud2': 'update', 'auth/cloud2/config': 'no-op', 'auth/cloud2/role/web': 'no-op' },
+        cli: { 'auth/cloud': 'delete', 'auth/cloud2': 'create', 'auth/cloud2/config': 'create', 'auth/cloud/role/web': 'delete', 'auth/cloud2/role/web': 'create' },
+      },
+      { apply: { ...BASE, path: 'cloud2' } },
+      {
+        check: (v) => expect([v.mounts.has('cloud2'), v.mounts.has('cloud'), [...(v.gcp.get('cloud2')?.roles.keys() ?? [])]]).toEqual([true, false, ['web']]),
+        why: 'the mount is at cloud2 with its role',
+      },
+    ],
+  },
+  {
+    name: 'config removed from the stack: no longer managed, the server keeps it (every front end)',
+    defect: 40,
+    steps: [
+      { apply: BASE },
+      { actions: { ...BASE, config: undefined }, expect: { 'auth/cloud': 'no-op', 'auth/cloud/config': 'no-op', 'auth/cloud/role/web': 'no-op' } },
+      { apply: { ...BASE, config: undefined } },
+      { check: (v) => expect([keyId(v), v.gcp.get('cloud')!.config.gce_alias]).toEqual(['declared-1', 'instance_id']), why: 'the config is as it was' },
+      { plan: { ...BASE, config: undefined }, changes: false },
+    ],
+  },
+  {
+    name: 'a role removed from a RETAIN backend: deleted (RETAIN is for the whole backend Terraform forgets), said by every front end',
+    defect: 40,
+    steps: [
+      { apply: { ...BASE, retain: true, roles: { ...BASE.roles, api: { type: 'iam', bound_service_accounts: ['api@p.iam.gserviceaccount.com'] } } } },
+      { actions: { ...BASE, retain: true }, expect: { 'auth/cloud': 'no-op', 'auth/cloud/config': 'no-op', 'auth/cloud/role/api': 'delete', 'auth/cloud/role/web': 'no-op' } },
+      { plan: { ...BASE, retain: true }, changes: true, out: [/stops renewing/], notOut: [/Terraform forgets it/] },
+      { apply: { ...BASE, retain: true } },
+      { check: (v) => expect([...v.gcp.get('cloud')!.roles.keys()]).toEqual(['web']), why: 'the role is deleted' },
+    ],
+  },
+  {
+    name: 'switch to workload identity over a key set outside keyward: the plan says the key is cleared, the apply clears it in the same write',
+    defect: 40,
+    steps: [
+      { apply: { path: 'cloud', roles: BASE.roles } },
+      {
+        server: (v) =>
+          post(v, 'auth/cloud/config', {
+            credentials: JSON.stringify({ type: 'service_account', private_key_id: 'set-by-hand', client_email: 'x@p.iam.gserviceaccount.com' }),
+          }).then(() => undefined),
+        why: 'a key set by hand',
+      },
+      { plan: { ...WIF, roles: BASE.roles }, changes: true, out: [/clears the server's key/] },
+      { apply: { ...WIF, roles: BASE.roles } },
+      {
+        check: (v) => expect([keyId(v), v.gcp.get('cloud')!.config.identity_token_audience]).toEqual([undefined, WIF.config!.fields!.identity_token_audience]),
+        why: 'the key cleared, WIF set',
+      },
+      { plan: { ...WIF, roles: BASE.roles }, changes: false },
+    ],
+  },
+  {
+    name: 'after a move, the config rotation fields are written again (Vault Enterprise drops the moved mount rotation), and the move warning says so',
+    defect: 40,
+    steps: [
+      { apply: ROTATING },
+      { check: (v) => expect(v.rotations.has('cloud')).toBe(true), why: 'rotation registered at cloud' },
+      { plan: { ...ROTATING, path: 'moved', movedFrom: 'cloud' }, changes: true, out: [/rotation fields are written again after the move/] },
+      { apply: { ...ROTATING, path: 'moved', movedFrom: 'cloud' } },
+      { check: (v) => expect([v.rotations.has('cloud'), v.rotations.get('moved')?.period]).toEqual([false, 86400]), why: 'registered again at the new path' },
+      { plan: { ...ROTATING, path: 'moved', movedFrom: 'cloud' }, changes: false },
     ],
   },
 ];

@@ -70,6 +70,12 @@ export interface VaultContract {
   /** Live tokens -> the auth mount that issued them; remount revokes the moved mount's (vault/auth.go). */
   tokens: Map<string, string>;
   /**
+   * Vault Enterprise's rotation manager: mount path -> the root rotation registered by a config
+   * write with rotation fields. Keyed by path, it drops a moved mount's entry (a known issue, 1.19
+   * onward, "workaround: none"): only a config write with the rotation fields registers it again.
+   */
+  rotations: Map<string, { period: number; schedule: string }>;
+  /**
    * A standby node of this cluster on its own port: sys/health answers 429 (`standby`) or 473
    * (`perfstandby`), every other request a 307 to the active node (http/handler.go without
    * request forwarding). Closed with the contract server.
@@ -108,6 +114,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
   const migrations = new Map<string, Migration>();
   const deletedKeys = new Set<string>();
   const tokens = new Map<string, string>();
+  const rotations = new Map<string, { period: number; schedule: string }>();
   const loseNextResponse = new Set<string>();
   const closers: Array<() => Promise<void>> = [];
   const community = {
@@ -125,6 +132,8 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
    */
   const move = (from: string, to: string) => {
     for (const [t, m] of [...tokens]) if (m === from) tokens.delete(t);
+    // The rotation manager's entry is keyed by the old path and is not carried over.
+    rotations.delete(from);
     mounts.set(to, mounts.get(from)!);
     mounts.delete(from);
     const data = gcp.get(from);
@@ -172,7 +181,18 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       if (!mount || mounts.get(mount)!.type !== gcpType) return errors(404, '1 error occurred:\n\t* unsupported path\n\n');
       const rest = p.slice(`auth/${mount}/`.length);
       const m = gcpOf(mount);
-      if (rest === 'config') return gcpConfig(ctx, m.config, deletedKeys, flavor);
+      if (rest === 'config') {
+        const reply = gcpConfig(ctx, m.config, deletedKeys, flavor);
+        // A write carrying rotation fields (re-)registers the root rotation (automatedrotationutil).
+        const b = (ctx.body ?? {}) as Record<string, unknown>;
+        const c = m.config;
+        if (ctx.method === 'update' && reply.status < 300 && ['rotation_period', 'rotation_schedule'].some((k) => b[k] !== undefined)) {
+          if (!c.disable_automated_rotation && (c.rotation_period > 0 || c.rotation_schedule !== ''))
+            rotations.set(mount, { period: c.rotation_period, schedule: c.rotation_schedule });
+          else rotations.delete(mount);
+        }
+        return reply;
+      }
       // The plugin OpenBao runs has no rotate-root (measured: 404 unsupported path).
       if (rest === 'config/rotate-root') return flavor === 'openbao' ? errors(404, '1 error occurred:\n\t* unsupported path\n\n') : rotateRoot(ctx, m.config, deletedKeys);
       if (rest === 'roles' || rest === 'role') {
@@ -281,6 +301,7 @@ export async function startVaultContract(o: ContractOptions = {}): Promise<Vault
       return t;
     },
     tokens,
+    rotations,
     loseNextResponse,
     community,
     perfStandby: async (po) => {

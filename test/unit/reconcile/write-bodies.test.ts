@@ -12,7 +12,6 @@ const cfg: DesiredObject = {
   address: { kind: 'auth-config', mount: 'c' },
   fields: {},
   secrets: { credentials: { env: 'CREDS', fingerprint: fingerprintSecret(salt, 'the-secret') } },
-  immutable: [],
 };
 
 test('config: endpoints merged with removed keys cleared; default metadata as "default"', () => {
@@ -55,7 +54,6 @@ test('snapshot: the complete declared object on every write, every secret includ
       cloudone_secret_access_key: { env: 'K', fingerprint: fingerprintSecret(salt, 'k') },
       cloudone_session_token: { env: 'T', fingerprint: fingerprintSecret(salt, 't') },
     },
-    immutable: ['storage_type'],
   };
   const env = { K: 'k', T: 't' };
   const all = { storage_type: 'cloudone-store', interval: 60, cloudone_secret_access_key: 'k', cloudone_session_token: 't' };
