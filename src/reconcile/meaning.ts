@@ -7,7 +7,7 @@
 import ipaddr from 'ipaddr.js';
 import type { ServerDialect } from '../client/dialect/server-dialect';
 import { CONFIG_ACCESS, MOUNT_ACCESS, ROLE_ACCESS, SNAPSHOT_ACCESS, type AccessEffect } from '../schema/access-effects';
-import { MEANING_LABELS, stableJson, type Json, type Meaning, type MeaningLabel, type ObjectKind, type ObjectPlan } from './model';
+import { MEANING_LABELS, stableJson, type Json, type Meaning, type MeaningLabel, type ObjectKind, type ObjectPlan, type Plan } from './model';
 
 export { MEANING_LABELS, type Meaning, type MeaningLabel } from './model';
 
@@ -258,3 +258,19 @@ export function meaningsOf(i: MeaningInput): Meaning[] {
 
 /** The labels of a list of meanings, once each, in MEANING_LABELS order. */
 export const labelsOf = (ms: readonly Meaning[]): MeaningLabel[] => MEANING_LABELS.filter((l) => ms.some((m) => m.label === l));
+
+/**
+ * The plan with each object's meanings attached: `fieldsOf` gives an object's full canonical fields before (live
+ * or recorded) and after (declared), which the meanings need beyond the changed fields (a role's type, its projects).
+ */
+export function withMeanings(
+  plan: Plan,
+  fieldsOf: (id: string) => { before?: Record<string, Json>; after?: Record<string, Json> },
+  dialect: ServerDialect,
+): Plan {
+  const objects = plan.objects.map((o) => {
+    const meanings = meaningsOf({ plan: o, dialect, ...fieldsOf(o.id) });
+    return meanings.length ? { ...o, meanings } : o;
+  });
+  return { ...plan, objects };
+}
