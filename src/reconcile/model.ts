@@ -85,6 +85,27 @@ export interface FieldChange {
   forcesReplace?: boolean;
 }
 
+/** What a change means for access and backups (computed in meaning.ts from the field tables' access effects). */
+export const MEANING_LABELS = [
+  'broadens-access',
+  'narrows-access',
+  'credential-destination',
+  'reduces-backups',
+  'locks-out',
+  'revokes-tokens',
+  'interrupts-logins',
+  'needs-review',
+] as const;
+export type MeaningLabel = (typeof MEANING_LABELS)[number];
+
+export interface Meaning {
+  label: MeaningLabel;
+  /** The field whose change carries it; absent for the object as a whole (created, deleted, moved). */
+  field?: string;
+  /** Who gains or loses what, in a sentence. */
+  explanation: string;
+}
+
 export interface ObjectPlan {
   id: string;
   address: ObjectAddress;
@@ -95,6 +116,8 @@ export interface ObjectPlan {
   unchangedFields: number;
   /** What the user must know about this object's plan (a key left as the server holds it, tokens a move revokes). */
   warnings?: string[];
+  /** What the change means for who can log in, what they get, where credentials go, and backups. */
+  meanings?: Meaning[];
 }
 
 export interface DriftEntry {

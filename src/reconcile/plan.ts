@@ -2,10 +2,12 @@
 // last-applied record, and stamp it with the digest of what was read.
 
 import { createHash } from 'node:crypto';
+import type { ServerDialect } from '../client/dialect/server-dialect';
 import type { VaultClient } from '../client/vault-client';
 import type { DesiredState } from './desired';
 import { diff } from './diff';
 import { liveDigest, readLive, type LiveState, type ReadOptions } from './live';
+import { withMeanings } from './meaning';
 import { stableJson, summarize, type Plan } from './model';
 import type { LastApplied } from './record';
 
@@ -17,19 +19,25 @@ export interface PlanResult {
 export async function makePlan(client: VaultClient, desired: DesiredState, record: LastApplied, opts: ReadOptions = {}): Promise<PlanResult> {
   const live = await readLive(client, desired, record, opts);
   return {
-    plan: planFrom(desired, live, record, {
-      address: client.address,
-      namespace: client.namespace,
-      snapshotAddress: client.snapshotAddress === client.address ? undefined : client.snapshotAddress,
-    }),
+    plan: planFrom(
+      desired,
+      live,
+      record,
+      {
+        address: client.address,
+        namespace: client.namespace,
+        snapshotAddress: client.snapshotAddress === client.address ? undefined : client.snapshotAddress,
+      },
+      await client.dialect(),
+    ),
     live,
   };
 }
 
 /** The pure part: a plan from states already read. */
-export function planFrom(desired: DesiredState, live: LiveState, record: LastApplied, server: Plan['server']): Plan {
+export function planFrom(desired: DesiredState, live: LiveState, record: LastApplied, server: Plan['server'], dialect: ServerDialect = 'keyward'): Plan {
   const { objects, drift } = diff(desired, live, record);
-  return {
+  const plan: Plan = {
     formatVersion: 1,
     server: {
       address: server.address,
@@ -41,6 +49,8 @@ export function planFrom(desired: DesiredState, live: LiveState, record: LastApp
     summary: summarize(objects),
     liveDigest: combinedDigest(liveDigest(live), record),
   };
+  // What each change means for access and backups (a vm role's `*` differs between Vault and the engine).
+  return withMeanings(plan, (id) => ({ before: live.objects.get(id)?.fields ?? record.objects[id]?.fields, after: desired.objects.get(id)?.fields }), dialect);
 }
 
 /** The live digest with the record folded in: either moving invalidates a saved plan. */

@@ -1,17 +1,30 @@
-// Markdown rendering of a plan for pull-request comments, in the shape reviewers know from
-// Terraform's and tfcmt's comments: the summary line first, deletions and replacements flagged at
-// the top in a warning block, one collapsed section per changed object with a field table, drift
-// in its own section, and the command that applies the plan at the bottom. Secrets only as
-// (sensitive).
+// Markdown rendering of a plan for pull-request comments, in the shape reviewers know from Atlantis, Terrateam and
+// tf-summarize comments, with what none of them can say: what each change means for access and backups.
+// Order: a one-line summary with counts, a table for the server, the changes that need attention (deletions,
+// replacements, moves, lock-outs, access broadened, credentials sent elsewhere, backups reduced), then one collapsed
+// section per changed object (a deletion shows what is deleted; a creation what was declared, defaults folded away),
+// drift in its own section, and the command that applies the plan. Secrets only as (sensitive).
+// A comment never exceeds GitHub's 65,536 characters: past that the plan is summarised (counts per action and label;
+// deletions and labelled changes named first, as many as fit) and says where the full plan is.
 
-import type { Json, ObjectPlan, Plan } from './model';
+import { isFieldDefault } from './field-defaults';
+import { MEANING_LABELS, type Json, type MeaningLabel, type ObjectPlan, type Plan } from './model';
 import { unsetSecretLines } from './plan-only';
 import { applier, recordText } from './plan-record';
 import { SYMBOL, driftText, summaryLine } from './render-text';
 
+/** GitHub's limit on a comment body. */
+export const MARKDOWN_LIMIT = 65_536;
+
 export interface MarkdownOptions {
   /** The command that applies this plan, shown as the closing hint (default `keyward apply`). */
   applyCommand?: string;
+  /** The digest of the reviewed decisions (review-digest.ts), carried to the deploy (`--expect-digest`). */
+  digest?: string;
+  /** Where the full plan is when the comment is summarised (e.g. the JSON file the CI step uploads). */
+  fullPlanLocation?: string;
+  /** For tests: the size limit (default MARKDOWN_LIMIT). */
+  limit?: number;
 }
 
 /** Inline code safe inside tables and HTML: values may contain | ` < > &. */
@@ -19,9 +32,30 @@ function code(text: string): string {
   const esc = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/`/g, '&#96;');
   return `<code>${esc}</code>`;
 }
+/** Markdown text of an explanation: its `code` spans kept, HTML escaped. */
+const prose = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const val = (v: Json | undefined) => (v === undefined ? '' : code(JSON.stringify(v)));
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const LABEL_TEXT: Record<MeaningLabel, string> = {
+  'locks-out': '⛔ locks out',
+  'broadens-access': '🔓 broadens access',
+  'credential-destination': '📤 credentials sent elsewhere',
+  'reduces-backups': '💾 reduces backups',
+  'revokes-tokens': '🔑 revokes tokens',
+  'interrupts-logins': '⏸ interrupts logins',
+  'narrows-access': '🔒 narrows access',
+  'needs-review': '👀 needs review',
+};
+/** The labels that put an object in "needs attention", most severe first. */
+const ATTENTION: readonly MeaningLabel[] = ['locks-out', 'broadens-access', 'credential-destination', 'reduces-backups', 'revokes-tokens', 'interrupts-logins'];
+
+const labelsOf = (o: ObjectPlan): MeaningLabel[] => MEANING_LABELS.filter((l) => o.meanings?.some((m) => m.label === l));
+const badges = (o: ObjectPlan) =>
+  labelsOf(o)
+    .map((l) => `\`${l}\``)
+    .join(' ');
 
 /** Why an object is replaced: the fields that cannot change in place. */
 function replaceCause(o: ObjectPlan): string {
@@ -29,42 +63,66 @@ function replaceCause(o: ObjectPlan): string {
   return fields.length ? `${fields.join(', ')} cannot change in place` : 'cannot change in place';
 }
 
-/** The GitHub alert block listing every deletion and replacement, or nothing when there is none. */
-function destructiveWarning(p: Plan, out: string[]): void {
-  const deletes = p.objects.filter((o) => o.action === 'delete');
-  const replaces = p.objects.filter((o) => o.action === 'replace');
-  if (deletes.length + replaces.length === 0) return;
-  const what = [deletes.length ? `${plural(deletes.length, 'object')} will be deleted` : '', replaces.length ? `${plural(replaces.length, 'object')} replaced` : '']
-    .filter(Boolean)
-    .join(' and ');
-  out.push('> [!WARNING]');
-  out.push(`> **${what}.**${replaces.length ? ' A replacement deletes the object and creates it again: logins through a replaced role fail in between.' : ''}`);
-  out.push('>');
-  for (const o of deletes) out.push(`> - ${code(`${SYMBOL.delete} ${o.id}`)} delete${o.reason ? ` (${o.reason})` : ''}`);
-  for (const o of replaces) out.push(`> - ${code(`${SYMBOL.replace} ${o.id}`)} replace (${replaceCause(o)})`);
+/** How urgent an object is for a reviewer: lower first (deletions, then by its most severe label). */
+function rank(o: ObjectPlan): number {
+  if (o.action === 'delete') return 0;
+  const ls = labelsOf(o);
+  const i = ATTENTION.findIndex((l) => ls.includes(l));
+  if (i >= 0) return 1 + i;
+  if (o.action === 'replace') return 1 + ATTENTION.length;
+  return 10 + (ls.length ? 0 : 1);
+}
+const needsAttention = (o: ObjectPlan) => o.action === 'delete' || o.action === 'replace' || labelsOf(o).some((l) => ATTENTION.includes(l));
+
+function head(p: Plan, opts: MarkdownOptions, out: string[]): void {
+  const changed = p.objects.filter((o) => o.action !== 'no-op');
+  const counts = MEANING_LABELS.map((l) => [l, changed.filter((o) => labelsOf(o).includes(l)).length] as const).filter(([, n]) => n > 0);
+  out.push(`**${summaryLine(p)}**${counts.length ? ` ${counts.map(([l, n]) => `${LABEL_TEXT[l]}: ${n}`).join(' · ')}` : ''}`);
   out.push('');
+  out.push('| server | namespace | create | update | replace | delete | unchanged |');
+  out.push('|---|---|---|---|---|---|---|');
+  const s = p.summary;
+  out.push(`| ${code(p.server.address)} | ${p.server.namespace ? code(p.server.namespace) : 'root'} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.noop} |`);
+  out.push('');
+  const record = recordText(p);
+  if (record) out.push(`_${record}_`, '');
+  if (opts.digest) out.push(`Reviewed-plan digest: ${code(opts.digest)} (apply what was reviewed: ${code(`--expect-digest ${opts.digest}`)})`, '');
+  const [unsetHead, ...unset] = unsetSecretLines(p);
+  if (unsetHead) out.push('> [!NOTE]', `> ${unsetHead}`, ...unset.map((l) => `> - ${code(l)}`), '');
 }
 
-/** The plan's warnings (a key left as the server holds it, tokens a move revokes) in one alert block. */
-function planWarnings(p: Plan, out: string[]): void {
-  const warned = p.objects.filter((o) => o.warnings?.length);
-  if (warned.length === 0) return;
-  out.push('> [!CAUTION]');
-  for (const o of warned) for (const w of o.warnings!) out.push(`> - ${code(o.id)}: ${w}`);
-  out.push('');
+function attentionLine(o: ObjectPlan): string[] {
+  const what = o.action === 'delete' ? `delete${o.reason ? ` (${o.reason})` : ''}` : o.action === 'replace' ? `replace (${replaceCause(o)})` : o.action;
+  const lines = [`- ${code(`${SYMBOL[o.action]} ${o.id}`)} ${what}${o.meanings?.length ? ` ${badges(o)}` : ''}`];
+  for (const m of o.meanings ?? []) lines.push(`  - ${m.field ? `${code(m.field)}: ` : ''}${prose(m.explanation)}`);
+  for (const w of o.warnings ?? []) lines.push(`  - ⚠ ${prose(w)}`);
+  return lines;
 }
 
 function objectSection(o: ObjectPlan, out: string[]): void {
   const n = o.changes.length;
-  const what = o.action === 'delete' ? (o.reason ?? '') : `${plural(n, 'field')} changed${o.unchangedFields ? `, ${o.unchangedFields} unchanged` : ''}`;
+  const kind = o.address.kind;
+  // A creation lists what was declared: fields at the table's default are folded into a count.
+  const shown = o.action === 'create' ? o.changes.filter((c) => c.sensitive || !isFieldDefault(kind, c.field, c.after)) : o.changes;
+  const folded = n - shown.length;
+  const what =
+    o.action === 'delete'
+      ? (o.reason ?? '')
+      : o.action === 'create'
+        ? `${plural(shown.length, 'field')} declared${folded ? `, ${folded} at their defaults` : ''}`
+        : `${plural(n, 'field')} changed${o.unchangedFields ? `, ${o.unchangedFields} unchanged` : ''}`;
   out.push('<details>');
-  out.push(`<summary>${code(`${SYMBOL[o.action]} ${o.id}`)} ${o.action}${what ? ` (${what})` : ''}</summary>`);
+  out.push(`<summary>${code(`${SYMBOL[o.action]} ${o.id}`)} ${o.action}${what ? ` (${what})` : ''}${o.meanings?.length ? ` ${badges(o)}` : ''}</summary>`);
   out.push('');
-  if (o.action !== 'delete' && n > 0) {
-    out.push('| field | before | after |');
-    out.push('|---|---|---|');
-    for (const c of o.changes) {
-      if (c.sensitive) {
+  for (const m of o.meanings ?? []) out.push(`- ${LABEL_TEXT[m.label]}${m.field ? ` ${code(m.field)}` : ''}: ${prose(m.explanation)}`);
+  if (o.meanings?.length) out.push('');
+  if (shown.length > 0) {
+    out.push(o.action === 'delete' ? '| field | deleted value |' : '| field | before | after |');
+    out.push(o.action === 'delete' ? '|---|---|' : '|---|---|---|');
+    for (const c of shown) {
+      if (o.action === 'delete') {
+        out.push(`| ${code(c.field)} | ${c.sensitive ? '(sensitive)' : val(c.before)} |`);
+      } else if (c.sensitive) {
         const before = c.before === undefined || c.before === null ? '' : '(sensitive)';
         const after = c.after === null ? '(none)' : before ? '(sensitive, changed)' : '(sensitive)';
         out.push(`| ${code(c.field)} | ${before} | ${after} |`);
@@ -88,43 +146,92 @@ function driftSection(p: Plan, out: string[]): void {
   out.push('');
 }
 
-export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
-  const out: string[] = [];
-  out.push(`**${summaryLine(p)}**`);
-  out.push('');
-  out.push(`keyward plan for ${code(p.server.address + (p.server.namespace ? ` (namespace ${p.server.namespace})` : ''))}`);
-  out.push('');
-  const record = recordText(p);
-  if (record) {
-    out.push(`_${record}_`);
-    out.push('');
-  }
-  destructiveWarning(p, out);
-  const [head, ...unset] = unsetSecretLines(p);
-  if (head) {
-    out.push('> [!NOTE]', `> ${head}`, ...unset.map((l) => `> - ${code(l)}`), '');
-  }
-  planWarnings(p, out);
-  const changed = p.objects.filter((o) => o.action !== 'no-op');
-  if (changed.length === 0) {
-    out.push(`No changes: the server matches the desired state (${plural(p.summary.noop, 'object')} checked).`);
-    out.push('');
-  } else {
-    out.push('#### Changes');
-    out.push('');
-    for (const o of changed) objectSection(o, out);
-    if (p.summary.noop > 0) {
-      out.push(`_${plural(p.summary.noop, 'object')} unchanged._`);
-      out.push('');
-    }
-  }
+function tail(p: Plan, opts: MarkdownOptions, out: string[]): void {
   const kept = p.objects.filter((x) => x.action === 'no-op' && x.reason?.startsWith('kept:'));
   for (const o of kept) out.push(`> Kept ${code(o.id)}: ${o.reason!.slice('kept: '.length)}`);
   if (kept.length > 0) out.push('');
-  driftSection(p, out);
-  if (changed.length > 0) {
-    out.push('---');
-    out.push(`To apply this plan: ${code(opts.applyCommand ?? 'keyward apply')}`);
+  if (p.objects.some((o) => o.action !== 'no-op')) out.push('---', `To apply this plan: ${code(opts.applyCommand ?? 'keyward apply')}`);
+}
+
+function full(p: Plan, opts: MarkdownOptions): string {
+  const out: string[] = [];
+  head(p, opts, out);
+  const changed = p.objects.filter((o) => o.action !== 'no-op').sort((a, b) => rank(a) - rank(b));
+  const attention = changed.filter(needsAttention);
+  if (attention.length) {
+    out.push('#### Needs attention', '');
+    for (const o of attention) out.push(...attentionLine(o));
+    out.push('');
   }
+  for (const o of p.objects.filter((x) => x.action === 'no-op' && x.warnings?.length)) out.push(...attentionLine(o), '');
+  if (changed.length === 0) {
+    out.push(`No changes: the server matches the desired state (${plural(p.summary.noop, 'object')} checked).`, '');
+  } else {
+    out.push('#### Changes', '');
+    for (const o of changed) objectSection(o, out);
+  }
+  driftSection(p, out);
+  tail(p, opts, out);
   return out.join('\n').trimEnd() + '\n';
+}
+
+/**
+ * The plan summarised to fit `limit`: the head, counts per action and label, then deletions and labelled changes
+ * named (most severe first) as long as they fit, the rest counted by action and label.
+ */
+function summarised(p: Plan, opts: MarkdownOptions, limit: number): string {
+  const out: string[] = [];
+  head(p, opts, out);
+  out.push('> [!IMPORTANT]');
+  out.push(
+    `> This plan is too large for one comment (${plural(p.objects.filter((o) => o.action !== 'no-op').length, 'changed object')}): it is summarised here. ` +
+      `The full plan: ${opts.fullPlanLocation ? prose(opts.fullPlanLocation) : `${code('keyward plan --out plan.json')} (JSON), or ${code('keyward plan')} locally`}.`,
+    '',
+  );
+  const changed = p.objects.filter((o) => o.action !== 'no-op').sort((a, b) => rank(a) - rank(b));
+  out.push('| changes | objects |', '|---|---|');
+  for (const a of ['delete', 'replace', 'update', 'create'] as const) {
+    const n = changed.filter((o) => o.action === a).length;
+    if (n) out.push(`| ${a} | ${n} |`);
+  }
+  for (const l of MEANING_LABELS) {
+    const n = changed.filter((o) => labelsOf(o).includes(l)).length;
+    if (n) out.push(`| ${LABEL_TEXT[l]} | ${n} |`);
+  }
+  out.push('');
+  const closing: string[] = [];
+  driftSection({ ...p, drift: p.drift.slice(0, 50) }, closing);
+  if (p.drift.length > 50) closing.push(`_…and ${p.drift.length - 50} more drift entries: see the full plan._`, '');
+  tail(p, opts, closing);
+  const closingText = closing.join('\n');
+  out.push('#### Needs attention, most severe first', '');
+  let size = out.join('\n').length + closingText.length + 2000;
+  let named = 0;
+  for (const o of changed.filter(needsAttention)) {
+    const line = `- ${code(`${SYMBOL[o.action]} ${o.id}`)} ${o.action}${o.meanings?.length ? ` ${badges(o)}` : ''}`;
+    if (size + line.length + 1 > limit) break;
+    out.push(line);
+    size += line.length + 1;
+    named++;
+  }
+  const rest = changed.filter(needsAttention).slice(named);
+  const others = changed.filter((o) => !needsAttention(o));
+  if (rest.length || others.length) {
+    out.push('');
+    const groups = new Map<string, number>();
+    for (const o of [...rest, ...others]) {
+      const key = `${o.action}${labelsOf(o).length ? ` ${badges(o)}` : ''}`;
+      groups.set(key, (groups.get(key) ?? 0) + 1);
+    }
+    out.push(`Not named above (${plural(rest.length + others.length, 'object')}):`, '');
+    for (const [k, n] of groups) out.push(`- ${n} × ${k}`);
+  }
+  out.push('', closingText);
+  return out.join('\n').trimEnd() + '\n';
+}
+
+export function renderMarkdown(p: Plan, opts: MarkdownOptions = {}): string {
+  const limit = opts.limit ?? MARKDOWN_LIMIT;
+  const text = full(p, opts);
+  return text.length <= limit ? text : summarised(p, opts, limit);
 }
