@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
+import { withMeanings } from '../../reconcile/meaning';
 import { decide } from '../../reconcile/objects/decide';
 import { roleServerProblem } from '../../reconcile/objects/role';
 import { rotationConfigured } from '../../schema/cloud-config-fields';
@@ -195,7 +196,7 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   }
   const objects = plans.sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;
-  return {
+  const plan: Plan = {
     formatVersion: 1,
     server: { address: typeof address === 'string' ? address : "(the provider's address)" },
     objects,
@@ -204,4 +205,6 @@ export function planFromTerraformJson(text: string, source: string): Plan {
     liveDigest: 'sha256:' + createHash('sha256').update(text).digest('hex'),
     lastApplied: { kind: 'terraform-plan', location: source },
   };
+  // What each change means for access and backups, as the CLI's plan says it (meaning.ts).
+  return withMeanings(plan, (id) => ({ before: prior[id]?.fields, after: planned[id]?.fields }), dialect);
 }
