@@ -6,6 +6,7 @@
 
 import ipaddr from 'ipaddr.js';
 import type { ServerDialect } from '../client/dialect/server-dialect';
+import { RETAINED_REASON } from './objects/decide';
 import { CONFIG_ACCESS, MOUNT_ACCESS, ROLE_ACCESS, SNAPSHOT_ACCESS, type AccessEffect } from '../schema/access-effects';
 import { MEANING_LABELS, stableJson, type Json, type Meaning, type MeaningLabel, type ObjectKind, type ObjectPlan, type Plan } from './model';
 
@@ -221,6 +222,8 @@ export function meaningsOf(i: MeaningInput): Meaning[] {
       }
       break;
     case 'delete':
+      // Terraform forgets an object with retain_on_destroy: it stays on the server as it is.
+      if (plan.reason === RETAINED_REASON) return [];
       if (kind === 'role') out.push({ label: 'narrows-access', explanation: `${where(i)} is deleted: its workloads can no longer log in` });
       if (kind === 'auth-mount') {
         out.push({ label: 'locks-out', explanation: `\`auth/${plan.address.mount}\` is disabled: no login through any of its roles` });
@@ -263,11 +266,7 @@ export const labelsOf = (ms: readonly Meaning[]): MeaningLabel[] => MEANING_LABE
  * The plan with each object's meanings attached: `fieldsOf` gives an object's full canonical fields before (live
  * or recorded) and after (declared), which the meanings need beyond the changed fields (a role's type, its projects).
  */
-export function withMeanings(
-  plan: Plan,
-  fieldsOf: (id: string) => { before?: Record<string, Json>; after?: Record<string, Json> },
-  dialect: ServerDialect,
-): Plan {
+export function withMeanings(plan: Plan, fieldsOf: (id: string) => { before?: Record<string, Json>; after?: Record<string, Json> }, dialect: ServerDialect): Plan {
   const objects = plan.objects.map((o) => {
     const meanings = meaningsOf({ plan: o, dialect, ...fieldsOf(o.id) });
     return meanings.length ? { ...o, meanings } : o;

@@ -2,7 +2,7 @@
 // (docs/plan-json.md). The JSON is the plan data itself: no secret value ever exists in it.
 
 import { z } from 'zod';
-import type { Json, Plan } from './model';
+import { MEANING_LABELS, type Json, type Plan } from './model';
 
 const json: z.ZodType<Json> = z.lazy(() => z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]));
 
@@ -34,6 +34,7 @@ export const planJsonSchema = z
           ),
           unchangedFields: z.number().int().nonnegative(),
           warnings: z.array(z.string()).optional(),
+          meanings: z.array(z.object({ label: z.enum(MEANING_LABELS), field: z.string().optional(), explanation: z.string() }).strict()).optional(),
         })
         .strict(),
     ),

@@ -49,18 +49,21 @@ function subset(actions: readonly string[], drift: boolean): Plan {
 }
 
 describe('Markdown cases (golden files)', () => {
-  test('creates only: no warning block, the apply hint at the bottom', () => {
+  test('creates only: nothing needs attention, the apply hint at the bottom', () => {
     const md = golden('md-create-only.md', renderMarkdown(subset(['create'], false)));
-    expect(md).not.toContain('[!WARNING]');
+    expect(md).not.toContain('#### Needs attention');
     expect(md.trimEnd().split('\n').pop()).toBe('To apply this plan: <code>keyward apply</code>');
   });
-  test('deletes and replaces: flagged at the top in a warning block, before the sections', () => {
+  test('deletes and replaces: listed first under "Needs attention", before the sections', () => {
     const md = golden('md-destructive.md', renderMarkdown(subset(['delete', 'replace', 'no-op'], false), { applyCommand: "keyward apply --app 'npx tsx main.ts'" }));
     const lines = md.split('\n');
     expect(lines[0]).toBe('**Plan: 0 to create, 0 to update, 1 to replace, 2 to delete.**');
-    expect(md.indexOf('> [!WARNING]')).toBeLessThan(md.indexOf('<details>'));
-    expect(md).toContain('> - <code>-/+ auth/cloud/role/batch</code> replace (type cannot change in place)');
-    expect(md).toContain('> - <code>- auth/cloud/role/old</code> delete (removed from the desired state)');
+    expect(md.indexOf('#### Needs attention')).toBeLessThan(md.indexOf('<details>'));
+    expect(md).toContain('- <code>-/+ auth/cloud/role/batch</code> replace (type cannot change in place)');
+    expect(md).toContain('- <code>- auth/cloud/role/old</code> delete (removed from the desired state)');
+    // Deletions before the replacement; a deletion's section shows what is deleted.
+    expect(md.indexOf('- <code>- auth/cloud/role/old</code>')).toBeLessThan(md.indexOf('- <code>-/+ auth/cloud/role/batch</code>'));
+    expect(md).toContain('| field | deleted value |');
   });
   test('drift: its own section after the changes', () => {
     const md = golden('md-drift.md', renderMarkdown(subset(['update'], true)));

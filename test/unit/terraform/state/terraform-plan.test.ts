@@ -35,7 +35,7 @@ const tfPlan = {
   ],
 };
 
-test("Terraform's decision, object by object, with drift; rendered with the warning block", () => {
+test("Terraform's decision, object by object, with drift; rendered with what needs attention first", () => {
   const p = planFromTerraformJson(JSON.stringify(tfPlan), 'tfplan.json');
   expect(planJsonSchema.safeParse(p).success).toBe(true);
   expect(p.server).toEqual({ address: 'https://vault.example.com:8200' });
@@ -53,7 +53,10 @@ test("Terraform's decision, object by object, with drift; rendered with the warn
   expect(p.drift).toEqual([{ id: 'auth/cloud/role/web', field: 'token_ttl', lastApplied: 3600, live: 999, kind: 'changed' }]);
   const md = renderMarkdown(p, { applyCommand: 'terraform apply tfplan' });
   expect(md).toContain('**Plan: 0 to create, 2 to update, 0 to replace, 2 to delete.**');
-  expect(md).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
+  expect(md).toContain('- <code>- auth/cloud/role/batch</code> delete (removed from the desired state) `narrows-access`');
+  // What each change means, as the CLI's plan says it; a config Terraform forgets (RETAIN) reduces no backups.
+  expect(p.objects.find((o) => o.id === 'auth/cloud/role/web')?.meanings?.map((m) => m.label)).toEqual(['broadens-access']);
+  expect(p.objects.find((o) => o.id === 'snapshot/nightly')?.meanings).toBeUndefined();
   expect(md).toContain("_Terraform's own plan, read from tfplan.json (what terraform apply of that plan does)_");
   expect(md).toContain('made outside Terraform since the last apply');
   expect(md).toContain('To apply this plan: <code>terraform apply tfplan</code>');
