@@ -60,10 +60,13 @@ export function addShowServerNamesOption(c: Command): Command {
 
 export function addConnectionOptions(c: Command): Command {
   return addDialectOption(c)
-    .option('--address <url>', "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is a warning)")
+    .option(
+      '--address <url>',
+      "server address (default: the manifest's address, then $VAULT_ADDR, then http://127.0.0.1:8200; a different $VAULT_ADDR is refused: the token is sent to neither)",
+    )
     .option(
       '--snapshot-address <url>',
-      "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: the manifest's server.snapshotAddress, then $KEYWARD_SNAPSHOT_ADDR, then --address; a different $KEYWARD_SNAPSHOT_ADDR is a warning)",
+      "where snapshot configs go: a `keyward snapshot-agent` for a server without automated snapshots (default: the manifest's server.snapshotAddress, then $KEYWARD_SNAPSHOT_ADDR, then --address; a different $KEYWARD_SNAPSHOT_ADDR is refused)",
     )
     .option(
       '--cloud-plugin <name>',
