@@ -3,8 +3,8 @@
 // explicit values taking precedence, and the retry policy. The CLI and the provider both resolve
 // through settingsFromEnv, so a stack reaches the same server and token either way.
 
-import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
+import { readNamedFile } from './named-file';
 import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 import { resolveAddress, resolveNamespace, resolveSnapshotAddress, resolveToken } from './server-address';
@@ -127,7 +127,7 @@ function dialectFromEnv(v: string | undefined): ServerDialect | undefined {
 export function createDispatcher(s: ClientSettings): Dispatcher {
   const Agent = undiciAgent();
   const connect: Record<string, unknown> = {};
-  if (s.caFile) connect.ca = readFileSync(s.caFile);
+  if (s.caFile) connect.ca = readNamedFile(s.caFile, "the CA certificate file (--ca-cert, VAULT_CACERT or the provider's ca_cert_file)");
   if (s.tlsSkipVerify) connect.rejectUnauthorized = false;
   connect.timeout = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Agent({
