@@ -193,18 +193,21 @@ async function main(): Promise<void> {
 
     step(6, 'Done. Everything ran on 127.0.0.1 and has been stopped. To continue yourself:');
     say(`
+  # every terminal, once: the checkout's own keyward on PATH (npx keyward would install and build a copy)
+  export PATH="$(git rev-parse --show-toplevel)/tools/checkout-bin:$PATH"
+
   # terminal 1: the engine and the identity provider
-  npx keyward server --dev --root-token root
-  npx keyward cloud-emulator
+  keyward server --dev --root-token root
+  keyward cloud-emulator
 
   # terminal 2: deploy the example and review changes
   export VAULT_ADDR=http://127.0.0.1:8200 VAULT_TOKEN=root
-  export KEYWARD_CLOUD_CREDENTIALS="$(npx keyward cloud-emulator key-file --account ${DEPLOYER})"
+  export KEYWARD_CLOUD_CREDENTIALS="$(keyward cloud-emulator key-file --account ${DEPLOYER})"
   cd examples/basic
-  npx cdktf deploy --auto-approve          # or: npx keyward apply --app "npx tsx main.ts"
+  npx cdktf deploy --auto-approve          # or: keyward apply --app "npx tsx main.ts"
   npx cdktf diff                            # after editing main.ts: what would change (drift included)
-  npx keyward plan --dir cdktf.out          # the same, without Terraform
-  npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
+  keyward plan --dir cdktf.out          # the same, without Terraform
+  keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
   # keyless auth: the sample's workload identity pool trusts the engine on 127.0.0.1:8200 (docs/engine.md: "Keyless cloud auth")
 
   This run's work directory (its seal key, data, state and snapshot) has been removed.`);
