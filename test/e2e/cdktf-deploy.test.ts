@@ -349,8 +349,8 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
       );
       mkdirSync(join(two, 'node_modules'));
       symlinkSync(REPO, join(two, 'node_modules', 'keyward'), 'dir');
-      // VAULT_ADDR points elsewhere: each server's declared address wins.
-      const env = cdktfEnv({ url: 'http://127.0.0.1:9', token: ROOT_TOKEN }, { KW_MAIN: engine.url, KW_DR: other.url });
+      // VAULT_ADDR unset: each server's declared address is used (one that differed would be refused).
+      const env = { ...cdktfEnv({ url: 'http://127.0.0.1:9', token: ROOT_TOKEN }, { KW_MAIN: engine.url, KW_DR: other.url }), VAULT_ADDR: '' };
       const deployed = await runAsync(CDKTF, ['deploy', '--auto-approve'], { cwd: two, env });
       expect({ status: deployed.status, out: deployed.status === 0 ? '' : strip(deployed.stdout + deployed.stderr).slice(-3000) }).toEqual({ status: 0, out: '' });
       expect((await api(engine, 'GET', 'auth/cloud-main/role/web')).status).toBe(200);

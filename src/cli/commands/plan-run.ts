@@ -7,7 +7,6 @@ import { makePlan } from '../../reconcile/plan';
 import { keepStoredFingerprints } from '../../reconcile/plan-only';
 import { withRecord } from '../../reconcile/plan-record';
 import { isPlanOnly, PLAN_ONLY_ENV } from '../../schema/plan-only';
-import type { LoadedSource } from '../../reconcile/source';
 import { savePlanFile } from '../../reconcile/plan-file';
 import { renderJson } from '../../reconcile/render-json';
 import { renderMarkdown } from '../../reconcile/render-markdown';
@@ -18,27 +17,9 @@ import { resolveSource, terraformManaged } from '../cdktf-project';
 import { withResend } from '../resend';
 import { openClient, parallelismOf } from '../server-client';
 
-/** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
-const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
-/** The command that applies what this plan shows: Terraform's deploy, the saved plan, or the same sources again. */
-export function applyCommandFor(flags: PlanFlags, src?: Pick<LoadedSource, 'origin' | 'stack'>): string {
-  if (src?.origin.kind === 'terraform-state') return `cdktf deploy${src.stack ? ` ${word(src.stack)}` : ''}`;
-  if (flags.out) return `keyward apply --plan ${word(flags.out)}`;
-  const args = ['keyward', 'apply'];
-  const pairs: [string, string | undefined][] = [
-    ['--manifest', flags.manifest],
-    ['--dir', flags.dir],
-    ['--app', flags.app],
-    ['--stack', flags.stack],
-    ['--last-applied', flags.lastApplied],
-    ['--last-applied-env', flags.lastAppliedEnv],
-    ['--record', flags.record],
-  ];
-  for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
-  for (const id of flags.resend ?? []) args.push('--resend', word(id));
-  return args.join(' ');
-}
+// Derived from the command table: every plan flag it marks toApply, repeated for `keyward apply`.
+export { applyCommandFor } from '../command-table';
+import { applyCommandFor } from '../command-table';
 
 export function render(plan: Plan, format: Format, applyCommand?: string): string {
   return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan, { applyCommand }) : renderText(plan);
