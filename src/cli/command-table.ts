@@ -78,6 +78,15 @@ export const FLAGS = {
     flag: '--plan-only',
     help: 'plan without secrets: an unset secret variable is taken as unchanged and the plan lists it (default: $KEYWARD_PLAN_ONLY); such a plan cannot be saved or applied',
   },
+  // Review: what a pull request's plan asks of the plan and apply that follow it.
+  failOn: {
+    flag: '--fail-on <labels>',
+    help: "exit 4, naming the objects, when a change carries one of these meaning labels (comma-separated: broadens-access, narrows-access, credential-destination, reduces-backups, locks-out, revokes-tokens, interrupts-logins, needs-review) (default: cdktf.json's keyward.failOn)",
+  },
+  expectDigest: {
+    flag: '--expect-digest <digest|file>',
+    help: 'refuse unless the plan makes the decisions that were reviewed: the digest a reviewed plan printed (sha256:…), or a file with the reviewed plan (its JSON, or the Markdown comment); a mismatch names the objects that differ',
+  },
   // Changing the server.
   autoApprove: { flag: '--auto-approve', help: 'do not ask for confirmation before changing the server (needed without a terminal)' },
   plan: { flag: '--plan <file>', help: 'apply a plan saved by `keyward plan --out FILE` without asking (refused if the server changed since)' },
@@ -106,16 +115,16 @@ export interface CommandSpec {
 export const COMMANDS = {
   plan: {
     description: 'Show what apply would change on the server (no writes)',
-    flags: [...SOURCE, ...CONNECTION, 'showServerNames', 'resend', 'format', 'out', 'detailedExitcode', 'planOnly'],
+    flags: [...SOURCE, ...CONNECTION, 'showServerNames', 'resend', 'format', 'out', 'detailedExitcode', 'planOnly', 'failOn', 'expectDigest'],
   },
   show: {
     description: "Render a saved Terraform plan's JSON (terraform show -json tfplan) as keyward's plan: text, Markdown or JSON",
     argument: ['<file>', 'the JSON of `terraform show -json <saved plan>`, or - for standard input'],
-    flags: ['format', 'detailedExitcode', 'applyCommand'],
+    flags: ['format', 'detailedExitcode', 'applyCommand', 'failOn', 'expectDigest'],
   },
   apply: {
     description: 'Apply the desired state to the server, then verify it converged',
-    flags: [...SOURCE, ...CONNECTION, 'autoApprove', 'resend', 'plan'],
+    flags: [...SOURCE, ...CONNECTION, 'autoApprove', 'resend', 'plan', 'expectDigest'],
   },
   destroy: { description: 'Delete every object the stack manages from the server', flags: [...SOURCE, ...CONNECTION, 'autoApprove'] },
   import: {
