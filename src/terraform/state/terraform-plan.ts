@@ -42,18 +42,20 @@ const emptyRecorded: RecordedObject = { fields: {}, secrets: {}, observed: {} };
 /** Why an object Terraform forgets (a `removed` block with `destroy = false`) is left alone. */
 export const FORGOTTEN_REASON = 'removed from the stack with `removed { lifecycle { destroy = false } }`: Terraform forgets it, the object stays on the server';
 /** Why a replace whose earlier object Terraform forgets deletes nothing. */
-export const CREATE_THEN_FORGET_REASON = 'Terraform creates it anew and forgets the earlier object (create, then forget): it is written over, nothing is deleted on the server';
+export const REPLACE_FORGETTING_REASON = 'Terraform creates it anew and forgets the earlier object (destroy = false): it is written over, nothing is deleted on the server';
 
 /**
- * What one resource change does on the server, read from its `actions` exactly as Terraform's
- * JSON format documents them: `no-op` and `read` change nothing; `create` and `update` write;
- * `delete` destroys; `delete,create` and `create,delete` replace; `forget` (Terraform 1.7+, a
- * `removed` block with `lifecycle { destroy = false }`) drops the object from the state and
- * leaves it on the server; `create,forget` creates the new object and forgets the earlier one,
- * destroying nothing. A list Terraform may add later is read from its values (`values`), as
- * before: the before and after objects say what exists on each side.
+ * What one resource change does on the server, read from its `actions` exactly as Terraform
+ * writes them (internal/command/jsonplan; the format page lists the pairs without the forget
+ * ones): `no-op` and `read` change nothing; `create` and `update` write; `delete` destroys;
+ * `delete,create` and `create,delete` replace; `forget` (Terraform 1.7+, a `removed` block with
+ * `lifecycle { destroy = false }`) drops the object from the state and leaves it on the server;
+ * `create,forget` and `forget,create` (a replace under a resource's `lifecycle { destroy = false }`,
+ * newer than 1.15) create the new object and forget the earlier one, destroying nothing. A list
+ * Terraform may add later is read from its values (`values`), as before: the before and after
+ * objects say what exists on each side.
  */
-export type TerraformEffect = 'none' | 'write' | 'destroy' | 'replace' | 'forget' | 'create-then-forget' | 'values';
+export type TerraformEffect = 'none' | 'write' | 'destroy' | 'replace' | 'forget' | 'replace-forgetting' | 'values';
 export function effectOf(actions: readonly unknown[] | undefined): TerraformEffect {
   switch ((actions ?? []).join(',')) {
     case 'no-op':
@@ -70,14 +72,15 @@ export function effectOf(actions: readonly unknown[] | undefined): TerraformEffe
     case 'forget':
       return 'forget';
     case 'create,forget':
-      return 'create-then-forget';
+    case 'forget,create':
+      return 'replace-forgetting';
     default:
       return 'values';
   }
 }
 const forgets = (rc: ResourceChange) => {
   const e = effectOf(rc.change?.actions);
-  return e === 'forget' || e === 'create-then-forget';
+  return e === 'forget' || e === 'replace-forgetting';
 };
 
 /**
@@ -166,7 +169,7 @@ function objectChange(
       id,
       address,
       action: 'update',
-      reason: CREATE_THEN_FORGET_REASON,
+      reason: REPLACE_FORGETTING_REASON,
       changes: d.changes,
       unchangedFields: d.unchangedFields,
       ...(d.warnings.length ? { warnings: d.warnings } : {}),

@@ -1,5 +1,5 @@
 // A Terraform JSON plan's `actions` read exactly (effectOf decides it once): `forget` (a `removed`
-// block with `destroy = false`) and `create,forget` delete nothing on the server; a replace is a
+// block with `destroy = false`), `create,forget` and `forget,create` delete nothing on the server; a replace is a
 // replace even when no field says so; the newer plan JSON (identities, deferred changes, action
 // invocations) is read, not refused. Real plans made by Terraform 1.15.5 (test/fixtures/terraform-plan-json)
 // and hand-made ones for the action lists those do not hold.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { runShow } from '../../../../src/cli/commands/show-run';
 import { renderMarkdown } from '../../../../src/reconcile/render-markdown';
 import { planJsonSchema } from '../../../../src/reconcile/render-json';
-import { CREATE_THEN_FORGET_REASON, effectOf, FORGOTTEN_REASON, planFromTerraformJson } from '../../../../src/terraform/state/terraform-plan';
+import { REPLACE_FORGETTING_REASON, effectOf, FORGOTTEN_REASON, planFromTerraformJson } from '../../../../src/terraform/state/terraform-plan';
 
 const FIXTURES = join(__dirname, '../../../fixtures/terraform-plan-json');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -35,9 +35,20 @@ const change = (type: string, actions: string[], before: unknown, after: unknown
 
 test("each action list Terraform's JSON format documents, decided in one place", () => {
   expect(
-    [['no-op'], ['read'], ['create'], ['update'], ['delete'], ['delete', 'create'], ['create', 'delete'], ['forget'], ['create', 'forget'], ['something-new'], undefined].map(
-      (a) => [a?.join(','), effectOf(a)],
-    ),
+    [
+      ['no-op'],
+      ['read'],
+      ['create'],
+      ['update'],
+      ['delete'],
+      ['delete', 'create'],
+      ['create', 'delete'],
+      ['forget'],
+      ['create', 'forget'],
+      ['forget', 'create'],
+      ['something-new'],
+      undefined,
+    ].map((a) => [a?.join(','), effectOf(a)]),
   ).toEqual([
     ['no-op', 'none'],
     ['read', 'none'],
@@ -47,7 +58,8 @@ test("each action list Terraform's JSON format documents, decided in one place",
     ['delete,create', 'replace'],
     ['create,delete', 'replace'],
     ['forget', 'forget'],
-    ['create,forget', 'create-then-forget'],
+    ['create,forget', 'replace-forgetting'],
+    ['forget,create', 'replace-forgetting'],
     ['something-new', 'values'],
     [undefined, 'values'],
   ]);
@@ -84,26 +96,31 @@ test('Terraform 1.15, a forgotten backend beside a destroyed snapshot config: on
   expect(renderMarkdown(p, { applyCommand: 'terraform apply mixed.tfplan' })).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.**');
 });
 
-test('`create,forget`: the object is written over, the earlier one forgotten; nothing deleted, not even a retyped role', () => {
-  const p = planFromTerraformJson(
-    plan([
-      change(
-        'keyward_cloud_auth_backend',
-        ['create', 'forget'],
-        backend({ web: role(), old: role() }),
-        backend({ web: role({ type: 'vm', bound_zones: ['europe-west1-b'], bound_service_accounts: null }) }),
-      ),
-    ]),
-    'p.json',
-  );
-  expect(actionsOf(p)).toEqual([
-    ['auth/cloud', 'no-op'],
-    ['auth/cloud/role/old', 'no-op'],
-    ['auth/cloud/role/web', 'update'],
-  ]);
-  expect(p.objects[1].reason).toBe(FORGOTTEN_REASON);
-  expect(p.objects[2].reason).toBe(CREATE_THEN_FORGET_REASON);
-  expect(p.summary).toMatchObject({ delete: 0, replace: 0 });
+test('`create,forget` and `forget,create`: the object is written over, the earlier one forgotten; nothing deleted, not even a retyped role', () => {
+  for (const actions of [
+    ['create', 'forget'],
+    ['forget', 'create'],
+  ]) {
+    const p = planFromTerraformJson(
+      plan([
+        change(
+          'keyward_cloud_auth_backend',
+          actions,
+          backend({ web: role(), old: role() }),
+          backend({ web: role({ type: 'vm', bound_zones: ['europe-west1-b'], bound_service_accounts: null }) }),
+        ),
+      ]),
+      'p.json',
+    );
+    expect(actionsOf(p)).toEqual([
+      ['auth/cloud', 'no-op'],
+      ['auth/cloud/role/old', 'no-op'],
+      ['auth/cloud/role/web', 'update'],
+    ]);
+    expect(p.objects[1].reason).toBe(FORGOTTEN_REASON);
+    expect(p.objects[2].reason).toBe(REPLACE_FORGETTING_REASON);
+    expect(p.summary).toMatchObject({ delete: 0, replace: 0 });
+  }
 });
 
 test('`delete,create` and `create,delete`: a replace of the object even when no field of it changes', () => {
