@@ -116,7 +116,7 @@ describe('a fresh cdktf app with the packed tarball, by the README', () => {
     expect(await sh(cdktf, ['synth'], app, prEnv)).toEqual({ status: 0, out: expect.any(String) });
     const plan = await sh(keyward, ['plan', '--dir', 'cdktf.out', '--stack', 'platform', '--format', 'markdown', '--detailed-exitcode'], app, prEnv);
     expect(plan.out).toContain('1 to delete');
-    expect(plan.out).toMatch(/\[!WARNING\][\s\S]*auth\/cloud\/role\/batch<\/code> delete/);
+    expect(plan.out).toMatch(/#### Needs attention[\s\S]*auth\/cloud\/role\/batch<\/code> delete/);
     expect(plan.out).toContain('GCP_AUTH_CREDENTIALS');
     expect(plan.status).toBe(2);
   }, 1_200_000);
