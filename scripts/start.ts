@@ -50,8 +50,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         // already gone
       }
     }
+    // The work directory (the seal key in it) goes at once, before the slower stops: a process that
+    // is killed while they run (tsx's relay allows a busy script little time) leaves nothing behind.
+    const work = running.work;
+    removeWork();
     void Promise.allSettled(running.stop.map((f) => f())).finally(() => {
-      removeWork();
+      // Again once the engine and the deploy are stopped, in case one wrote into it meanwhile.
+      if (work) rmSync(work, { recursive: true, force: true });
       process.stderr.write(`\nnpm start interrupted: stopped the engine and the emulator and removed the work directory\n`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     });
