@@ -90,7 +90,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
     const checked: string[] = [];
     for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
       for (const line of recipeLines(loadRecipe(join(CI, file)))) {
-        const m = /(?:^|\s)npx (keyward|cdktn) ([a-z-]+)(.*)$/.exec(line) ?? /(?:^|\s)(terraform) ([a-z-]+)(.*)$/.exec(line);
+        const m = /(?:^|\s)npx (keyward|cdktn) ([a-z-]+)(.*)$/.exec(line) ?? /(?:^|\s)(terraform) (?:-chdir=\S+ )?([a-z-]+)(.*)$/.exec(line);
         if (!m) continue;
         const [, tool, cmd, rest] = m;
         const argv = tool === 'keyward' ? [process.execPath, join(REPO, 'bin', 'keyward.js')] : tool === 'cdktn' ? [tools.node, tools.cli] : ['terraform'];
