@@ -11,8 +11,9 @@ import { validateAll } from './validation';
 
 export interface KeywardServerProps {
   /**
-   * Server address, e.g. `https://vault.example.com:8200`. It wins over `VAULT_ADDR` in the
-   * deploying environment (a different `VAULT_ADDR` is a warning), as terraform-provider-vault's does.
+   * Server address, e.g. `https://vault.example.com:8200`. `VAULT_ADDR` in the deploying
+   * environment never overrides it, and a different `VAULT_ADDR` is an error (the token is sent to
+   * neither host: unset `VAULT_ADDR` or set it to this address).
    * @default the `VAULT_ADDR` environment variable of the process that runs the deploy
    */
   readonly address?: string;

@@ -27,6 +27,16 @@ const OPTION_NAMES: Record<string, string> = {
   cloudthree_account_key: 'SnapshotStorage.cloudThree({ accountKey })',
 };
 
+/** Fields sent in HTTP headers to the object store (credentials), by the option that sets each. */
+const HEADER_VALUES: Record<string, string> = {
+  cloudone_access_key_id: 'SnapshotStorage.cloudOne({ accessKeyId })',
+  cloudone_secret_access_key: 'SnapshotStorage.cloudOne({ secretAccessKey })',
+  cloudone_session_token: 'SnapshotStorage.cloudOne({ sessionToken })',
+  cloudthree_account_name: 'SnapshotStorage.cloudThree({ accountName })',
+  cloudthree_account_key: 'SnapshotStorage.cloudThree({ accountKey })',
+  cloudthree_client_id: 'SnapshotStorage.cloudThree({ clientId })',
+};
+
 const storageOf = (p: SnapshotAutoConfigProps) => (p.storage && isStorageType(p.storage.storageType) ? p.storage : undefined);
 
 /** Every prop a SnapshotAutoConfig knows; anything else is a misspelling. */
@@ -143,6 +153,25 @@ export const snapshotAutoConfigRules: readonly ValidationRule<SnapshotAutoConfig
       if (mode === 'managed' && s.fields.cloudthree_client_id === undefined) out.push('cloudThree: clientId is required with authMode MANAGED');
       if (mode !== 'managed' && s.fields.cloudthree_client_id !== undefined) out.push('cloudThree: clientId is only used with authMode MANAGED');
       return out;
+    },
+  },
+  {
+    // Keys and secrets of the object stores travel in HTTP headers (signed, or as they are). A
+    // character no header can carry (the `…` of a placeholder such as `AKIA…`) would pass synth and
+    // the server's checks, then fail every snapshot with "Invalid character in header content".
+    // Only that is checked: S3-compatible stores use other key shapes than AWS's. The value is
+    // never quoted (it may be a secret); the position says where.
+    id: 'header-safe',
+    check: ({ props }) => {
+      const s = storageOf(props);
+      if (!s) return [];
+      const values: Record<string, unknown> = { ...s.fields, ...s.secrets };
+      return Object.entries(HEADER_VALUES).flatMap(([field, option]) =>
+        when(values[field], (v) => {
+          const at = typeof v === 'string' ? v.search(/[^\t\x20-\x7e]/) : -1;
+          return at < 0 ? undefined : `${option} holds a character an HTTP header cannot carry (at position ${at + 1}; a placeholder such as "AKIA…"?): use the real value`;
+        }),
+      );
     },
   },
   { id: 'secrets', check: ({ secretProblems }) => secretProblems },

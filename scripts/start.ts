@@ -2,10 +2,11 @@
 // deploys examples/basic (cdktf + terraform when terraform is installed, else `keyward apply
 // --app`), logs in once with an emulator-minted JWT, logs in again through the example's keyless
 // mount (workload identity federation, deployed with the rest), takes a snapshot, and says how to
-// continue.
+// continue. Its work directory holds the engine's seal key and data: it is removed when the run
+// ends, fails or is interrupted (SIGINT, SIGTERM), so no run leaves a key in the temp directory.
 
-import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -23,9 +24,44 @@ const APP_ACCOUNT = 'app@demo-project.iam.gserviceaccount.com';
 const say = (s = '') => process.stdout.write(`${s}\n`);
 const step = (n: number, s: string) => say(`\n[${n}/6] ${s}`);
 
+/** What an interruption must stop and remove: set as the run goes. */
+const running: { work?: string; child?: ChildProcess; stop: (() => Promise<void>)[] } = { stop: [] };
+
+function removeWork(): void {
+  if (running.work) rmSync(running.work, { recursive: true, force: true });
+  running.work = undefined;
+}
+
+// The last resort for any exit path (an uncaught error included): synchronous, so it runs on 'exit'.
+process.on('exit', removeWork);
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // on, not once: a repeated signal (tsx relays one again when the script is busy in a spawnSync,
+  // a second Ctrl-C) must not fall back to the default exit while the cleanup runs.
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    // The deploy runs in its own process group (detached below), so the whole tree is stopped
+    // here: cdktf, terraform and the provider would otherwise keep writing into the directory.
+    if (running.child?.pid !== undefined && running.child.exitCode === null) {
+      try {
+        process.kill(-running.child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    void Promise.allSettled(running.stop.map((f) => f())).finally(() => {
+      removeWork();
+      process.stderr.write(`\nnpm start interrupted: stopped the engine and the emulator and removed the work directory\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  });
+}
+
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((ok, fail) => {
-    const child = spawn(cmd, args, { cwd, env });
+    const child = spawn(cmd, args, { cwd, env, detached: true });
+    running.child = child;
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
     child.stderr.on('data', (d) => (out += String(d)));
@@ -45,19 +81,31 @@ async function call(url: string, method: string, path: string, token?: string, b
   return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
 }
 
-const hasTerraform = () => spawnSync('terraform', ['version'], { stdio: 'ignore', env: { ...process.env, CHECKPOINT_DISABLE: '1' } }).status === 0;
+/**
+ * Asynchronous, not spawnSync: tsx SIGKILLs a script that does not take a relayed signal within
+ * 60 ms, and a script blocked in spawnSync cannot, so Ctrl-C there would skip the cleanup.
+ */
+const hasTerraform = () =>
+  new Promise<boolean>((ok) => {
+    const child = spawn('terraform', ['version'], { stdio: 'ignore', env: { ...process.env, CHECKPOINT_DISABLE: '1' } });
+    child.on('error', () => ok(false));
+    child.on('close', (code) => ok(code === 0));
+  });
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'keyward-start-'));
+  running.work = work;
   const snapshotDir = join(work, 'snapshots');
   mkdirSync(snapshotDir);
 
   step(1, 'Starting the cloud emulator and the embedded engine');
   const engine = await startEngine({ dev: true, listen: '127.0.0.1:0', edition: 'enterprise', dataDir: join(work, 'data'), logLevel: 'warn' });
+  running.stop.push(() => engine.close());
   // The sample's workload identity pool trusts an engine on :8200; this run's engine is elsewhere.
   const issuer = `${engine.url}/v1/identity/oidc/plugins`;
   const description = JSON.parse(JSON.stringify(sampleDescription).replaceAll(SAMPLE_ENGINE_ISSUER, issuer)) as unknown;
   const emulator = await startCloudEmulator({ description, host: '127.0.0.1', port: 0 });
+  running.stop.push(() => emulator.close());
   const rootToken = engine.rootToken ?? '';
   try {
     say(`  cloud emulator  ${emulator.url}  (${emulator.description.serviceAccounts.length} service accounts, ${emulator.description.instances.length} instances)`);
@@ -78,7 +126,7 @@ async function main(): Promise<void> {
       KEYWARD_CLOUD_CREDENTIALS: JSON.stringify(emulator.keyFile(DEPLOYER)),
       KEYWARD_SNAPSHOT_DIR: snapshotDir,
     };
-    if (hasTerraform()) {
+    if (await hasTerraform()) {
       // A scratch project directory keeps this run's Terraform state apart from yours.
       writeFileSync(
         join(work, 'cdktf.json'),
@@ -141,28 +189,33 @@ async function main(): Promise<void> {
     if (res.statusCode !== 200) throw new Error(`snapshot failed (${res.statusCode}): ${await res.body.text()}`);
     await pipeline(res.body, createWriteStream(file));
     const size = statSync(file).size;
-    say(`  GET sys/storage/raft/snapshot -> ${file} (${size} bytes)`);
+    say(`  GET sys/storage/raft/snapshot -> (${size} bytes)`);
 
     step(6, 'Done. Everything ran on 127.0.0.1 and has been stopped. To continue yourself:');
     say(`
+  # every terminal, once: the checkout's own keyward on PATH (npx keyward would install and build a copy)
+  export PATH="$(git rev-parse --show-toplevel)/tools/checkout-bin:$PATH"
+
   # terminal 1: the engine and the identity provider
-  npx keyward server --dev --root-token root
-  npx keyward cloud-emulator
+  keyward server --dev --root-token root
+  keyward cloud-emulator
 
   # terminal 2: deploy the example and review changes
   export VAULT_ADDR=http://127.0.0.1:8200 VAULT_TOKEN=root
-  export KEYWARD_CLOUD_CREDENTIALS="$(npx keyward cloud-emulator key-file --account ${DEPLOYER})"
+  export KEYWARD_CLOUD_CREDENTIALS="$(keyward cloud-emulator key-file --account ${DEPLOYER})"
   cd examples/basic
-  npx cdktf deploy --auto-approve          # or: npx keyward apply --app "npx tsx main.ts"
+  npx cdktf deploy --auto-approve          # or: keyward apply --app "npx tsx main.ts"
   npx cdktf diff                            # after editing main.ts: what would change (drift included)
-  npx keyward plan --dir cdktf.out          # the same, without Terraform
-  npx keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
+  keyward plan --dir cdktf.out          # the same, without Terraform
+  keyward cloud-emulator mint service-account --account ${APP_ACCOUNT} --audience vault/app   # a JWT for auth/cloud/login
   # keyless auth: the sample's workload identity pool trusts the engine on 127.0.0.1:8200 (docs/engine.md: "Keyless cloud auth")
 
-  Work files of this run: ${work}`);
+  This run's work directory (its seal key, data, state and snapshot) has been removed.`);
   } finally {
+    running.stop = [];
     await engine.close();
     await emulator.close();
+    removeWork();
   }
 }
 

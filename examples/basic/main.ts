@@ -3,7 +3,7 @@
 // second, keyless mount (workload identity federation: no key anywhere) with one iam role.
 
 import { App, TerraformStack } from 'cdktf';
-import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constructs';
+import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from '../../constructs';
 
 /** The emulated identity provider (`keyward cloud-emulator`). */
 const emulator = process.env.KEYWARD_CLOUD_EMULATOR ?? 'http://127.0.0.1:8290';
@@ -12,7 +12,7 @@ const app = new App();
 const stack = new TerraformStack(app, 'basic');
 
 // No `address`: VAULT_ADDR of the deploying shell selects the server (default http://127.0.0.1:8200).
-// A declared address would win over VAULT_ADDR (docs/servers.md). The token is never a prop.
+// A declared address that differs from VAULT_ADDR would be refused (docs/servers.md). The token is never a prop.
 const server = new KeywardServer(stack, 'server');
 
 const cloud = new CloudAuthBackend(stack, 'cloud', {
@@ -20,7 +20,7 @@ const cloud = new CloudAuthBackend(stack, 'cloud', {
   description: 'workloads of demo-project',
   config: {
     // A service-account key (from `keyward cloud-emulator key-file`), passed by environment only.
-    credentials: process.env.KEYWARD_CLOUD_CREDENTIALS,
+    credentials: secretFromEnv('KEYWARD_CLOUD_CREDENTIALS'),
     iamAlias: 'unique_id',
     customEndpoints: { api: emulator, iam: emulator, crm: emulator, compute: emulator },
   },

@@ -6,7 +6,7 @@
 //   KEYWARD_CLOUD_PLUGIN   on OpenBao: the name the GCP auth plugin was registered under
 
 import { App, TerraformStack } from 'cdktf';
-import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constructs';
+import { CloudAuthBackend, CloudAuthRole, KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from '../../constructs';
 
 const app = new App();
 const stack = new TerraformStack(app, 'community');
@@ -48,7 +48,7 @@ new SnapshotAutoConfig(stack, 'offsite-daily', {
     bucket: 'backups',
     region: 'eu-west-1',
     accessKeyId: 'AKIDEXAMPLE-OFFSITE',
-    secretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? '',
+    secretAccessKey: secretFromEnv('S3_SECRET_ACCESS_KEY'),
   }),
 });
 

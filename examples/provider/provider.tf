@@ -6,8 +6,8 @@ terraform {
   }
 }
 
-# The token comes from VAULT_TOKEN, then ~/.vault-token; address wins over VAULT_ADDR (a different
-# VAULT_ADDR is a warning). Install the provider with `npx keyward terraform install` (see the README).
+# The token comes from VAULT_TOKEN, then ~/.vault-token. Put your server's address here: a VAULT_ADDR
+# that differs from it is an error (the token is sent to neither). Install the provider with `npx keyward terraform install` (see the README).
 provider "keyward" {
   address          = "https://vault.example.com:8200"
   fingerprint_salt = var.fingerprint_salt

@@ -2,7 +2,7 @@
 // the deploy (S3_SECRET_ACCESS_KEY, GCS_SERVICE_ACCOUNT_KEY) or a sensitive variable (azure_account_key).
 
 import { App, TerraformStack, TerraformVariable } from 'cdktf';
-import { KeywardServer, SnapshotAutoConfig, SnapshotStorage } from '../../constructs';
+import { KeywardServer, SnapshotAutoConfig, SnapshotStorage, secretFromEnv } from '../../constructs';
 
 const app = new App();
 const stack = new TerraformStack(app, 'snapshots');
@@ -26,7 +26,8 @@ new SnapshotAutoConfig(stack, 's3-daily', {
     bucket: 'backups',
     region: 'eu-west-1',
     accessKeyId: 'AKIAEXAMPLE',
-    secretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? '',
+    // secretFromEnv: an unset variable is an error naming it (or, in plan-only mode, a secret taken as unchanged).
+    secretAccessKey: secretFromEnv('S3_SECRET_ACCESS_KEY'),
     serverSideEncryption: true,
   }),
 });
@@ -36,7 +37,8 @@ new SnapshotAutoConfig(stack, 'gcs-daily', {
   interval: 86400,
   retain: 7,
   pathPrefix: 'vault/prod/', // cloudTwo needs the trailing "/"
-  storage: SnapshotStorage.cloudTwo({ bucket: 'backups', serviceAccountKey: process.env.GCS_SERVICE_ACCOUNT_KEY }),
+  // Optional: without the variable the server's ambient credentials are used.
+  storage: SnapshotStorage.cloudTwo({ bucket: 'backups', serviceAccountKey: process.env.GCS_SERVICE_ACCOUNT_KEY ? secretFromEnv('GCS_SERVICE_ACCOUNT_KEY') : undefined }),
 });
 
 const azureKey = new TerraformVariable(stack, 'azure_account_key', { type: 'string', sensitive: true });

@@ -80,6 +80,8 @@ export class HttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly retry: RetryPolicy;
+  /** close() was called: no request retries from then on (see request). */
+  private closed = false;
   private readonly timeoutMs: number;
   private readonly hooks: ClientHooks;
   private readonly signal?: AbortSignal;
@@ -136,7 +138,18 @@ export class HttpClient {
       const retryable = isRetryableStatus(status) || status === 412;
       const safe = !opts.notIdempotent || status === 429 || status === 412 || (status === 0 && NOT_SENT.has(String((cause as { code?: unknown } | undefined)?.code)));
       const after = res?.retryAfterMs;
-      if (this.signal?.aborted || !retryable || !safe || attempt >= this.retry.attempts || isTlsFailure(cause) || (after !== undefined && after > MAX_RETRY_AFTER_MS)) {
+      // Closed: the command has its answer (a sibling's fatal 4xx, or the end of the run). A request
+      // still in flight that then fails is not retried or reported: its retry lines would follow
+      // the command's Error line and suggest the server had not answered.
+      if (
+        this.closed ||
+        this.signal?.aborted ||
+        !retryable ||
+        !safe ||
+        attempt >= this.retry.attempts ||
+        isTlsFailure(cause) ||
+        (after !== undefined && after > MAX_RETRY_AFTER_MS)
+      ) {
         throw fail(status, res?.body, attempt, cause);
       }
       const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
@@ -149,6 +162,7 @@ export class HttpClient {
       } catch (e) {
         throw fail(status, res?.body, attempt, e);
       }
+      if (this.closed) throw fail(status, res?.body, attempt, cause);
     }
   }
 
@@ -222,6 +236,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 }

@@ -3,8 +3,8 @@
 // explicit values taking precedence, and the retry policy. The CLI and the provider both resolve
 // through settingsFromEnv, so a stack reaches the same server and token either way.
 
-import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
+import { readNamedFile } from './named-file';
 import { undiciAgent } from './undici-agent';
 import { SERVER_DIALECTS, type ServerDialect } from './dialect/server-dialect';
 import { resolveAddress, resolveNamespace, resolveSnapshotAddress, resolveToken } from './server-address';
@@ -48,7 +48,7 @@ export interface ClientSettings {
   cloudPlugin?: string;
   /** Where the token came from (`VAULT_TOKEN`, a token file), for messages about a refused token. */
   tokenSource?: string;
-  /** The declared address won over a different VAULT_ADDR: said once by the front end. */
+  /** The declared namespace won over a different VAULT_NAMESPACE: said once by the front end. */
   addressWarning?: string;
 }
 
@@ -69,6 +69,11 @@ export interface SettingsOverrides {
   maxRetries?: number;
 }
 
+/** An environment variable names another host than the stack declares: nothing is sent (see resolveAddress). */
+export class AddressConflictError extends Error {
+  override name = 'AddressConflictError';
+}
+
 const truthy = (v: string | undefined) => v !== undefined && ['1', 't', 'true', 'yes'].includes(v.trim().toLowerCase());
 
 /**
@@ -82,10 +87,13 @@ export function settingsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   manifestServer: { address?: string; namespace?: string; dialect?: ServerDialect; snapshotAddress?: string; cloudPlugin?: string } = {},
 ): ClientSettings {
-  const { address, warning } = resolveAddress(overrides.address, manifestServer.address, env);
+  const { address, refusal } = resolveAddress(overrides.address, manifestServer.address, env);
   const snapshot = resolveSnapshotAddress(overrides.snapshotAddress, manifestServer.snapshotAddress, env);
+  // Before the token is read or a client exists: nothing is sent when the hosts disagree.
+  const refusals = [refusal, snapshot.refusal].filter((r) => r !== undefined);
+  if (refusals.length) throw new AddressConflictError(refusals.join(' '));
   const ns = resolveNamespace(overrides.namespace, manifestServer.namespace, env);
-  const warnings = [warning, snapshot.warning, ns.warning].filter((w) => w !== undefined);
+  const warnings = [ns.warning].filter((w) => w !== undefined);
   const fromEnv = timeBoundsFromEnv(env);
   const token = overrides.token !== undefined ? { token: overrides.token, source: 'the given token' } : resolveToken(env);
   return {
@@ -119,7 +127,7 @@ function dialectFromEnv(v: string | undefined): ServerDialect | undefined {
 export function createDispatcher(s: ClientSettings): Dispatcher {
   const Agent = undiciAgent();
   const connect: Record<string, unknown> = {};
-  if (s.caFile) connect.ca = readFileSync(s.caFile);
+  if (s.caFile) connect.ca = readNamedFile(s.caFile, "the CA certificate file (--ca-cert, VAULT_CACERT or the provider's ca_cert_file)");
   if (s.tlsSkipVerify) connect.rejectUnauthorized = false;
   connect.timeout = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Agent({

@@ -1,7 +1,7 @@
 // The keyward Terraform provider: its provider block, how it becomes a VaultClient (Vault's
-// environment conventions, resolved as the CLI does: the block's address wins over VAULT_ADDR, which
-// is the fallback (a difference is a warning), and so do its namespace over VAULT_NAMESPACE and its
-// snapshot_address over KEYWARD_SNAPSHOT_ADDR; KEYWARD_DIALECT overrides the block's dialect; the token comes from VAULT_TOKEN, then ~/.vault-token, never the configuration; request_timeout and max_retries default to
+// environment conventions, resolved as the CLI does: VAULT_ADDR is the fallback for the block's address
+// and a different one is an error (the token reaches neither host), as is KEYWARD_SNAPSHOT_ADDR
+// against its snapshot_address; its namespace wins over VAULT_NAMESPACE (a difference is a warning); KEYWARD_DIALECT overrides the block's dialect; the token comes from VAULT_TOKEN, then ~/.vault-token, never the configuration; request_timeout and max_retries default to
 // VAULT_CLIENT_TIMEOUT and VAULT_MAX_RETRIES), its resources, and cancellation: StopProvider
 // (Terraform's Ctrl-C) aborts every request in flight. The protocol layer (src/terraform/plugin) serves it.
 
@@ -30,7 +30,7 @@ const providerSchema: BlockSchema = {
       type: { kind: 'string' },
       optional: true,
       description:
-        'Server URL, such as `https://vault.example.com:8200`. It wins over `VAULT_ADDR` (a different `VAULT_ADDR` is a warning); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.',
+        'Server URL, such as `https://vault.example.com:8200`. A different `VAULT_ADDR` is an error (the token is sent to neither); unset: `VAULT_ADDR`, else `http://127.0.0.1:8200`.',
     },
     namespace: {
       type: { kind: 'string' },
@@ -47,7 +47,7 @@ const providerSchema: BlockSchema = {
       type: { kind: 'string' },
       optional: true,
       description:
-        'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); wins over `KEYWARD_SNAPSHOT_ADDR`, the fallback (a different one is a warning).',
+        'Where snapshot configs go instead of `address`: a `keyward snapshot-agent` serving automated snapshots for a server without them (Vault Community, OpenBao); `KEYWARD_SNAPSHOT_ADDR` is the fallback (a different one is an error, as for `address`).',
     },
     ca_cert_file: { type: { kind: 'string' }, optional: true, description: "PEM bundle of the certificate authorities to trust; unset: `VAULT_CACERT`, else the system's." },
     skip_tls_verify: {
@@ -145,6 +145,9 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
       // the schema and validate starts never reach the server (the HTTP stack is much of the start-up).
       // require, not import(): a dynamic import() would leave CommonJS (and tsx's loader) behind.
       const { settingsFromEnv } = require('../client/options') as typeof import('../client/options');
+      // Validate already refused a conflicting VAULT_ADDR; this is for a configure without it.
+      const conflicts = addressWarnings(config, env).filter((d) => d.severity === 'error');
+      if (conflicts.length) throw new DiagnosticsError(conflicts);
       const settings = settingsFromEnv(
         {
           cloudPlugin: env.KEYWARD_CLOUD_PLUGIN || str(config.cloud_plugin),
@@ -156,8 +159,8 @@ export function keywardProvider(opts: KeywardProviderOptions = {}): ProviderDefi
         env,
         // The block's dialect ranks as the manifest's (both come from KeywardServer's prop), so
         // KEYWARD_DIALECT overrides it here as it does for `keyward plan`.
-        // So are its address, namespace and snapshot_address: they win over VAULT_ADDR,
-        // VAULT_NAMESPACE and KEYWARD_SNAPSHOT_ADDR.
+        // So are its address, namespace and snapshot_address: VAULT_ADDR, VAULT_NAMESPACE and
+        // KEYWARD_SNAPSHOT_ADDR never override them.
         {
           dialect: str(config.dialect) as ServerDialect | undefined,
           address: str(config.address),
@@ -207,18 +210,21 @@ function missingToken(address: string): Diagnostic {
 }
 
 /**
- * A VAULT_ADDR, KEYWARD_SNAPSHOT_ADDR or VAULT_NAMESPACE other than the block's address,
- * snapshot_address or namespace: the block wins (as in terraform-provider-vault), said at validate.
+ * A VAULT_ADDR or KEYWARD_SNAPSHOT_ADDR other than the block's address or snapshot_address is an
+ * error (the token would reach a host the user did not mean: see resolveAddress); a different
+ * VAULT_NAMESPACE is a warning (the block wins, as in terraform-provider-vault). Said at validate.
  */
 function addressWarnings(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
-  const rules: [attribute: string, variable: string, resolve: (declared: string) => { warning?: string }][] = [
+  const rules: [attribute: string, variable: string, resolve: (declared: string) => { refusal?: string; warning?: string }][] = [
     ['address', 'VAULT_ADDR', (d) => resolveAddress(undefined, d, env)],
     ['snapshot_address', 'KEYWARD_SNAPSHOT_ADDR', (d) => resolveSnapshotAddress(undefined, d, env)],
     ['namespace', 'VAULT_NAMESPACE', (d) => resolveNamespace(undefined, d, env)],
   ];
   return rules.flatMap(([attribute, variable, resolve]): Diagnostic[] => {
     const declared = str(config[attribute]);
-    const warning = declared === undefined || hasUnknown(config[attribute]) ? undefined : resolve(declared).warning;
+    if (declared === undefined || hasUnknown(config[attribute])) return [];
+    const { refusal, warning } = resolve(declared);
+    if (refusal) return [{ severity: 'error', summary: `${variable} is not the provider's ${attribute}`, detail: refusal, attribute: [attribute] }];
     return warning ? [{ severity: 'warning', summary: `${variable} is not the provider's ${attribute}`, detail: warning, attribute: [attribute] }] : [];
   });
 }

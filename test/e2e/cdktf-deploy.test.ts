@@ -236,12 +236,12 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
     const pr = await keywardPlan('--format', 'markdown', '--detailed-exitcode');
     expect(pr.status).toBe(2);
     expect(pr.stdout).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.**');
-    expect(pr.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
-    expect(pr.stdout).toContain('> - <code>- snapshot/nightly-s3</code> delete (removed from the desired state)');
+    expect(pr.stdout).toContain('- <code>- auth/cloud/role/batch</code> delete (removed from the desired state) `narrows-access`');
+    expect(pr.stdout).toContain('- <code>- snapshot/nightly-s3</code> delete (removed from the desired state) `reduces-backups`');
     expect(pr.stdout).toContain('To apply this plan: <code>cdktf deploy e2e</code>');
     const shownMd = await terraformDecision('markdown');
     expect(shownMd.status).toBe(2);
-    expect(shownMd.stdout).toContain('> - <code>- auth/cloud/role/batch</code> delete (removed from the desired state)');
+    expect(shownMd.stdout).toContain('- <code>- auth/cloud/role/batch</code> delete (removed from the desired state) `narrows-access`');
     const prJson = await keywardPlan('--format', 'json');
     expect(changedObjects(prJson.stdout)).toEqual([
       ['auth/cloud/role/batch', 'delete'],
@@ -349,8 +349,8 @@ describe('cdktf deploy / diff / destroy with terraform and the keyward provider 
       );
       mkdirSync(join(two, 'node_modules'));
       symlinkSync(REPO, join(two, 'node_modules', 'keyward'), 'dir');
-      // VAULT_ADDR points elsewhere: each server's declared address wins.
-      const env = cdktfEnv({ url: 'http://127.0.0.1:9', token: ROOT_TOKEN }, { KW_MAIN: engine.url, KW_DR: other.url });
+      // VAULT_ADDR unset: each server's declared address is used (one that differed would be refused).
+      const env = { ...cdktfEnv({ url: 'http://127.0.0.1:9', token: ROOT_TOKEN }, { KW_MAIN: engine.url, KW_DR: other.url }), VAULT_ADDR: '' };
       const deployed = await runAsync(CDKTF, ['deploy', '--auto-approve'], { cwd: two, env });
       expect({ status: deployed.status, out: deployed.status === 0 ? '' : strip(deployed.stdout + deployed.stderr).slice(-3000) }).toEqual({ status: 0, out: '' });
       expect((await api(engine, 'GET', 'auth/cloud-main/role/web')).status).toBe(200);

@@ -9,7 +9,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { ManualClock } from '../../src/engine/clock';
 import { createTarget } from '../../src/engine/snapshot/targets/create-target';
 import { validateSnapshotConfigWrite } from '../../src/schema/snapshot-validate';
@@ -20,6 +19,7 @@ import { api, ROOT_TOKEN, startTestEngine } from '../support/engine';
 import { AZURITE_KEY, isCompleteArchive, startAzurite, startGcs, startS3, type RunningStore } from '../support/object-stores';
 import { serviceAccountKeyJson } from '../unit/constructs/fixtures';
 import { CONTRACT_TOKEN, startVaultContract } from '../support/vault-contract/server';
+import { readAll } from '../support/read-all';
 
 const REPO = resolve(__dirname, '../..');
 const CDKTF = join(REPO, 'node_modules', '.bin', 'cdktf');
@@ -30,12 +30,6 @@ const INTERVAL = 60;
 const CONFIG = 'sys/storage/raft/snapshot-auto/config';
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, ''); // eslint-disable-line no-control-regex
-
-async function readAll(r: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
-}
 
 describe('cdktf stack for a server without automated snapshots, through keyward snapshot-agent', () => {
   let engine: Awaited<ReturnType<typeof startTestEngine>>;

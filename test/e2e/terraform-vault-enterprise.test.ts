@@ -199,7 +199,7 @@ describe('terraform (HCL) against Vault Enterprise as it really is (contract ser
     await planEmpty();
 
     // Through a standby that does not forward (307 to the active node): plan and apply work. The
-    // provider block's address is the standby's (it wins over VAULT_ADDR).
+    // provider block's address is the standby's (VAULT_ADDR is unset).
     const standby = await vault.standby('standby');
     address = standby.url;
     write({ ...BASE, retain: 5, tokenTtl: '2h' });

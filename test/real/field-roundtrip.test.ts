@@ -54,8 +54,7 @@ const CONFIG_EXCLUDED: Record<string, { why: string; refusedBy?: Record<string, 
     },
   },
   identity_token_ttl: {
-    why:
-      "refused by keyward's plan toward OpenBao (objects/auth-config.ts): OpenBao's own GCP plugin has no identity_token_* fields (422), and plugin v0.19.1, which stores it, cannot use it without identity tokens",
+    why: "refused by keyward's plan toward OpenBao (objects/auth-config.ts): OpenBao's own GCP plugin has no identity_token_* fields (422), and plugin v0.19.1, which stores it, cannot use it without identity tokens",
   },
   rotation_period: { why: "OpenBao's plugin host has no rotation manager: unknown field (422)", refusedBy: { rotation_period: 86400 } },
   rotation_schedule: { why: 'as rotation_period', refusedBy: { rotation_schedule: '0 3 * * SAT' } },

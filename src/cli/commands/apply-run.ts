@@ -12,6 +12,7 @@ import { loadPlanFile } from '../../reconcile/plan-file';
 import { lineProgress, ttyProgress } from '../../reconcile/progress';
 import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastApplied } from '../../reconcile/record';
 import { renderText } from '../../reconcile/render-text';
+import { expectDigest } from '../review-gates';
 import { askApproval, cancelledMessage, requireApprovalPossible, type Operation } from '../approve';
 import type { ApplyFlags, ApproveFlags, ConnectionFlags } from '../options';
 import { resolveSource, terraformManaged } from '../cdktf-project';
@@ -79,6 +80,7 @@ async function applySaved(flags: ApplyFlags, planPath: string): Promise<number> 
       throw new Error(`the server (or the last-applied record) changed since the plan in ${planPath} was made; run keyward plan again`);
     }
     process.stdout.write(renderText(file.plan));
+    expectDigest(file.plan, flags.expectDigest);
     await executePlan(client, desired, record, file.plan, path, par);
     return 0;
   } finally {
@@ -98,7 +100,7 @@ export async function runApply(flags: ApplyFlags): Promise<number> {
 /** Plans against the live server, shows the plan, asks, applies it: apply and destroy share this. */
 export async function planAndApply(
   op: Operation,
-  flags: ConnectionFlags & ApproveFlags,
+  flags: ConnectionFlags & ApproveFlags & { expectDigest?: string },
   server: { address?: string; namespace?: string } | undefined,
   desired: DesiredState,
   record: LastApplied,
@@ -110,6 +112,8 @@ export async function planAndApply(
     const { plan } = await makePlan(client, desired, record, { parallelism: par });
     await refuseServerRuleProblems(client, desired, plan);
     process.stdout.write(renderText(plan));
+    // Nothing is applied unless it is what was reviewed.
+    expectDigest(plan, flags.expectDigest);
     if (!hasChanges(plan)) return 0;
     if (!flags.autoApprove && !(await askApproval(op))) {
       process.stderr.write(`${cancelledMessage(op)} Nothing was changed.\n`);

@@ -1,20 +1,14 @@
 // `keyward import --mount <path>` / `keyward import --snapshots`: print TypeScript construct code
 // for what exists on the server, to adopt an existing setup.
+// Its flags are the command table's (../command-table.ts); this file is the behaviour only.
 
 import type { Command } from 'commander';
-import { addConnectionOptions } from '../options';
+import { registerCommand } from '../command-table';
 import type { ImportFlags } from './import-run';
 
 export function registerImport(program: Command): void {
-  const c = program.command('import').description('Print construct code (TypeScript) for an existing auth mount or the snapshot configs');
-  addConnectionOptions(c);
-  c.option('--mount <path>', 'the cloud auth mount to import (its config and every role)')
-    .option('--snapshots', 'import every automated snapshot configuration')
-    .option('--module <specifier>', 'module the constructs are imported from', 'keyward/constructs')
-    .option('--stack <name>', 'stack name in the generated app', 'imported')
-    .option('--out <file>', 'write the code to a file instead of stdout')
-    .action(async (flags: ImportFlags) => {
-      const { runImport } = require('./import-run') as typeof import('./import-run');
-      await runImport(flags);
-    });
+  registerCommand(program, 'import', async (flags: ImportFlags) => {
+    const { runImport } = require('./import-run') as typeof import('./import-run');
+    await runImport(flags);
+  });
 }

@@ -7,41 +7,28 @@ import { makePlan } from '../../reconcile/plan';
 import { keepStoredFingerprints } from '../../reconcile/plan-only';
 import { withRecord } from '../../reconcile/plan-record';
 import { isPlanOnly, PLAN_ONLY_ENV } from '../../schema/plan-only';
-import type { LoadedSource } from '../../reconcile/source';
 import { savePlanFile } from '../../reconcile/plan-file';
 import { renderJson } from '../../reconcile/render-json';
 import { renderMarkdown } from '../../reconcile/render-markdown';
 import { renderText } from '../../reconcile/render-text';
 import { inServerNames } from '../../reconcile/server-names';
+import { decisionsComment, reviewDigest } from '../../reconcile/review-digest';
+import { expectDigest, failOnGate, failOnLabels } from '../review-gates';
 import type { Format, PlanFlags } from '../options';
 import { resolveSource, terraformManaged } from '../cdktf-project';
 import { withResend } from '../resend';
 import { openClient, parallelismOf } from '../server-client';
 
-/** Shell-quotes a word only when it needs it, so the hint reads like what a user would type. */
-const word = (s: string) => (/^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+// Derived from the command table: every plan flag it marks toApply, repeated for `keyward apply`.
+export { applyCommandFor } from '../command-table';
+import { applyCommandFor } from '../command-table';
 
-/** The command that applies what this plan shows: Terraform's deploy, the saved plan, or the same sources again. */
-export function applyCommandFor(flags: PlanFlags, src?: Pick<LoadedSource, 'origin' | 'stack'>): string {
-  if (src?.origin.kind === 'terraform-state') return `cdktf deploy${src.stack ? ` ${word(src.stack)}` : ''}`;
-  if (flags.out) return `keyward apply --plan ${word(flags.out)}`;
-  const args = ['keyward', 'apply'];
-  const pairs: [string, string | undefined][] = [
-    ['--manifest', flags.manifest],
-    ['--dir', flags.dir],
-    ['--app', flags.app],
-    ['--stack', flags.stack],
-    ['--last-applied', flags.lastApplied],
-    ['--last-applied-env', flags.lastAppliedEnv],
-    ['--record', flags.record],
-  ];
-  for (const [flag, value] of pairs) if (value !== undefined) args.push(flag, word(value));
-  for (const id of flags.resend ?? []) args.push('--resend', word(id));
-  return args.join(' ');
-}
-
+/** A plan as text, Markdown (with the reviewed-plan digest and its per-object decisions comment) or JSON. */
 export function render(plan: Plan, format: Format, applyCommand?: string): string {
-  return format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan, { applyCommand }) : renderText(plan);
+  if (format === 'json') return renderJson(plan);
+  const digest = reviewDigest(plan);
+  if (format === 'markdown') return `${renderMarkdown(plan, { applyCommand, digest })}\n${decisionsComment(plan)}\n`;
+  return `${renderText(plan)}Reviewed-plan digest: ${digest}\n`;
 }
 
 /** An --app synth in plan-only mode names unset secret variables instead of failing. */
@@ -59,6 +46,7 @@ function inPlanOnlyMode<T>(f: () => T): T {
 export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const planOnly = flags.planOnly === true || isPlanOnly(process.env);
   if (planOnly && flags.out) throw new Error('--out: a plan-only plan (unset secrets taken as unchanged) cannot be applied, so it is not saved; plan again with every secret set');
+  const failOn = failOnLabels(flags.failOn);
   const src = planOnly ? inPlanOnlyMode(() => resolveSource(flags)) : resolveSource(flags);
   if (flags.out && src.origin.kind === 'terraform-state') throw new Error(terraformManaged(src, '--out saves a plan for keyward apply'));
   const desired = withRecordFacts(withResend(desiredFromManifest(src.manifest, process.env, { unsetSecretsUnchanged: planOnly }), flags.resend), src);
@@ -69,8 +57,9 @@ export async function runPlan(flags: PlanFlags, write: (s: string) => void = (s)
     await refuseServerRuleProblems(client, desired, made.plan);
     const plan = { ...withRecord(made.plan, src.origin), ...(unsetSecrets.length ? { unsetSecrets } : {}) };
     write(render(flags.showServerNames ? inServerNames(plan, await client.translator()) : plan, flags.format, applyCommandFor(flags, src)));
+    expectDigest(plan, flags.expectDigest);
     if (flags.out) savePlanFile(flags.out, plan, desired, src.recordPath);
-    return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+    return failOnGate(plan, failOn) ?? (flags.detailedExitcode && hasChanges(plan) ? 2 : 0);
   } finally {
     await client.close();
   }

@@ -1,17 +1,13 @@
 // `keyward plan`: compare the desired state with the live server and print the plan (text,
 // Markdown or JSON); --out saves it for `apply --plan`; --detailed-exitcode gives 0/2/1.
+// Its flags are the command table's (../command-table.ts); this file is the behaviour only.
 
 import type { Command } from 'commander';
-import { addResendOption, addConnectionOptions, addPlanOutputOptions, addShowServerNamesOption, addSourceOptions, type PlanFlags } from '../options';
+import { registerCommand } from '../command-table';
+import type { PlanFlags } from '../options';
 
 export function registerPlan(program: Command): void {
-  const c = program.command('plan').description('Show what apply would change on the server (no writes)');
-  addSourceOptions(c);
-  addConnectionOptions(c);
-  addShowServerNamesOption(c);
-  addResendOption(c);
-  addPlanOutputOptions(c);
-  c.action(async (flags: PlanFlags) => {
+  registerCommand(program, 'plan', async (flags: PlanFlags) => {
     const { runPlan } = require('./plan-run') as typeof import('./plan-run');
     process.exitCode = await runPlan(flags);
   });

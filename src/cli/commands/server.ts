@@ -32,7 +32,26 @@ function optionsFrom(flags: ServerFlags): EngineOptions {
     };
   }
   if (!flags.config) throw new Error('keyward server needs --dev or --config FILE');
+  const { namedFileError } = require('../../client/named-file') as typeof import('../../client/named-file');
+  const { accessSync, constants } = require('node:fs') as typeof import('node:fs');
+  // Each file the server reads, checked before it starts: the error names the setting and where it
+  // was set (the engine's own open would say only ENOENT and the path).
+  const readable = (file: string, from: string) => {
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (e) {
+      throw namedFileError(from, file, e);
+    }
+  };
+  readable(flags.config, '--config');
   const c = loadServerConfig(flags.config);
+  if (c.seal_key_file) readable(c.seal_key_file, `seal_key_file (in --config ${flags.config})`);
+  if (!c.tls_disable)
+    for (const [k, f] of [
+      ['tls_cert_file', c.tls_cert_file],
+      ['tls_key_file', c.tls_key_file],
+    ] as const)
+      if (f) readable(f, `${k} (in --config ${flags.config})`);
   return {
     dev: false,
     listen: flags.listen ?? c.listen,

@@ -2,18 +2,19 @@
 
 import { readFileSync } from 'node:fs';
 import { hasChanges } from '../../reconcile/model';
-import { renderJson } from '../../reconcile/render-json';
-import { renderMarkdown } from '../../reconcile/render-markdown';
-import { renderText } from '../../reconcile/render-text';
 import { planFromTerraformJson } from '../../terraform/state/terraform-plan';
+import { expectDigest, failOnGate, failOnLabels } from '../review-gates';
+import { render } from './plan-run';
 
 export function runShow(
   file: string,
-  flags: { format: 'text' | 'markdown' | 'json'; detailedExitcode?: boolean; applyCommand: string },
+  flags: { format: 'text' | 'markdown' | 'json'; detailedExitcode?: boolean; applyCommand: string; failOn?: string; expectDigest?: string },
   write: (s: string) => void = (s) => process.stdout.write(s),
 ): number {
+  const failOn = failOnLabels(flags.failOn);
   const text = readFileSync(file === '-' ? 0 : file, 'utf8');
   const plan = planFromTerraformJson(text, file === '-' ? 'standard input' : file);
-  write(flags.format === 'json' ? renderJson(plan) : flags.format === 'markdown' ? renderMarkdown(plan, { applyCommand: flags.applyCommand }) : renderText(plan));
-  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+  write(render(plan, flags.format, flags.applyCommand));
+  expectDigest(plan, flags.expectDigest);
+  return failOnGate(plan, failOn) ?? (flags.detailedExitcode && hasChanges(plan) ? 2 : 0);
 }

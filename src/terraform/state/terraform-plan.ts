@@ -2,7 +2,11 @@
 // a keyward Plan (per object create / update / replace / delete with field changes, drift from
 // `resource_drift`), so a pull-request comment shows what `terraform apply` of that plan will do,
 // rendered like `keyward plan`'s. Objects come from the resources' before and after values through
-// the same code that reads a state (state-record.ts).
+// the same code that reads a state (state-record.ts); what each change's `actions` list does on the
+// server is decided once, by effectOf. Newer plan JSON (Terraform 1.12+ `before_identity` /
+// `after_identity`, 1.14+ `deferred_changes` and `action_invocations`) is read, not refused: identities
+// name a resource, never carry its values; a deferred change is not applied by this plan (Terraform
+// plans it again on a later run); an action invocation is a provider action, not a keyward object.
 
 import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
@@ -35,6 +39,50 @@ interface JsonPlan {
 
 const emptyRecorded: RecordedObject = { fields: {}, secrets: {}, observed: {} };
 
+/** Why an object Terraform forgets (a `removed` block with `destroy = false`) is left alone. */
+export const FORGOTTEN_REASON = 'removed from the stack with `removed { lifecycle { destroy = false } }`: Terraform forgets it, the object stays on the server';
+/** Why a replace whose earlier object Terraform forgets deletes nothing. */
+export const REPLACE_FORGETTING_REASON = 'Terraform creates it anew and forgets the earlier object (destroy = false): it is written over, nothing is deleted on the server';
+
+/**
+ * What one resource change does on the server, read from its `actions` exactly as Terraform
+ * writes them (internal/command/jsonplan; the format page lists the pairs without the forget
+ * ones): `no-op` and `read` change nothing; `create` and `update` write; `delete` destroys;
+ * `delete,create` and `create,delete` replace; `forget` (Terraform 1.7+, a `removed` block with
+ * `lifecycle { destroy = false }`) drops the object from the state and leaves it on the server;
+ * `create,forget` and `forget,create` (a replace under a resource's `lifecycle { destroy = false }`,
+ * newer than 1.15) create the new object and forget the earlier one, destroying nothing. A list
+ * Terraform may add later is read from its values (`values`), as before: the before and after
+ * objects say what exists on each side.
+ */
+export type TerraformEffect = 'none' | 'write' | 'destroy' | 'replace' | 'forget' | 'replace-forgetting' | 'values';
+export function effectOf(actions: readonly unknown[] | undefined): TerraformEffect {
+  switch ((actions ?? []).join(',')) {
+    case 'no-op':
+    case 'read':
+      return 'none';
+    case 'create':
+    case 'update':
+      return 'write';
+    case 'delete':
+      return 'destroy';
+    case 'delete,create':
+    case 'create,delete':
+      return 'replace';
+    case 'forget':
+      return 'forget';
+    case 'create,forget':
+    case 'forget,create':
+      return 'replace-forgetting';
+    default:
+      return 'values';
+  }
+}
+const forgets = (rc: ResourceChange) => {
+  const e = effectOf(rc.change?.actions);
+  return e === 'forget' || e === 'replace-forgetting';
+};
+
 /**
  * A write-only secret has no fingerprint in plan or state: its version stands for it, so a bumped
  * `*_wo_version` (the value is sent again) shows as a changed secret.
@@ -66,7 +114,8 @@ function exclusiveDeletes(changes: readonly ResourceChange[]): string[] {
     isObject(v as ObjectValue) && Array.isArray((v as { names?: unknown }).names) ? ((v as { names: unknown[] }).names.filter((n) => typeof n === 'string') as string[]) : [];
   const out: string[] = [];
   for (const rc of changes) {
-    if (rc.type !== 'keyward_exclusive_snapshot_configs') continue;
+    // A forgotten exclusive set deletes nothing: its configs stay on the server with it.
+    if (rc.type !== 'keyward_exclusive_snapshot_configs' || forgets(rc)) continue;
     const after = new Set(names(rc.change?.after));
     out.push(...names(rc.change?.before).filter((n) => !after.has(n)));
   }
@@ -95,8 +144,12 @@ function objectChange(
   retained: Set<string>,
   moves: Map<string, string>,
   planned: Record<string, RecordedObject>,
+  forgotten: Set<string>,
+  replaced: Map<string, string>,
 ): ObjectPlan | undefined {
   const address = parseObjectId(id);
+  // Terraform forgets it and declares nothing in its place: nothing happens on the server.
+  if (!after && before && forgotten.has(id)) return { id, address, action: 'no-op', reason: FORGOTTEN_REASON, changes: [], unchangedFields: Object.keys(before.fields).length };
   const mountId = address.mount ? `auth/${address.mount}` : undefined;
   const mountRemoved = address.kind !== 'auth-mount' && mountId !== undefined && !(mountId in planned);
   const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
@@ -110,6 +163,30 @@ function objectChange(
     secretUnchanged: s.unchanged,
   });
   if (!d) return undefined;
+  // Created anew over an earlier object Terraform forgets: written over, never deleted first.
+  if (after && before && forgotten.has(id) && (d.action === 'replace' || d.action === 'create'))
+    return {
+      id,
+      address,
+      action: 'update',
+      reason: REPLACE_FORGETTING_REASON,
+      changes: d.changes,
+      unchangedFields: d.unchangedFields,
+      ...(d.warnings.length ? { warnings: d.warnings } : {}),
+    };
+  // Terraform destroys and creates the resource: the object is deleted and created again on the
+  // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
+  const by = replaced.get(id);
+  if (after && before && by && (d.action === 'no-op' || d.action === 'update'))
+    return {
+      id,
+      address,
+      action: 'replace',
+      reason: `Terraform replaces ${by} (destroy and create)`,
+      changes: d.changes,
+      unchangedFields: d.unchangedFields,
+      ...(d.warnings.length ? { warnings: d.warnings } : {}),
+    };
   const plan: ObjectPlan = { id, address, action: d.action, reason: d.reason, changes: d.changes, unchangedFields: d.unchangedFields };
   if (d.warnings.length > 0) plan.warnings = d.warnings;
   return plan;
@@ -122,7 +199,8 @@ function objectChange(
 function movesOf(changes: readonly ResourceChange[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const rc of changes) {
-    if (rc.type !== 'keyward_cloud_auth_backend' || rc.change?.actions?.includes('delete')) continue;
+    // Only an update in place moves; a replace (also one whose earlier mount is forgotten) is a new mount.
+    if (rc.type !== 'keyward_cloud_auth_backend' || effectOf(rc.change?.actions) !== 'write') continue;
     const b = rc.change?.before as { path?: unknown } | null | undefined;
     const a = rc.change?.after as { path?: unknown } | null | undefined;
     if (typeof b?.path === 'string' && typeof a?.path === 'string' && b.path !== a.path) out.set(a.path, b.path);
@@ -176,10 +254,14 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const moves = movesOf(changes);
   const retained = new Set(Object.keys(afterMoves(Object.fromEntries(before.retained.map((id) => [id, emptyRecorded])), moves)));
   const prior = afterMoves(before.record.objects, moves);
+  const replaced = new Map<string, string>();
+  for (const rc of changes.filter((c) => effectOf(c.change?.actions) === 'replace'))
+    for (const id of Object.keys(recordOf([rc], 'after').record.objects)) replaced.set(id, rc.address ?? String(rc.type));
+  const forgotten = new Set(Object.keys(afterMoves(recordOf(changes.filter(forgets), 'before').record.objects, moves)));
   const planned = after.record.objects;
   const afterIds = new Set(Object.keys(planned));
   const ids = [...new Set([...Object.keys(prior), ...afterIds])];
-  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned)).filter((p): p is ObjectPlan => p !== undefined);
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned, forgotten, replaced)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))

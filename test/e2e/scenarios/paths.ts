@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runKeyward } from '../../support/keyward-in-process';
 import { terraformWorkdir, type TerraformWorkdir } from '../../support/terraform-workdir';
 import { CONTRACT_TOKEN } from '../../support/vault-contract/server';
+import { reviewedFrom } from '../../../src/reconcile/review-digest';
 import { hclOf, manifestOf, synthesizedOf, type Stack } from './stack';
 
 /** A JSON plan's action per object (the plan's text on failure, to show why). */
@@ -143,6 +144,9 @@ export function terraformPath(env: Record<string, string>): PathDriver & { init(
       Object.assign(process.env, env);
       try {
         const pr = await runKeyward('plan', '--dir', join(w.dir, 'cdktf.out'), '--format', 'json');
+        // What is reviewed in the PR is what the merge-time Terraform plan decides: one digest for both.
+        const digests = [show, pr].map((r) => reviewedFrom((r.out || r.all).slice((r.out || r.all).indexOf('{')))?.digest);
+        if (digests[0] !== digests[1]) throw new Error(`reviewed-plan digests differ: keyward show ${digests[0]}, PR plan ${digests[1]}\n${show.out}\n${pr.out}`);
         return { 'keyward show': actionsOf(show.out || show.all), 'PR plan': actionsOf(pr.out || pr.all) };
       } finally {
         if (saved === undefined) delete process.env.VAULT_ADDR;

@@ -59,9 +59,9 @@ test('the PR plan compares with Terraform state: deletions, edits as changes, ou
   const md = await runKeyward('plan', '--dir', out, '--stack', 's', '--format', 'markdown', '--detailed-exitcode');
   expect({ code: md.code, err: md.err }).toEqual({ code: 2, err: '' });
   expect(md.out).toContain('**Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.**');
-  expect(md.out).toContain('> [!WARNING]');
-  expect(md.out).toContain('> - <code>- auth/tfs/role/batch</code> delete (removed from the desired state)');
-  expect(md.out).toContain('> - <code>- snapshot/tfs-nightly</code> delete (removed from the desired state)');
+  expect(md.out).toContain('#### Needs attention');
+  expect(md.out).toContain('- <code>- auth/tfs/role/batch</code> delete (removed from the desired state) `narrows-access`');
+  expect(md.out).toContain('- <code>- snapshot/tfs-nightly</code> delete (removed from the desired state) `reduces-backups`');
   expect(md.out).toContain(`_Compared with Terraform's state (what cdktf deploy / terraform apply applied): ${stateFile()}_`);
   expect(md.out).toContain('To apply this plan: <code>cdktf deploy s</code>');
   expect(md.out).not.toContain('Drift');

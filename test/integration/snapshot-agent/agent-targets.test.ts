@@ -2,12 +2,12 @@
 // emulators (s3rver, our GCS emulator, azurite) with the engine's targets: final names only,
 // retention holds, status carries the object URL, and the newest snapshot restores into the engine.
 
-import type { Readable } from 'node:stream';
 import { createTarget } from '../../../src/engine/snapshot/targets/create-target';
 import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-validate';
 import { api } from '../../support/engine';
 import { isCompleteArchive, startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { AGENT_CONFIG, AGENT_STATUS, startAgentHarness, type AgentHarness } from '../../support/snapshot-agent';
+import { readAll } from '../../support/read-all';
 
 let stores: Record<string, RunningStore> = {};
 let h: AgentHarness;
@@ -20,12 +20,6 @@ afterAll(async () => {
   await h?.close();
   await Promise.all(Object.values(stores).map((s) => s.close()));
 });
-
-async function readAll(r: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
-}
 
 it('snapshots on schedule to s3, gcs and azure; retention holds; the newest restores', async () => {
   const a = await h.agent({ allowAmbientCredentials: true }); // the GCS emulator takes no key: the agent's own identity stands in

@@ -2,7 +2,6 @@
 // GCS emulator), configured through the API: objects land under path_prefix with final names only,
 // retention keeps the newest, status carries the object URL, and a stored snapshot restores.
 
-import type { Readable } from 'node:stream';
 import type { SystemFamilyFactory } from '../../../src/engine/route-family';
 import { ManualClock } from '../../../src/engine/clock';
 import { createSnapshotFamily, snapshotFamily, type SnapshotFamily } from '../../../src/engine/snapshot/family';
@@ -13,6 +12,7 @@ import { api, startTestEngine } from '../../support/engine';
 import type { GcsEmulator } from '../../support/gcs-emulator/server';
 import { startAzurite, startGcs, startS3, type RunningStore } from '../../support/object-stores';
 import { until } from '../../support/poll';
+import { readAll } from '../../support/read-all';
 
 const T0 = Date.UTC(2026, 0, 1);
 let stores: Record<string, RunningStore> = {};
@@ -32,12 +32,6 @@ afterAll(async () => {
   await engine?.close();
   await Promise.all(Object.values(stores).map((s) => s.close()));
 });
-
-async function readAll(r: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
-}
 
 describe.each(['cloudone-store', 'cloudtwo-store', 'cloudthree-store'])('scheduled snapshots to %s', (type) => {
   it('writes, rotates, reports the URL, and the newest snapshot restores', async () => {

@@ -7,13 +7,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { createTarget } from '../../../src/engine/snapshot/targets/create-target';
 import { validateSnapshotConfigWrite } from '../../../src/schema/snapshot-validate';
 import { api, ROOT_TOKEN } from '../../support/engine';
 import { startEngineProcess, type EngineProcess } from '../../support/engine-process';
 import { isCompleteArchive, startStoreProcess, type StoreKind } from '../../support/object-stores';
 import { until } from '../../support/poll';
+import { readAll } from '../../support/read-all';
 
 jest.setTimeout(120_000);
 const STATUS = 'sys/storage/raft/snapshot-auto/status';
@@ -26,12 +26,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kw-stall-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-async function readAll(r: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
-}
 
 describe.each(['s3', 'gcs', 'azure'] as StoreKind[])('a stalled %s store', (kind) => {
   it('never blocks the schedule, another config, a restore or shutdown', async () => {

@@ -3,10 +3,9 @@
 
 import type { Engine } from '../../../src/engine/engine';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
-import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
-import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
 import { serviceAccountKey } from '../reconcile/helpers';
+import { providerSession } from '../../support/provider-session';
 
 let engine: Engine;
 beforeAll(async () => {
@@ -19,14 +18,8 @@ afterAll(async () => {
 const SALT = 'tf-test-salt-0123456789';
 
 /** A driver whose client counts the requests it sends, by method. */
-async function driver(env: Record<string, string> = {}) {
-  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env } });
-  const d = await TerraformDriver.configure<KeywardProviderContext>(provider, 'keyward_cloud_auth_backend', { fingerprint_salt: SALT });
-  const client = d.ctx.client!;
-  const sent = recordRequests(client);
-  const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true'));
-  return { d, sent, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
-}
+const driver = (env: Record<string, string> = {}) =>
+  providerSession({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env }, typeName: 'keyward_cloud_auth_backend', config: { fingerprint_salt: SALT } });
 
 const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['read', 'write'], allow_vm_inference: true };
 const batch = { type: 'vm', bound_zones: ['europe-west1-b'], bound_labels: { env: 'prod' }, token_bound_cidrs: ['10.0.0.1/32'] };

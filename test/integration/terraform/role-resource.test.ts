@@ -8,7 +8,8 @@ import type { Engine } from '../../../src/engine/engine';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
-import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
+import { TerraformDriver } from '../../support/terraform-driver';
+import { providerSession } from '../../support/provider-session';
 
 let engine: Engine;
 beforeAll(async () => {
@@ -18,13 +19,8 @@ afterAll(async () => {
   await engine.close();
 });
 
-async function driver(typeName = 'keyward_cloud_auth_role') {
-  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN } });
-  const d = await TerraformDriver.configure<KeywardProviderContext>(provider, typeName, { fingerprint_salt: 'role-resource-salt-0123' });
-  const sent = recordRequests(d.ctx.client!);
-  const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true'));
-  return { d, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
-}
+const driver = (typeName = 'keyward_cloud_auth_role') =>
+  providerSession({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN }, typeName, config: { fingerprint_salt: 'role-resource-salt-0123' } });
 
 const mount = (path: string) => api(engine, 'POST', `sys/auth/${path}`, { body: { type: 'cloud' } });
 const web = { type: 'iam', bound_service_accounts: ['app@proj-a.iam.gserviceaccount.com'], token_ttl: '1h', token_policies: ['read', 'write'], max_jwt_exp: '10m' };

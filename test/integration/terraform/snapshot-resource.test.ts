@@ -3,10 +3,9 @@
 
 import { ManualClock } from '../../../src/engine/clock';
 import type { Engine } from '../../../src/engine/engine';
-import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import type { ObjectValue } from '../../../src/terraform/plugin/contract';
 import { api, ROOT_TOKEN, startTestEngine } from '../../support/engine';
-import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
+import { providerSession } from '../../support/provider-session';
 
 const CONFIG = 'sys/storage/raft/snapshot-auto/config';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY-0001';
@@ -19,14 +18,8 @@ afterAll(async () => {
   await engine.close();
 });
 
-async function driver(typeName: string, env: Record<string, string> = {}) {
-  const provider = keywardProvider({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env } });
-  const d = await TerraformDriver.configure<KeywardProviderContext>(provider, typeName, { fingerprint_salt: 'tf-snap-salt-0123456789' });
-  const client = d.ctx.client!;
-  const sent = recordRequests(client);
-  const writes = () => sent.filter((s) => !s.startsWith('GET '));
-  return { d, writes, reset: () => sent.splice(0), close: () => provider.stop!() };
-}
+const driver = (typeName: string, env: Record<string, string> = {}) =>
+  providerSession({ env: { VAULT_ADDR: engine.url, VAULT_TOKEN: ROOT_TOKEN, ...env }, typeName, config: { fingerprint_salt: 'tf-snap-salt-0123456789' } });
 
 const local = (name: string, extra: Record<string, unknown> = {}) => ({
   name,

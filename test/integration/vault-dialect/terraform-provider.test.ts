@@ -8,9 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keywardProvider, type KeywardProviderContext } from '../../../src/terraform/keyward-provider';
 import type { ObjectValue, ResourceHandler } from '../../../src/terraform/plugin/contract';
-import { TerraformDriver, recordRequests } from '../../support/terraform-driver';
+import { TerraformDriver } from '../../support/terraform-driver';
 import { CONTRACT_TOKEN, startVaultContract, type VaultContract } from '../../support/vault-contract/server';
 import { leakedSecrets, SECRETS } from './stack';
+import { providerSession } from '../../support/provider-session';
 
 let vault: VaultContract;
 /** Everything the provider handed back to Terraform: states, private states, plans, diagnostics. */
@@ -50,14 +51,9 @@ function recorded(h: ResourceHandler<KeywardProviderContext>): ResourceHandler<K
 async function driver(typeName: string, dialect: 'vault' | null = 'vault') {
   const env: Record<string, string> = { VAULT_ADDR: vault.url, VAULT_TOKEN: CONTRACT_TOKEN, ...SECRETS };
   delete env.KEYWARD_DIALECT;
-  const provider = keywardProvider({ env });
-  const d0 = await TerraformDriver.configure<KeywardProviderContext>(provider, typeName, { fingerprint_salt: 'vault-tf-salt-0123456789', ...(dialect ? { dialect } : {}) });
-  const d = new TerraformDriver(d0.ctx, recorded(d0.handler));
-  const client = d.ctx.client!;
-  const sent = recordRequests(client);
-  const writes = () => sent.filter((s) => !s.startsWith('GET ') && !s.includes('?list=true') && !s.startsWith('LIST '));
+  const s = await providerSession({ env, typeName, config: { fingerprint_salt: 'vault-tf-salt-0123456789', ...(dialect ? { dialect } : {}) }, wrap: recorded });
   const track = <T>(v: T): T => (outputs.push(v), v);
-  return { d, writes, track, reset: () => sent.splice(0), close: () => provider.stop!() };
+  return { ...s, track };
 }
 
 const web = {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EmulatorError, GcsStore, type ObjectRecord } from './store';
+import { readAll } from '../read-all';
 
 export interface GcsEmulator {
   /** Base URL to pass as apiEndpoint / cloudtwo_endpoint, e.g. http://127.0.0.1:PORT */
@@ -42,12 +43,6 @@ function resource(base: string, o: ObjectRecord) {
     timeCreated: o.created,
     updated: o.created,
   };
-}
-
-async function readAll(req: IncomingMessage): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of req as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
 }
 
 /** Splits a multipart/related body into [metadata JSON, media bytes, media content type]. */

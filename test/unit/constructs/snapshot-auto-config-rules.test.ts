@@ -6,7 +6,7 @@ import { snapshotAutoConfigRules } from '../../../constructs/snapshot-auto-confi
 import { newStack, problemsOf, serverInOtherStack, withEnv } from './fixtures';
 
 const AZ_KEY = 'azure-account-key-for-rules-test';
-withEnv({ KW_TEST_AZ_KEY: AZ_KEY, KW_TEST_NOT_JSON: 'not-json-secret' });
+withEnv({ KW_TEST_AZ_KEY: AZ_KEY, KW_TEST_NOT_JSON: 'not-json-secret', KW_TEST_PLACEHOLDER: 'wJalr…' });
 
 const local = SnapshotStorage.local({ maxSpaceBytes: 1 << 30 });
 const azure = SnapshotStorage.cloudThree({ containerName: 'c', accountName: 'a', accountKey: AZ_KEY });
@@ -39,6 +39,16 @@ const failing: Record<string, { props: (s: KeywardServer) => Loose; message: Reg
       storage: SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'AK', enableKms: true, serverSideEncryption: true }),
     }),
     message: /mutually exclusive[\s\S]*accessKeyId and secretAccessKey must be set together/,
+  },
+  'header-safe': {
+    props: (s) => ({
+      server: s,
+      interval: '1h',
+      pathPrefix: 'p',
+      storage: SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'AKIA…', secretAccessKey: 'wJalr…' }),
+    }),
+    message:
+      /SnapshotStorage.cloudOne\(\{ accessKeyId \}\) holds a character an HTTP header cannot carry \(at position 5[^\n]*\n[\s\S]*SnapshotStorage.cloudOne\(\{ secretAccessKey \}\) holds a character an HTTP header cannot carry \(at position 6/,
   },
   'cloudtwo-key-json': {
     props: (s) => ({ server: s, interval: '1h', pathPrefix: 'p/', storage: SnapshotStorage.cloudTwo({ bucket: 'b', serviceAccountKey: 'not-json-secret' }) }),
@@ -130,4 +140,15 @@ describe("SnapshotAutoConfig accepts what Vault accepts (the engine-only rules a
     const { stack, server } = newStack();
     expect(() => new SnapshotAutoConfig(stack, 'ok', { server, interval: '1h', ...over } as unknown as SnapshotAutoConfigProps)).not.toThrow();
   });
+});
+
+test('a placeholder key is refused at synth without quoting the secret; any printable ASCII key shape passes (S3-compatible stores differ)', () => {
+  const storage = SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'AKIA…', secretAccessKey: 'wJalr…' });
+  const bad = newStack();
+  const problems = problemsOf(() => new SnapshotAutoConfig(bad.stack, 'snap', { server: bad.server, interval: '1h', pathPrefix: 'p', storage }));
+  expect(problems.join('\n')).toMatch(/accessKeyId.*HTTP header/);
+  expect(problems.join('\n')).not.toContain('wJalr');
+  const fine = SnapshotStorage.cloudOne({ bucket: 'b', region: 'r', accessKeyId: 'minio_admin-01 ~!', secretAccessKey: AZ_KEY });
+  const ok = newStack();
+  expect(problemsOf(() => new SnapshotAutoConfig(ok.stack, 'snap', { server: ok.server, interval: '1h', pathPrefix: 'p', storage: fine }))).toEqual([]);
 });

@@ -4,15 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { SnapshotTarget } from '../../../../src/engine/snapshot/targets/target';
+import { readAll } from '../../../support/read-all';
 
 /** A signal that never aborts (puts that are not meant to be cancelled). */
 const live = new AbortController().signal;
-
-async function readAll(r: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of r as AsyncIterable<Buffer>) parts.push(c);
-  return Buffer.concat(parts);
-}
 
 /** A source that yields `good` bytes and then fails, like a crash in the middle of an archive. */
 function failingSource(good: Buffer): Readable {

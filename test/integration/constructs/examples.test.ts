@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SAMPLE_KEYLESS_AUDIENCE } from '../../../src/cloud-emulator/sample';
 import { MANIFEST_FILE_NAME, parseManifest, type SecretRef } from '../../../src/schema/manifest';
-import { serviceAccountKeyJson } from './fixtures';
+import { serviceAccountKeyJson } from '../../unit/constructs/fixtures';
 
 const REPO = resolve(__dirname, '../../..');
 const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');

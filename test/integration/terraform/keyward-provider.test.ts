@@ -1,5 +1,6 @@
-// The provider block: its address and namespace win over VAULT_ADDR and VAULT_NAMESPACE (a
-// different one is a warning), KEYWARD_DIALECT overrides its dialect, the token from VAULT_TOKEN then ~/.vault-token,
+// The provider block: a VAULT_ADDR or KEYWARD_SNAPSHOT_ADDR other than its address or
+// snapshot_address is an error (the token reaches neither host), its namespace wins over
+// VAULT_NAMESPACE (a different one is a warning), KEYWARD_DIALECT overrides its dialect, the token from VAULT_TOKEN then ~/.vault-token,
 // and a configuration with unknown values (Terraform plans before they are known) still plans.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,21 +14,25 @@ import { padConfig, schemaMembers, TerraformDriver } from '../../support/terrafo
 
 const cfg = (o: Record<string, unknown>) => padConfig(schemaMembers(keywardProvider().schema), o);
 
-test("the block's address and namespace win over VAULT_ADDR and VAULT_NAMESPACE, with warnings; the variables are the fallback", async () => {
+test("a VAULT_ADDR other than the block's address is an error at validate and configure; the block's namespace wins over VAULT_NAMESPACE, with a warning; the variables are the fallback", async () => {
   const env = { VAULT_ADDR: 'http://127.0.0.1:18200', VAULT_NAMESPACE: 'env-ns', VAULT_TOKEN: 't' };
   const p = keywardProvider({ env });
   const block = cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns', dialect: 'keyward', fingerprint_salt: 's' });
-  const ctx = await p.configure(block);
+  const refusal = expect.objectContaining({
+    severity: 'error',
+    attribute: ['address'],
+    detail:
+      "VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); refusing to send the token to either. Unset VAULT_ADDR (or set it to http://10.0.0.1:8200), or change the stack's address.",
+  });
+  await expect(p.configure(block)).rejects.toMatchObject({ diagnostics: [refusal] });
+  const same = keywardProvider({ env: { ...env, VAULT_ADDR: 'http://10.0.0.1:8200/' } });
+  const ctx = await same.configure(block);
   expect(ctx.client!.address).toBe('http://10.0.0.1:8200');
   expect(ctx.client!.namespace).toBe('block-ns');
   expect(ctx.fingerprintSalt).toBe('s');
+  await same.stop!();
   expect(p.validate!(block)).toEqual([
-    expect.objectContaining({
-      severity: 'warning',
-      attribute: ['address'],
-      detail:
-        "VAULT_ADDR (http://127.0.0.1:18200) differs from the address the stack declares (http://10.0.0.1:8200); using http://10.0.0.1:8200. Unset VAULT_ADDR or change the stack's address.",
-    }),
+    refusal,
     expect.objectContaining({
       severity: 'warning',
       attribute: ['namespace'],
@@ -37,7 +42,7 @@ test("the block's address and namespace win over VAULT_ADDR and VAULT_NAMESPACE,
   expect(p.validate!(cfg({ address: 'http://127.0.0.1:18200/', namespace: '/env-ns/' }))).toEqual([]);
   // No namespace in the block: VAULT_NAMESPACE applies, as terraform-provider-vault's default.
   const e = keywardProvider({ env });
-  expect((await e.configure(cfg({ address: 'http://10.0.0.1:8200' }))).client!.namespace).toBe('env-ns');
+  expect((await e.configure(cfg({ address: 'http://127.0.0.1:18200' }))).client!.namespace).toBe('env-ns');
   await e.stop!();
   const q = keywardProvider({ env: { VAULT_TOKEN: 't' } });
   const ctx2 = await q.configure(cfg({ address: 'http://10.0.0.1:8200', namespace: 'block-ns' }));
@@ -50,20 +55,18 @@ test("the block's address and namespace win over VAULT_ADDR and VAULT_NAMESPACE,
   await r.stop!();
 });
 
-test("the block's snapshot_address wins over KEYWARD_SNAPSHOT_ADDR, with a warning; the variable is the fallback", async () => {
+test("a KEYWARD_SNAPSHOT_ADDR other than the block's snapshot_address is an error; the variable is the fallback", async () => {
   const env = { VAULT_TOKEN: 't', KEYWARD_SNAPSHOT_ADDR: 'http://127.0.0.1:19' };
   const p = keywardProvider({ env });
   const block = cfg({ address: 'http://10.0.0.1:8200', snapshot_address: 'http://10.0.0.2:8300', dialect: 'keyward' });
-  const ctx = await p.configure(block);
-  expect(ctx.client!.snapshotAddress).toBe('http://10.0.0.2:8300');
-  expect(p.validate!(block)).toEqual([
-    expect.objectContaining({
-      severity: 'warning',
-      attribute: ['snapshot_address'],
-      detail:
-        "KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:19) differs from the snapshot address the stack declares (http://10.0.0.2:8300); using http://10.0.0.2:8300. Unset KEYWARD_SNAPSHOT_ADDR or change the stack's snapshot address.",
-    }),
-  ]);
+  const refusal = expect.objectContaining({
+    severity: 'error',
+    attribute: ['snapshot_address'],
+    detail:
+      "KEYWARD_SNAPSHOT_ADDR (http://127.0.0.1:19) differs from the snapshot address the stack declares (http://10.0.0.2:8300); refusing to send the token to either. Unset KEYWARD_SNAPSHOT_ADDR (or set it to http://10.0.0.2:8300), or change the stack's snapshot address.",
+  });
+  await expect(p.configure(block)).rejects.toMatchObject({ diagnostics: [refusal] });
+  expect(p.validate!(block)).toEqual([refusal]);
   const q = keywardProvider({ env });
   const ctx2 = await q.configure(cfg({ address: 'http://10.0.0.1:8200', dialect: 'keyward' }));
   expect(ctx2.client!.snapshotAddress).toBe('http://127.0.0.1:19');

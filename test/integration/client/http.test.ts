@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { VaultClient } from '../../../src/client/vault-client';
 import { VaultClientError } from '../../../src/client/errors';
-import { settingsFromEnv } from '../../../src/client/options';
+import { AddressConflictError, settingsFromEnv } from '../../../src/client/options';
 
 type Step = (req: IncomingMessage, res: import('node:http').ServerResponse) => void;
 let server: Server;
@@ -133,12 +133,16 @@ test('auth mounts are read from data, keyed without the trailing slash', async (
   await c.close();
 });
 
-test('settings follow VAULT_* with flags first; the declared address and namespace win over VAULT_ADDR and VAULT_NAMESPACE, with warnings', () => {
+test('settings follow VAULT_* with flags first; a VAULT_ADDR other than the declared address is refused; the declared namespace wins over VAULT_NAMESPACE, with a warning', () => {
   const env = { VAULT_ADDR: 'https://env:8200', VAULT_TOKEN: 't', VAULT_NAMESPACE: 'ns', VAULT_SKIP_VERIFY: 'true' };
-  expect(settingsFromEnv({}, env, { address: 'https://manifest' })).toMatchObject({
-    address: 'https://manifest',
-    addressWarning:
-      "VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); using https://manifest. Unset VAULT_ADDR or change the stack's address.",
+  expect(() => settingsFromEnv({}, env, { address: 'https://manifest' })).toThrow(
+    new AddressConflictError(
+      "VAULT_ADDR (https://env:8200) differs from the address the stack declares (https://manifest); refusing to send the token to either. Unset VAULT_ADDR (or set it to https://manifest), or change the stack's address.",
+    ),
+  );
+  expect(() => settingsFromEnv({}, { KEYWARD_SNAPSHOT_ADDR: 'http://agent-a' }, { snapshotAddress: 'http://agent-b' })).toThrow(AddressConflictError);
+  expect(settingsFromEnv({ address: 'https://flag' }, env, { address: 'https://manifest' })).toMatchObject({
+    address: 'https://flag',
     token: 't',
     tokenSource: 'VAULT_TOKEN',
     namespace: 'ns',
