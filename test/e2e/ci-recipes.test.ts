@@ -90,7 +90,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
     const checked: string[] = [];
     for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
       for (const line of recipeLines(loadRecipe(join(CI, file)))) {
-        const m = /(?:^|\s)npx (keyward|cdktn) ([a-z-]+)(.*)$/.exec(line) ?? /(?:^|\s)(terraform) (?:-chdir=\S+ )?([a-z-]+)(.*)$/.exec(line);
+        const m = /(?:^|\s)npx (keyward|cdktn) ([a-z-]+)(.*)$/.exec(line) ?? /(?:^|\s)(terraform) ([a-z-]+)(.*)$/.exec(line);
         if (!m) continue;
         const [, tool, cmd, rest] = m;
         const argv = tool === 'keyward' ? [process.execPath, join(REPO, 'bin', 'keyward.js')] : tool === 'cdktn' ? [tools.node, tools.cli] : ['terraform'];
@@ -143,7 +143,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       setTtl(repo, '3h');
       const refused = await runGithubJob(workflow, 'deploy', ctx('merge-2', 'merge-2', 'write'));
       expectStatus(refused, false);
-      expect(refused.log).toMatch(/auth\/ci\/role\/deployer/);
+      expect(refused.log).toMatch(/--expect-digest: the plan is not the one reviewed[^\n]*\n\s*~ auth\/ci\/role\/deployer: a different change than the one reviewed/);
       expect(refused.log).not.toMatch(/Apply complete/);
       expect(await role('ci')).toBe(3600);
 
@@ -199,7 +199,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       setTtl(repo, '3h');
       const refused = await runGitlabJob(pipeline, 'keyward-deploy', merge('merge-2', 'merge-2'));
       expectStatus(refused, false);
-      expect(refused.log).toMatch(/auth\/ci-gitlab\/role\/deployer/);
+      expect(refused.log).toMatch(/--expect-digest: the plan is not the one reviewed[^\n]*\n\s*~ auth\/ci-gitlab\/role\/deployer: a different change than the one reviewed/);
       expect(refused.log).not.toMatch(/Apply complete/);
       expect(await role('ci-gitlab')).toBe(3600);
     },
