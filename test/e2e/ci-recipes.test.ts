@@ -105,7 +105,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
   }, 120_000);
 
   it(
-    'GitHub Actions: the PR job comments the plan; the deploy applies the reviewed plan, and refuses one changed after review',
+    'GitHub Actions: the PR job comments the plan (and fails on locks-out, still commenting); the deploy applies the reviewed plan, and refuses one changed after review or never reviewed',
     async () => {
       const workflow = loadRecipe(join(CI, 'github-actions.yml'));
       const on = workflow.on as Record<string, unknown>;
@@ -151,6 +151,18 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       const unreviewed = await runGithubJob(workflow, 'deploy', ctx('direct-push', 'merge-2', 'write'));
       expectStatus(unreviewed, false);
       expect(unreviewed.log).toMatch(/no merged pull request has commit direct-push/);
+
+      // 5. A pull request that removes the mount locks every login out: --fail-on fails the job (exit 4, naming the
+      // mount), and the comment still shows the plan to the reviewers.
+      const main = join(repo, 'main.ts');
+      writeFileSync(main, readFileSync(main, 'utf8').replace(/^const backend[\s\S]*?(?=app\.synth\(\);)/m, 'void server;\n'));
+      const locked = await runGithubJob(workflow, 'plan', ctx('pr-head-3', 'merge-3', 'read'));
+      expectStatus(locked, false);
+      expect(locked.log).toMatch(/--fail-on: [^\n]*\n\s*auth\/ci: [^\n]*locks-out/);
+      expect(locked.log).toMatch(/## Plan failed with exit code 4/);
+      expect(locked.log).toMatch(/## Comment the plan on the pull request\n/);
+      expect(readFileSync(comment, 'utf8')).toMatch(/auth\/ci[\s\S]*locks out/);
+      expect(await role('ci')).toBe(3600);
     },
     TIMEOUT,
   );
