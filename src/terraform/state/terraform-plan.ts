@@ -237,6 +237,9 @@ function driftOf(drift: readonly ResourceChange[]): DriftEntry[] {
   return out;
 }
 
+/** The plan's server when the provider block declares no address (the provider then takes VAULT_ADDR). */
+export const UNDECLARED_ADDRESS = "(the provider's address)";
+
 /** The keyward plan of a Terraform JSON plan (`terraform show -json tfplan`); `source` names it in the plan. */
 export function planFromTerraformJson(text: string, source: string): Plan {
   let tf: JsonPlan;
@@ -280,7 +283,7 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;
   const plan: Plan = {
     formatVersion: 1,
-    server: { address: typeof address === 'string' ? address : "(the provider's address)" },
+    server: { address: typeof address === 'string' ? address : UNDECLARED_ADDRESS },
     objects,
     drift: driftOf(tf.resource_drift ?? []),
     summary: summarize(objects),
