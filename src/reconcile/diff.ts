@@ -142,6 +142,8 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
   for (const id of Object.keys(record.objects).sort()) {
     if (desired.objects.has(id)) continue;
     const l = live.objects.get(id);
+    // Drift is complete: an object being removed may have been changed, or deleted, outside too.
+    drift.push(...driftOf(id, record.objects[id], l));
     if (!l) continue;
     const a = parseObjectId(id);
     if ((a.kind === 'auth-mount' || a.kind === 'auth-config') && kept.has(a.mount!)) {
@@ -149,6 +151,15 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
       continue;
     }
     removed(id, l);
+  }
+  // Roles made by hand on a mount the last apply managed: undeclared, left alone (or deleted in an
+  // exclusive scope, above), but a reviewer must see that the mount now admits more than the stack says.
+  for (const [mount, names] of live.listedRoles) {
+    if (!record.objects[`auth/${mount}`]) continue;
+    for (const name of names) {
+      const id = `auth/${mount}/role/${name}`;
+      if (!record.objects[id] && !desired.objects.has(id)) drift.push({ id, field: '*', kind: 'created' });
+    }
   }
 
   // Exclusive scopes: undeclared objects are deleted too.

@@ -127,8 +127,8 @@ export interface DriftEntry {
   lastApplied?: Json;
   live?: Json;
   sensitive?: boolean;
-  /** "changed" or "deleted" (the whole object vanished out of band). */
-  kind: 'changed' | 'deleted';
+  /** "changed", "deleted" (the whole object vanished out of band) or "created" (an undeclared role appeared on a managed mount). */
+  kind: 'changed' | 'deleted' | 'created';
 }
 
 /** Where the record of what was applied came from; plans say it. */

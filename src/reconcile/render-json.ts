@@ -46,7 +46,7 @@ export const planJsonSchema = z
           lastApplied: json.optional(),
           live: json.optional(),
           sensitive: z.boolean().optional(),
-          kind: z.enum(['changed', 'deleted']),
+          kind: z.enum(['changed', 'deleted', 'created']),
         })
         .strict(),
     ),

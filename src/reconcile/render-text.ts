@@ -36,6 +36,7 @@ export function changeText(c: FieldChange, action: Action): string {
 
 export function driftText(d: DriftEntry): string {
   if (d.kind === 'deleted') return `- ${d.id}: deleted outside keyward`;
+  if (d.kind === 'created') return `+ ${d.id}: created outside keyward (not declared: left alone unless its scope is exclusive)`;
   if (d.sensitive) return `~ ${d.id}: ${d.field} (sensitive) changed outside keyward`;
   return `~ ${d.id}: ${d.field}: ${fmt(d.lastApplied)} (last applied) -> ${fmt(d.live)} (live)`;
 }

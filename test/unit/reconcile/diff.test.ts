@@ -55,7 +55,26 @@ describe('diff', () => {
     expect(result.drift).toEqual([
       { id: 'auth/cloud/role/web', field: 'token_ttl', lastApplied: 3600, live: 60, kind: 'changed' },
       { id: 'snapshot/daily', field: 'retain', lastApplied: 7, live: 3, kind: 'changed' },
+      // A role made by hand on the managed mount: the mount admits more than the stack says.
+      { id: 'auth/cloud/role/stray', field: '*', kind: 'created' },
     ]);
+  });
+
+  test('drift is complete: an object being deleted that was changed, or deleted, outside is drift too', () => {
+    const live = fixtureLive();
+    const record = fixtureRecord(desired);
+    const old = live.objects.get('auth/cloud/role/old')!;
+    record.objects['auth/cloud/role/old'].fields = { ...old.fields };
+    old.fields = { ...old.fields, token_ttl: 12345 };
+    expect(diff(desired, live, record).drift).toContainEqual({ id: 'auth/cloud/role/old', field: 'token_ttl', lastApplied: 0, live: 12345, kind: 'changed' });
+    live.objects.delete('auth/cloud/role/old');
+    live.listedRoles.set(
+      'cloud',
+      (live.listedRoles.get('cloud') ?? []).filter((n) => n !== 'old'),
+    );
+    const r = diff(desired, live, record);
+    expect(r.drift).toContainEqual({ id: 'auth/cloud/role/old', field: '*', kind: 'deleted' });
+    expect(r.objects.find((o) => o.id === 'auth/cloud/role/old')).toBeUndefined();
   });
 
   test('an undeclared object outside an exclusive scope is left alone', () => {
