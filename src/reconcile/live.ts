@@ -111,10 +111,18 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
   };
 
   await Promise.all([authPart(), snapshotPart()]);
+  const moved = readAsMoved(objects, listedRoles, desired.moves);
+  return { objects, listedRoles, listedSnapshots, moved };
+}
+
+/**
+ * A declared move (movedFrom) as the live read sees it: where only the earlier path exists, its objects are this
+ * mount's, to be moved (sys/remount), and are keyed by the new path. Mutates the maps; returns new path -> earlier path.
+ */
+export function readAsMoved(objects: Map<string, LiveObject>, listedRoles: Map<string, string[]>, moves: ReadonlyMap<string, string>): Map<string, string> {
   const moved = new Map<string, string>();
-  for (const [to, from] of desired.moves) {
+  for (const [to, from] of moves) {
     if (objects.has(`auth/${to}`) || !objects.has(`auth/${from}`)) continue;
-    // Only the earlier path exists: its objects are this mount's, to be moved (sys/remount).
     moved.set(to, from);
     for (const [id, o] of [...objects]) {
       if (o.address.mount !== from) continue;
@@ -127,7 +135,7 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
       listedRoles.delete(from);
     }
   }
-  return { objects, listedRoles, listedSnapshots, moved };
+  return moved;
 }
 
 /** Digest of a live state: a plan made from one live state must not be applied to another. */

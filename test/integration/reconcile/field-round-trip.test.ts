@@ -65,7 +65,7 @@ const snapshots = [
     autoload_enabled: true,
     cloudone_bucket: 'b',
     cloudone_region: 'eu-west-1',
-    cloudone_access_key_id: 'AKIAIOSFODNN7EXAMPLE',
+    cloudone_access_key_id: 'EXAMPLE-ACCESS-KEY-ID',
     cloudone_secret_access_key: { secretRef: { env: 'RT_S3_SECRET' } },
     cloudone_session_token: { secretRef: { env: 'RT_S3_SESSION' } },
     cloudone_endpoint: 'http://127.0.0.1:9',

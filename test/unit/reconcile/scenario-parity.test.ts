@@ -9,8 +9,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { desiredFromManifest, withRecordFacts, type DesiredState } from '../../../src/reconcile/desired';
 import { diff } from '../../../src/reconcile/diff';
-import type { LiveState } from '../../../src/reconcile/live';
-import { objectId, type LiveObject } from '../../../src/reconcile/model';
+import { readAsMoved, type LiveState } from '../../../src/reconcile/live';
+import type { LiveObject } from '../../../src/reconcile/model';
 import { recordedFrom, type LastApplied } from '../../../src/reconcile/record';
 import { fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
 import { recordFromState } from '../../../src/terraform/state/state-record';
@@ -41,21 +41,12 @@ function serverAfter(s: Stack): LiveState {
   return { objects, listedRoles: new Map([[s.path, roles]]), listedSnapshots: [], moved: new Map() };
 }
 
-/** What the live read does for a declared move (live.ts): the earlier path's objects read as the new path's. */
-function readAsMoved(live: LiveState, desired: DesiredState): LiveState {
+/** The live read's own move step (live.ts readAsMoved), on copies of the server's state. */
+function movedView(live: LiveState, desired: DesiredState): LiveState {
   const objects = new Map(live.objects);
-  const moved = new Map<string, string>();
-  for (const [to, from] of desired.moves) {
-    if (objects.has(`auth/${to}`) || !objects.has(`auth/${from}`)) continue;
-    moved.set(to, from);
-    for (const [id, o] of [...objects]) {
-      if (o.address.mount !== from) continue;
-      objects.delete(id);
-      const address = { ...o.address, mount: to };
-      objects.set(objectId(address), { ...o, id: objectId(address), address });
-    }
-  }
-  return { ...live, objects, moved };
+  const listedRoles = new Map(live.listedRoles);
+  const moved = readAsMoved(objects, listedRoles, desired.moves);
+  return { ...live, objects, listedRoles, moved };
 }
 
 /** keyward_cloud_auth_backend `b` as the HCL path's state holds it after an apply of `s`. */
@@ -99,7 +90,7 @@ test('the table has rows with actions observed on a server', () => {
 describe.each(rows)('%s', (_name, applied, step) => {
   test("keyward plan (keyward's record, keyed by path)", () => {
     const desired = desiredOf(step.actions);
-    const { objects } = diff(desired, readAsMoved(serverAfter(applied), desired), recordOf(applied));
+    const { objects } = diff(desired, movedView(serverAfter(applied), desired), recordOf(applied));
     expect(actionsOf(objects)).toEqual(step.cli ?? step.expect);
   });
 
@@ -123,7 +114,7 @@ describe.each(rows)('%s', (_name, applied, step) => {
     // The state's resource `b` and the synthesized stack's `b` (stack-state.ts movesFromState).
     const moves: [string, string][] = applied.path !== step.actions.path ? [[step.actions.path, applied.path]] : [];
     const desired = withRecordFacts(desiredOf({ ...step.actions, movedFrom: undefined }), { retained: state.retained, moves });
-    const { objects } = diff(desired, readAsMoved(serverAfter(applied), desired), state.record);
+    const { objects } = diff(desired, movedView(serverAfter(applied), desired), state.record);
     expect(actionsOf(objects)).toEqual(step.expect);
   });
 });
