@@ -106,3 +106,25 @@ export class RawConnection {
 export function head(method: string, path: string, lines: string[] = [], version = 'HTTP/1.1'): string {
   return `${method} ${path} ${version}\r\nHost: x\r\n${lines.map((l) => l + '\r\n').join('')}\r\n`;
 }
+
+/**
+ * Sends `bytes` on a fresh connection and resolves with everything the server sent once it closed
+ * the connection, or that plus "(open)" after `limitMs` (for listener timeouts and caps).
+ */
+export function sendAndWait(url: string, bytes: string, limitMs: number): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const s = connect(Number(port), hostname, () => s.write(bytes));
+    let got = '';
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve(`${got}(open)`);
+    }, limitMs);
+    s.on('data', (d) => (got += String(d)));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+  });
+}

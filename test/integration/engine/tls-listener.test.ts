@@ -13,6 +13,7 @@ import { Agent, request } from 'undici';
 import { generateServerCertificate } from '../../../src/terraform/plugin/auto-mtls';
 import { startEngine } from '../../../src/engine/engine';
 import { loadServerConfig } from '../../../src/engine/config';
+import { sendAndWait } from '../../support/raw-http';
 
 const BIN = join(__dirname, '../../../bin/keyward.js');
 let dir: string;
@@ -115,25 +116,6 @@ it("the config file takes Vault's listener names and timeouts, with Vault's defa
   expect(set).toMatchObject({ tls_disable: true, http_read_header_timeout: 5, http_read_timeout: 60 });
   expect(() => loadServerConfig(configFile('bad.hcl', ['http_read_timeout = "soon"']))).toThrow(/http_read_timeout: time: invalid duration "soon"/);
 });
-
-/** Resolves with what the server sent once it closed the connection (or after `limitMs`, with "(open)"). */
-function sendAndWait(url: string, bytes: string, limitMs: number): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const s = connect(Number(port), hostname, () => s.write(bytes));
-    let got = '';
-    const timer = setTimeout(() => {
-      s.destroy();
-      resolve(`${got}(open)`);
-    }, limitMs);
-    s.on('data', (d) => (got += String(d)));
-    s.on('error', () => undefined);
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-  });
-}
 
 it('a slow head or body is cut off at the read timeouts, and connections beyond the cap are closed', async () => {
   const engine = await startEngine({ dev: true, logLevel: 'off', listener: { readHeaderTimeoutMs: 300, readTimeoutMs: 800, maxConnections: 2 } });

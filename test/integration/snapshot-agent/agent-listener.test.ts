@@ -5,6 +5,7 @@
 
 import { connect } from 'node:net';
 import { startAgentHarness, type AgentHarness } from '../../support/snapshot-agent';
+import { sendAndWait } from '../../support/raw-http';
 
 let h: AgentHarness;
 beforeEach(async () => {
@@ -13,25 +14,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
-
-/** What the server sent once it closed the connection, or that plus "(open)" after `limitMs`. */
-function sendAndWait(url: string, bytes: string, limitMs: number): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const s = connect(Number(port), hostname, () => s.write(bytes));
-    let got = '';
-    const timer = setTimeout(() => {
-      s.destroy();
-      resolve(`${got}(open)`);
-    }, limitMs);
-    s.on('data', (d) => (got += String(d)));
-    s.on('error', () => undefined);
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-  });
-}
 
 it('answers a head that never ends with 408 at the default 10 s', async () => {
   const a = await h.agent();
