@@ -91,7 +91,8 @@ export function cliPath(env: Record<string, string>): PathDriver {
   };
 }
 
-export function terraformPath(env: Record<string, string>): PathDriver & { init(): Promise<void> } {
+/** `dir`: the Terraform working directory, where `actions` leaves `tfplan`, `tfplan.json` and the PR plan's `cdktf.out`. */
+export function terraformPath(env: Record<string, string>): PathDriver & { init(): Promise<void>; readonly dir: string } {
   let address = '';
   let version = 1;
   const w: TerraformWorkdir = terraformWorkdir('keyward-decision-tf-', () => ({ KEYWARD_DIALECT: '', VAULT_ADDR: '', VAULT_TOKEN: CONTRACT_TOKEN, ...env }));
@@ -105,6 +106,7 @@ export function terraformPath(env: Record<string, string>): PathDriver & { init(
   };
   return {
     name: 'terraform',
+    dir: w.dir,
     async init() {
       address = 'http://127.0.0.1:1';
       write({ path: 'init' });
