@@ -32,9 +32,10 @@ export const RETAINED_REASON = 'removed from the stack with retain_on_destroy (R
 /**
  * A config cannot be deleted, and a reset nobody declared is the surprise: a config removed from a
  * backend is no longer managed and the server keeps it (what the provider does and the constructs
- * document). docs/server-decisions.md states the rule.
+ * document). docs/server-decisions.md states the rule. The `kept: ` prefix lists it in the text and
+ * Markdown plans' "Kept" section, so a reviewer of either reads it, not only the JSON.
  */
-export const CONFIG_UNMANAGED_REASON = 'removed from the stack: no longer managed, the server keeps it as it is';
+export const CONFIG_UNMANAGED_REASON = 'kept: removed from the stack: no longer managed, the server keeps it as it is';
 
 /** Canonical fields of one side of a comparison (undefined: the object does not exist on that side). */
 export type Fields = Readonly<Record<string, Json>>;

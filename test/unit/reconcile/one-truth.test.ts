@@ -11,6 +11,8 @@ import type { LiveState } from '../../../src/reconcile/live';
 import { objectId, type LiveObject, type ObjectAddress } from '../../../src/reconcile/model';
 import { liveConfigFields, liveRoleFields, mountFields } from '../../../src/reconcile/canonical';
 import { recordedFrom, type LastApplied } from '../../../src/reconcile/record';
+import { renderMarkdown } from '../../../src/reconcile/render-markdown';
+import { renderText } from '../../../src/reconcile/render-text';
 import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
 import { recordFromState } from '../../../src/terraform/state/state-record';
 import { movesFromState } from '../../../src/terraform/state/stack-state';
@@ -56,6 +58,9 @@ describe('config removed from a backend: no longer managed, the server keeps it 
     const config = p.objects.find((o) => o.id === 'auth/cloud/config')!;
     expect(config.action).toBe('no-op');
     expect(config.reason).toMatch(/no longer managed, the server keeps it/);
+    // Said in the text and Markdown a reviewer reads, not only in the JSON (before: "No changes." alone).
+    expect(renderText(p)).toMatch(/Kept \(no longer managed, left in place\):\n {2}auth\/cloud\/config: removed from the stack: no longer managed, the server keeps it/);
+    expect(renderMarkdown(p)).toMatch(/Kept <code>auth\/cloud\/config<\/code>: removed from the stack: no longer managed, the server keeps it/);
   });
 });
 
