@@ -67,7 +67,7 @@ function newest(dir: string): number {
 
 /** The compiled package is what users run: build it when dist/ (or the provider bundle) is missing or older than the sources. */
 export function ensureBuild(): void {
-  const built = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'main.js');
+  const built = join(REPO, 'dist', 'src', 'terraform', 'main.js');
   // The provider's one-file bundle and its code cache are what an install runs (npm run build's last step).
   const bundle = join(REPO, 'dist', 'src', 'terraform', 'plugin', 'provider.bundle.js');
   const bundled = existsSync(bundle) && existsSync(`${bundle}.cache`) && statSync(bundle).mtimeMs >= statSync(built).mtimeMs;

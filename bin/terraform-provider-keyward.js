@@ -8,11 +8,13 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const root = path.join(__dirname, '..');
-const source = path.join(root, 'src', 'terraform', 'plugin', 'main.ts');
-const compiled = path.join(root, 'dist', 'src', 'terraform', 'plugin', 'main.js');
+const source = path.join(root, 'src', 'terraform', 'main.ts');
+const compiled = path.join(root, 'dist', 'src', 'terraform', 'main.js');
+// The plugin host's compiled folder: its proto files, its bundle loader, and the build's bundle.
+const plugin = path.join(root, 'dist', 'src', 'terraform', 'plugin');
 // The build's one-file bundle of the compiled entry, run with its code cache (a start's CPU is mostly
 // loading modules); used only when no later `tsc` rewrote the compiled entry after it was made.
-const bundle = path.join(root, 'dist', 'src', 'terraform', 'plugin', 'provider.bundle.js');
+const bundle = path.join(plugin, 'provider.bundle.js');
 
 /** True when some file under dir changed after `since` (ms). */
 function changedSince(dir, since) {
@@ -43,7 +45,7 @@ function bundleCurrent() {
 if (useCompiled()) {
   if (bundleCurrent()) {
     // The bundle's digest names the build: roles it found valid are kept per build (role-validity-file.ts).
-    const loaded = require(path.join(path.dirname(compiled), 'bundle-loader.js')).loadBundle(bundle);
+    const loaded = require(path.join(plugin, 'bundle-loader.js')).loadBundle(bundle);
     loaded.exports.main({ stamp: loaded.stamp });
   } else require(compiled).main();
 } else {

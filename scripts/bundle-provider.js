@@ -6,12 +6,15 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
+// The bundle sits in the plugin host's folder, beside the proto files it reads from its own directory
+// (src/terraform/plugin/protos.ts); its entry is the provider's (src/terraform/main.ts).
 const dir = path.join(__dirname, '..', 'dist', 'src', 'terraform', 'plugin');
+const entry = path.join(__dirname, '..', 'dist', 'src', 'terraform', 'main.js');
 const bundle = path.join(dir, 'provider.bundle.js');
 const { cachePath, writeCodeCache } = require(path.join(dir, 'bundle-loader.js'));
 fs.rmSync(cachePath(bundle), { force: true });
 esbuild.buildSync({
-  entryPoints: [path.join(dir, 'main.js')],
+  entryPoints: [entry],
   outfile: bundle,
   bundle: true,
   platform: 'node',

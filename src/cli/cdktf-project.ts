@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSource, type LoadedSource, type SourceOptions } from '../reconcile/source';
-import { readStackState } from '../terraform/state/stack-state';
+import { readStackState } from '../terraform-state/stack-state';
 
 export const CDKTF_CONFIG = 'cdktf.json';
 

@@ -29,7 +29,7 @@ export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export type { RecordOrigin };
 
-/** A stack's Terraform state, as a record (see src/terraform/state). */
+/** A stack's Terraform state, as a record (see src/terraform-state). */
 export interface TerraformStateRecord {
   record: LastApplied;
   /** Ids Terraform's destroy leaves on the server (retain_on_destroy). */

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { resolveAddress } from '../../client/server-address';
 import { hasChanges } from '../../reconcile/model';
-import { planFromTerraformJson, UNDECLARED_ADDRESS } from '../../terraform/state/terraform-plan';
+import { planFromTerraformJson, UNDECLARED_ADDRESS } from '../../terraform-state/terraform-plan';
 import { expectDigest, failOnGate, failOnLabels } from '../review-gates';
 import { render } from './plan-run';
 

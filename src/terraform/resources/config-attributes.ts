@@ -11,7 +11,8 @@ const PLAIN = CLOUD_CONFIG_FIELDS.filter((f) => !f.secret);
 
 /** Terraform attribute -> how it is spelled. */
 export const CONFIG_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind]));
-export const CONFIG_NAMES: readonly string[] = PLAIN.map((f) => f.name);
+// The names are shared with reading Terraform's state (one list for both).
+export { CONFIG_NAMES } from '../../terraform-state/attribute-names';
 
 // Optional and computed: null = the server default, planned in the default's spelling.
 export const configAttributes: Record<string, AttributeSchema> = {

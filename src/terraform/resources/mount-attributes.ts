@@ -7,7 +7,8 @@ import { attributeType, type Kind } from './values';
 
 /** Terraform attribute -> how it is spelled. */
 export const MOUNT_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(MOUNT_FIELDS.map((f) => [f.name, f.kind]));
-export const MOUNT_NAMES: readonly string[] = MOUNT_FIELDS.map((f) => f.name);
+// The names are shared with reading Terraform's state (one list for both).
+export { MOUNT_NAMES } from '../../terraform-state/attribute-names';
 
 // Optional and computed: null = the server default, planned in the default's spelling.
 export const mountAttributes: Record<string, AttributeSchema> = Object.fromEntries(

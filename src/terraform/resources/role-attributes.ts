@@ -3,11 +3,13 @@
 // start that never validates or plans does not load zod.
 
 import { ROLE_FIELDS, type RoleFieldKind } from '../../schema/cloud-role-fields';
+import { ROLE_ATTRIBUTE_FIELDS } from '../../terraform-state/attribute-names';
 import type { AttributeSchema } from '../plugin/contract';
 import { attributeType, type Kind } from './values';
 
 const KIND: Record<RoleFieldKind, Kind> = { commaList: 'set', labels: 'map', duration: 'duration', bool: 'bool', int: 'number', string: 'string' };
-const FIELDS = ROLE_FIELDS.filter((f) => !f.aliasOf && f.name !== 'name' && f.name !== 'type');
+// The role fields that are attributes, shared with reading Terraform's state (one list for both).
+const FIELDS = ROLE_ATTRIBUTE_FIELDS;
 
 /** Terraform attribute → how it is spelled (role_id and type are handled apart). */
 export const ROLE_ATTRS: Readonly<Record<string, Kind>> = Object.fromEntries(FIELDS.map((f) => [f.name, KIND[f.kind]]));

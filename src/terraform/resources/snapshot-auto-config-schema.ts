@@ -7,8 +7,8 @@ import { attributeType, type Kind } from './values';
 
 const PLAIN = SNAPSHOT_FIELDS.filter((f) => !f.secret);
 const SECRET_SPECS = SNAPSHOT_FIELDS.filter((f) => f.secret);
-export const SNAPSHOT_SECRETS = SECRET_SPECS.map((f) => f.name);
-export const SNAPSHOT_PLAIN_NAMES = PLAIN.map((f) => f.name);
+// The names are shared with reading Terraform's state (one list for both).
+export { SNAPSHOT_PLAIN_NAMES, SNAPSHOT_SECRETS } from '../../terraform-state/attribute-names';
 export const SNAPSHOT_KIND = Object.fromEntries(PLAIN.map((f) => [f.name, f.kind === 'int' ? 'number' : f.kind])) as Record<string, Kind>;
 const REQUIRED = new Set(['storage_type', 'interval', 'path_prefix']);
 

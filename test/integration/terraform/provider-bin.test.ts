@@ -12,8 +12,8 @@ const REPO = resolve(__dirname, '../../..');
 
 describe('bin/terraform-provider-keyward.js', () => {
   let root: string;
-  const source = () => join(root, 'src', 'terraform', 'plugin', 'main.ts');
-  const compiled = () => join(root, 'dist', 'src', 'terraform', 'plugin', 'main.js');
+  const source = () => join(root, 'src', 'terraform', 'main.ts');
+  const compiled = () => join(root, 'dist', 'src', 'terraform', 'main.js');
   const at = (file: string, seconds: number) => utimesSync(file, seconds, seconds);
   const run = () => spawnSync(process.execPath, [join(root, 'bin', 'terraform-provider-keyward.js')], { encoding: 'utf8', timeout: 60_000 }).stdout.trim();
 
@@ -22,7 +22,7 @@ describe('bin/terraform-provider-keyward.js', () => {
     mkdirSync(join(root, 'bin'));
     copyFileSync(join(REPO, 'bin', 'terraform-provider-keyward.js'), join(root, 'bin', 'terraform-provider-keyward.js'));
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-    mkdirSync(join(root, 'src', 'terraform', 'plugin'), { recursive: true });
+    mkdirSync(join(root, 'src', 'terraform'), { recursive: true });
     writeFileSync(source(), "export function main(): void {\n  process.stdout.write('sources\\n');\n}\n");
     writeFileSync(join(root, 'src', 'other.ts'), 'export const x = 1;\n');
     mkdirSync(join(root, 'dist', 'src', 'terraform', 'plugin'), { recursive: true });

@@ -1,5 +1,6 @@
-// Issue 40's boundary: no decision outside the decision modules. The Terraform provider and the CLI
-// import no diff internals (they reach decisions through src/reconcile/objects and the plan as
+// Issue 40's boundary: no decision outside the decision modules. The Terraform provider, the reading
+// of Terraform's state and saved plans (src/terraform-state, keyward show's plan) and the CLI import
+// no diff internals (they reach decisions through src/reconcile/objects and the plan as
 // data), and the fields that force a replace are listed only in the field tables (src/schema), read
 // through replaceFields() by every front end.
 
@@ -18,9 +19,9 @@ const filesUnder = (dir: string): string[] =>
   });
 const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]);
 
-test('src/terraform and src/cli import no diff internals (reconcile/diff, the field comparison)', () => {
+test('src/terraform, src/terraform-state and src/cli import no diff internals (reconcile/diff, the field comparison)', () => {
   const offenders: string[] = [];
-  for (const file of [...filesUnder(join(REPO, 'src/terraform')), ...filesUnder(join(REPO, 'src/cli'))]) {
+  for (const file of ['src/terraform', 'src/terraform-state', 'src/cli'].flatMap((dir) => filesUnder(join(REPO, dir)))) {
     for (const spec of importsOf(file)) if (/reconcile\/diff$/.test(spec)) offenders.push(`${relative(REPO, file)} imports ${spec}`);
   }
   expect(offenders).toEqual([]);
@@ -35,7 +36,7 @@ test('replace-forcing fields live only in the field tables; every front end read
   const LIST = /(?<![\w\]>])\[\s*(?:'(?:backend|name)',\s*)*'(?:type|storage_type|local)'(?:\s*,\s*'(?:type|storage_type|local)')*\s*\](?!\s*\))/;
   const NAMES = /\b(?:IMMUTABLE|FORCES_REPLACE|MOUNT_IMMUTABLE)\b\s*(?::[^=]+)?=\s*\[(?![^\]]*replaceFields)/;
   const offenders: string[] = [];
-  for (const dir of ['src/reconcile', 'src/terraform', 'src/cli', 'constructs']) {
+  for (const dir of ['src/reconcile', 'src/terraform', 'src/terraform-state', 'src/cli', 'constructs']) {
     for (const file of filesUnder(join(REPO, dir))) {
       const text = readFileSync(file, 'utf8');
       text.split('\n').forEach((line, i) => {

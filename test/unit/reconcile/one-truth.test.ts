@@ -14,9 +14,9 @@ import { recordedFrom, type LastApplied } from '../../../src/reconcile/record';
 import { renderMarkdown } from '../../../src/reconcile/render-markdown';
 import { renderText } from '../../../src/reconcile/render-text';
 import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
-import { recordFromState } from '../../../src/terraform/state/state-record';
-import { movesFromState } from '../../../src/terraform/state/stack-state';
-import { planFromTerraformJson } from '../../../src/terraform/state/terraform-plan';
+import { recordFromState } from '../../../src/terraform-state/state-record';
+import { movesFromState } from '../../../src/terraform-state/stack-state';
+import { planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
 
 const SALT = 'unit-salt-0123456789';
 const WEB = { name: 'web', type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] } as const;

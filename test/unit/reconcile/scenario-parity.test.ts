@@ -13,8 +13,8 @@ import { readAsMoved, type LiveState } from '../../../src/reconcile/live';
 import type { LiveObject } from '../../../src/reconcile/model';
 import { recordedFrom, type LastApplied } from '../../../src/reconcile/record';
 import { fingerprintSecret, parseManifest } from '../../../src/schema/manifest';
-import { recordFromState } from '../../../src/terraform/state/state-record';
-import { planFromTerraformJson } from '../../../src/terraform/state/terraform-plan';
+import { recordFromState } from '../../../src/terraform-state/state-record';
+import { planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
 import { manifestOf, SALT, type Stack } from '../../e2e/scenarios/stack';
 import { SCENARIOS, type Step } from '../../e2e/scenarios/table';
 

@@ -6,12 +6,12 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runShow } from '../../../../src/cli/commands/show-run';
-import { renderMarkdown } from '../../../../src/reconcile/render-markdown';
-import { planJsonSchema } from '../../../../src/reconcile/render-json';
-import { REPLACE_FORGETTING_REASON, effectOf, FORGOTTEN_REASON, planFromTerraformJson } from '../../../../src/terraform/state/terraform-plan';
+import { runShow } from '../../../src/cli/commands/show-run';
+import { renderMarkdown } from '../../../src/reconcile/render-markdown';
+import { planJsonSchema } from '../../../src/reconcile/render-json';
+import { REPLACE_FORGETTING_REASON, effectOf, FORGOTTEN_REASON, planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
 
-const FIXTURES = join(__dirname, '../../../fixtures/terraform-plan-json');
+const FIXTURES = join(__dirname, '../../fixtures/terraform-plan-json');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const actionsOf = (p: ReturnType<typeof planFromTerraformJson>) => p.objects.map((o) => [o.id, o.action]);
 

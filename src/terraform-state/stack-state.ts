@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { TerraformStateRecord } from '../../reconcile/source';
+import type { TerraformStateRecord } from '../reconcile/source';
 import { recordFromState } from './state-record';
 
 interface Backend {

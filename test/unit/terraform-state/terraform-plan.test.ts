@@ -3,9 +3,9 @@
 // destroyed snapshot config a delete (retained ones say the object stays), a bumped write-only
 // version a changed secret, resource_drift the drift section; anything else is refused.
 
-import { renderMarkdown } from '../../../../src/reconcile/render-markdown';
-import { planJsonSchema } from '../../../../src/reconcile/render-json';
-import { planFromTerraformJson } from '../../../../src/terraform/state/terraform-plan';
+import { renderMarkdown } from '../../../src/reconcile/render-markdown';
+import { planJsonSchema } from '../../../src/reconcile/render-json';
+import { planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
 
 const role = (extra: Record<string, unknown>) => ({ type: 'iam', role_id: 'rid', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], ...extra });
 const backend = (roles: Record<string, unknown>, wo = 1) => ({ path: 'cloud', accessor: 'a', config: { credentials_wo_version: wo, credentials_fingerprint: null }, roles });

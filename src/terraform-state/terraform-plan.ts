@@ -9,14 +9,13 @@
 // plans it again on a later run); an action invocation is a provider action, not a keyward object.
 
 import { createHash } from 'node:crypto';
-import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
-import { withMeanings } from '../../reconcile/meaning';
-import { decide } from '../../reconcile/objects/decide';
-import { roleServerProblem } from '../../reconcile/objects/role';
-import { rotationConfigured } from '../../schema/cloud-config-fields';
-import type { RecordedObject } from '../../reconcile/record';
-import type { ObjectValue } from '../plugin/contract';
-import { isObject } from '../resources/values';
+import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../reconcile/model';
+import { withMeanings } from '../reconcile/meaning';
+import { decide } from '../reconcile/objects/decide';
+import { roleServerProblem } from '../reconcile/objects/role';
+import { rotationConfigured } from '../schema/cloud-config-fields';
+import type { RecordedObject } from '../reconcile/record';
+import { isObject, type ObjectValue } from './resource-values';
 import { addInstance, emptyStateRecord, isKeywardResource, type StateRecord } from './state-record';
 
 interface Change {

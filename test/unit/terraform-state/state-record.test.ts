@@ -2,8 +2,8 @@
 // as the provider plans them, secret fingerprints (a write-only secret as applied-unknown),
 // retain_on_destroy objects, other providers' resources ignored, other formats refused.
 
-import { APPLIED_UNKNOWN_FINGERPRINT } from '../../../../src/reconcile/record';
-import { recordFromState } from '../../../../src/terraform/state/state-record';
+import { APPLIED_UNKNOWN_FINGERPRINT } from '../../../src/reconcile/record';
+import { recordFromState } from '../../../src/terraform-state/state-record';
 
 const role = (extra: Record<string, unknown>) => ({ type: 'iam', role_id: 'rid', bound_service_accounts: ['a@p.iam.gserviceaccount.com'], token_ttl: null, ...extra });
 

@@ -3,16 +3,12 @@
 // turned into canonical objects with the same code the provider plans with, so a plan made from
 // this record agrees with what Terraform's plan of the same change would do.
 
-import { desiredConfigFields, desiredSnapshotFields } from '../../reconcile/canonical';
-import { objectId } from '../../reconcile/model';
-import { APPLIED_UNKNOWN_FINGERPRINT, emptyRecord, type LastApplied, type RecordedObject } from '../../reconcile/record';
-import type { ObjectValue } from '../plugin/contract';
-import { CONFIG_SECRET } from '../../schema/cloud-config-fields';
-import { CONFIG_NAMES } from '../resources/config-attributes';
-import { mountCanonical } from '../resources/mount-values';
-import { roleCanonical } from '../resources/role-values';
-import { SNAPSHOT_PLAIN_NAMES, SNAPSHOT_SECRETS } from '../resources/snapshot-auto-config-schema';
-import { isObject, pick } from '../resources/values';
+import { desiredConfigFields, desiredSnapshotFields } from '../reconcile/canonical';
+import { objectId } from '../reconcile/model';
+import { APPLIED_UNKNOWN_FINGERPRINT, emptyRecord, type LastApplied, type RecordedObject } from '../reconcile/record';
+import { CONFIG_SECRET } from '../schema/cloud-config-fields';
+import { CONFIG_NAMES, SNAPSHOT_PLAIN_NAMES, SNAPSHOT_SECRETS } from './attribute-names';
+import { isObject, mountCanonical, pick, roleCanonical, type ObjectValue } from './resource-values';
 
 export interface StateRecord {
   record: LastApplied;
