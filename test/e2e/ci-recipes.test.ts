@@ -168,7 +168,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
   );
 
   it(
-    'GitLab CI: the MR job posts the plan as a note; the deploy applies the reviewed plan, and refuses one changed after review',
+    'GitLab CI: the MR job posts the plan as one note, updated on every push (sticky); the deploy applies the reviewed plan from that note, and refuses one changed after review',
     async () => {
       const pipeline = loadRecipe(join(CI, 'gitlab-ci.yml'));
       const repo = checkout(tools);
@@ -195,19 +195,48 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       const mr = (sha: string) => ctx({ CI_PIPELINE_SOURCE: 'merge_request_event', CI_COMMIT_SHA: sha, CI_MERGE_REQUEST_IID: '9' }, 'read');
       const merge = (sha: string, merged: string) => ctx({ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'main', CI_COMMIT_SHA: sha, KW_STANDIN_MERGED_SHA: merged }, 'write');
 
+      type Note = { id: number; author: { id: number }; body: string };
+      const readNotes = () => JSON.parse(readFileSync(notes, 'utf8')) as Note[];
+      /** The notes the note token (the stand-in's user 77) wrote with the marker: the sticky note, once. */
+      const keywardNotes = () => readNotes().filter((n) => n.author.id === 77 && n.body.includes('<!-- keyward-plan -->'));
+      const digestOf = (body: string) => /Reviewed-plan digest: <code>(sha256:[0-9a-f]{64})<\/code>/.exec(body)?.[1];
+      // A reviewer's note, and one by another user that quotes the marker: neither is keyward's.
+      const quoted = `Reviewed-plan digest: <code>sha256:${'0'.repeat(64)}</code>\n<!-- keyward-plan -->\n`;
+      writeFileSync(
+        notes,
+        JSON.stringify([
+          { id: 1, author: { id: 5 }, body: 'Looks good to me', updated: 1 },
+          { id: 2, author: { id: 6 }, body: quoted, updated: 2 },
+        ]),
+      );
+
       const plan = await runGitlabJob(pipeline, 'keyward-plan', mr('mr-head-1'));
       expectStatus(plan, true);
-      const posted = JSON.parse(readFileSync(notes, 'utf8')) as Array<{ body: string }>;
-      expect(posted.at(-1)!.body).toMatch(/Reviewed-plan digest:[\s\S]*<!-- keyward-plan -->/);
+      expect(plan.log).not.toMatch(/stand-in curl/);
+      expect(keywardNotes()).toHaveLength(1);
+      const sticky = keywardNotes()[0];
+      expect(sticky.body).toMatch(/Reviewed-plan digest:[\s\S]*<!-- keyward-plan -->/);
       expect(await role('ci-gitlab')).toBeUndefined();
 
+      // Someone else posts a newer note quoting the marker with another digest: the deploy reads keyward's own note.
+      const impostor = readNotes();
+      impostor.push({ id: 4, author: { id: 6 }, body: quoted, ...{ updated: 99 } });
+      writeFileSync(notes, JSON.stringify(impostor));
       const deploy = await runGitlabJob(pipeline, 'keyward-deploy', merge('merge-1', 'merge-1'));
       expectStatus(deploy, true);
       expect(deploy.log).toMatch(/Apply complete! Resources: 1 added/);
       expect(await role('ci-gitlab')).toBe(3600);
 
+      // A second push to the merge request updates the same note (sticky), with the new plan's digest.
       setTtl(repo, '2h');
-      expectStatus(await runGitlabJob(pipeline, 'keyward-plan', mr('mr-head-2')), true);
+      const second = await runGitlabJob(pipeline, 'keyward-plan', mr('mr-head-2'));
+      expectStatus(second, true);
+      expect(second.log).not.toMatch(/stand-in curl/);
+      expect(keywardNotes().map((n) => n.id)).toEqual([sticky.id]);
+      expect(readNotes()).toHaveLength(4);
+      expect(digestOf(keywardNotes()[0].body)).toMatch(/^sha256:/);
+      expect(digestOf(keywardNotes()[0].body)).not.toBe(digestOf(sticky.body));
+      expect(keywardNotes()[0].body).toContain('auth/ci-gitlab/role/deployer');
       setTtl(repo, '3h');
       const refused = await runGitlabJob(pipeline, 'keyward-deploy', merge('merge-2', 'merge-2'));
       expectStatus(refused, false);
