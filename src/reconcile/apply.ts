@@ -12,6 +12,7 @@ import { makePlan } from './plan';
 import { settleLimit } from './pool';
 import { silentProgress, type Progress } from './progress';
 import { recordedFrom, type LastApplied } from './record';
+import { refuseRefusedChanges } from './server-rules';
 import { configBody, configResetBody, snapshotBody, type SecretSource } from './write-bodies';
 import { applyRoleDecision, roleWriteFor } from './objects/role';
 import { autoloadFirst } from './objects/snapshot-config';
@@ -47,6 +48,8 @@ export class ApplyError extends Error {
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export async function applyPlan(client: VaultClient, desired: DesiredState, record: LastApplied, plan: Plan, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  // A change the server would accept but cannot honour is never written, whoever calls (the CLI refuses it earlier).
+  refuseRefusedChanges(plan, client.address);
   const par = opts.parallelism ?? 16;
   const progress = opts.progress ?? silentProgress;
   const src: SecretSource = { salt: desired.fingerprintSalt, env: opts.env ?? process.env };

@@ -7,6 +7,7 @@
 import ipaddr from 'ipaddr.js';
 import type { ServerDialect } from '../client/dialect/server-dialect';
 import { RETAINED_REASON } from './objects/decide';
+import { APPLY_REFUSES } from './objects/role';
 import { CONFIG_ACCESS, MOUNT_ACCESS, ROLE_ACCESS, SNAPSHOT_ACCESS, type AccessEffect } from '../schema/access-effects';
 import { MEANING_LABELS, stableJson, type Json, type Meaning, type MeaningLabel, type ObjectKind, type ObjectPlan, type Plan } from './model';
 
@@ -209,6 +210,16 @@ function fieldMeanings(field: string, e: AccessEffect, b: Json | undefined, a: J
 
 /** The meanings of one object's planned change. */
 export function meaningsOf(i: MeaningInput): Meaning[] {
+  const out = changeMeanings(i);
+  const r = i.plan.refused;
+  if (!r) return out;
+  // A change apply refuses (server-rules.ts withRoleServerRules): its label says so, whatever the values compared.
+  const m = out.find((x) => x.label === r.label && x.field === r.field);
+  if (!m) return [...out, { label: r.label, field: r.field, explanation: `${r.message} (${where(i)})` }];
+  return out.map((x) => (x === m ? { ...x, explanation: `${x.explanation}; ${APPLY_REFUSES}` } : x));
+}
+
+function changeMeanings(i: MeaningInput): Meaning[] {
   const { plan } = i;
   const kind = plan.address.kind;
   const out: Meaning[] = [];

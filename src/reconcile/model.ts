@@ -118,6 +118,33 @@ export interface ObjectPlan {
   warnings?: string[];
   /** What the change means for who can log in, what they get, where credentials go, and backups. */
   meanings?: Meaning[];
+  /**
+   * A change `keyward apply` (and the Terraform provider) refuses to carry out, although the server would accept it:
+   * the plan shows it for review, labelled; applying it writes nothing (objects/role.ts roleServerProblem).
+   */
+  refused?: Refusal;
+}
+
+/** Why apply refuses an object's planned change: the built-in rule (a meaning label) and the field. */
+export interface Refusal {
+  label: MeaningLabel;
+  field: string;
+  message: string;
+}
+
+/**
+ * A change Terraform deferred (plan JSON `deferred_changes`, a plan made with deferral allowed): it is not part of
+ * this plan (`terraform apply` of it leaves the object alone) and Terraform plans it again on a later run. One entry
+ * per keyward object of the deferred resource, decided as a planned change is.
+ */
+export interface DeferredObject {
+  /** Terraform's resource address (`keyward_cloud_auth_backend.later[*]`: an instance whose key is not known yet). */
+  resource: string;
+  /** Terraform's reason code (`instance_count_unknown`, `provider_config_unknown`, `deferred_prereq`, ...). */
+  reason: string;
+  /** The reason in words. */
+  explanation: string;
+  object: ObjectPlan;
 }
 
 export interface DriftEntry {
@@ -145,6 +172,8 @@ export interface PlanSummary {
   replace: number;
   delete: number;
   noop: number;
+  /** Objects whose change Terraform deferred (`Plan.deferred`): counted apart, never as planned changes. */
+  deferred?: number;
 }
 
 export interface Plan {
@@ -160,6 +189,8 @@ export interface Plan {
   lastApplied?: { kind: RecordOrigin['kind']; location?: string };
   /** Plan-only mode: secrets whose variable is unset, taken as unchanged; applying needs them. */
   unsetSecrets?: { id: string; field: string; env: string }[];
+  /** `keyward show`: changes Terraform deferred to a later run (not in `objects`, not in the summary's actions). */
+  deferred?: DeferredObject[];
 }
 
 export function hasChanges(p: Plan): boolean {

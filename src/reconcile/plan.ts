@@ -10,6 +10,7 @@ import { liveDigest, readLive, type LiveState, type ReadOptions } from './live';
 import { withMeanings } from './meaning';
 import { stableJson, summarize, type Plan } from './model';
 import type { LastApplied } from './record';
+import { withRoleServerRules } from './server-rules';
 
 export interface PlanResult {
   plan: Plan;
@@ -49,8 +50,10 @@ export function planFrom(desired: DesiredState, live: LiveState, record: LastApp
     summary: summarize(objects),
     liveDigest: combinedDigest(liveDigest(live), record),
   };
-  // What each change means for access and backups (a vm role's `*` differs between Vault and the engine).
-  return withMeanings(plan, (id) => ({ before: live.objects.get(id)?.fields ?? record.objects[id]?.fields, after: desired.objects.get(id)?.fields }), dialect);
+  const fieldsOf = (id: string) => ({ before: live.objects.get(id)?.fields ?? record.objects[id]?.fields, after: desired.objects.get(id)?.fields });
+  // What the server's rules say (a change it accepts but cannot honour is planned, labelled, refused at apply) and what
+  // each change means for access and backups (a vm role's `*` differs between Vault and the engine).
+  return withMeanings(withRoleServerRules(plan, fieldsOf, dialect), fieldsOf, dialect);
 }
 
 /** The live digest with the record folded in: either moving invalidates a saved plan. */

@@ -3,7 +3,8 @@
 // Order: a one-line summary with counts, a table for the server, the changes that need attention (deletions,
 // replacements, moves, lock-outs, access broadened, credentials sent elsewhere, backups reduced), then one collapsed
 // section per changed object (a deletion shows what is deleted; a creation what was declared, defaults folded away),
-// drift in its own section, and the command that applies the plan. Secrets only as (sensitive).
+// the changes Terraform deferred (`keyward show`), drift in its own section, and the command that applies the plan.
+// A change apply refuses is called out on top. Secrets only as (sensitive).
 // A comment never exceeds GitHub's 65,536 characters: past that the plan is summarised (counts per action and label;
 // deletions and labelled changes named first, as many as fit) and says where the full plan is.
 
@@ -89,6 +90,12 @@ function head(p: Plan, opts: MarkdownOptions, out: string[]): void {
   if (opts.digest) out.push(`Reviewed-plan digest: ${code(opts.digest)} (apply what was reviewed: ${code(`--expect-digest ${opts.digest}`)})`, '');
   const [unsetHead, ...unset] = unsetSecretLines(p);
   if (unsetHead) out.push('> [!NOTE]', `> ${unsetHead}`, ...unset.map((l) => `> - ${code(l)}`), '');
+  const refused = p.objects.filter((o) => o.refused);
+  if (refused.length) {
+    out.push('> [!CAUTION]', `> ${code('keyward apply')} refuses ${plural(refused.length, 'change')} of this plan (built-in rule; the plan exits 4):`);
+    for (const o of refused) out.push(`> - ${code(o.id)} \`${o.refused!.label}\` ${code(o.refused!.field)}: ${prose(o.refused!.message)}`);
+    out.push('');
+  }
 }
 
 function attentionLine(o: ObjectPlan): string[] {
@@ -170,9 +177,27 @@ function full(p: Plan, opts: MarkdownOptions): string {
     out.push('#### Changes', '');
     for (const o of changed) objectSection(o, out);
   }
+  deferredSection(p, out);
   driftSection(p, out);
   tail(p, opts, out);
   return out.join('\n').trimEnd() + '\n';
+}
+
+/** Changes Terraform deferred (`keyward show`): not this plan's, each with its resource, reason and labels. */
+function deferredSection(p: Plan, out: string[]): void {
+  if (!p.deferred?.length) return;
+  out.push('#### Deferred by Terraform', '');
+  out.push(
+    `${plural(p.deferred.length, 'object')} Terraform deferred: not part of this plan (applying it leaves them alone); Terraform plans them again on a later run, where they are reviewed as planned changes.`,
+    '',
+  );
+  for (const d of p.deferred) {
+    const o = d.object;
+    out.push(`- ${code(`${SYMBOL[o.action]} ${o.id}`)} ${o.action}${o.meanings?.length ? ` ${badges(o)}` : ''}: ${code(d.resource)} ${code(d.reason)} (${prose(d.explanation)})`);
+    for (const m of o.meanings ?? []) out.push(`  - ${m.field ? `${code(m.field)}: ` : ''}${prose(m.explanation)}`);
+  }
+  out.push('');
+  for (const d of p.deferred) objectSection(d.object, out);
 }
 
 /**
@@ -198,6 +223,7 @@ function summarised(p: Plan, opts: MarkdownOptions, limit: number): string {
     const n = changed.filter((o) => labelsOf(o).includes(l)).length;
     if (n) out.push(`| ${LABEL_TEXT[l]} | ${n} |`);
   }
+  if (p.deferred?.length) out.push(`| deferred by Terraform (not in this plan) | ${p.deferred.length} |`);
   out.push('');
   const closing: string[] = [];
   driftSection({ ...p, drift: p.drift.slice(0, 50) }, closing);

@@ -19,7 +19,9 @@ export const fmt = (v: Json | undefined): string => (v === undefined ? '(none)' 
 
 export function summaryLine(p: Plan): string {
   const s = p.summary;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+  // Deferred changes are not this plan's: counted apart, after the actions it carries out.
+  const deferred = s.deferred ? ` Deferred by Terraform: ${s.deferred} object${s.deferred === 1 ? '' : 's'} (not in this plan).` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.${deferred}`;
 }
 
 /** One field change as text, without its leading indentation. */
@@ -41,11 +43,24 @@ export function driftText(d: DriftEntry): string {
   return `~ ${d.id}: ${d.field}: ${fmt(d.lastApplied)} (last applied) -> ${fmt(d.live)} (live)`;
 }
 
-function objectText(o: ObjectPlan, out: string[]): void {
+function objectText(o: ObjectPlan, out: string[], indent = '  '): void {
   const reason = o.action === 'delete' && o.reason ? ` (${o.reason})` : '';
-  out.push(`  ${SYMBOL[o.action]} ${o.id} ${VERB[o.action]}${reason}`);
-  if (o.action !== 'delete') for (const c of o.changes) out.push(`      ${changeText(c, o.action)}`);
-  if (o.unchangedFields > 0) out.push(`      (${o.unchangedFields} unchanged field${o.unchangedFields === 1 ? '' : 's'} hidden)`);
+  out.push(`${indent}${SYMBOL[o.action]} ${o.id} ${VERB[o.action]}${reason}`);
+  for (const m of o.meanings ?? []) out.push(`${indent}    [${m.label}]${m.field ? ` ${m.field}` : ''}: ${m.explanation}`);
+  if (o.action !== 'delete') for (const c of o.changes) out.push(`${indent}    ${changeText(c, o.action)}`);
+  if (o.unchangedFields > 0) out.push(`${indent}    (${o.unchangedFields} unchanged field${o.unchangedFields === 1 ? '' : 's'} hidden)`);
+}
+
+/** Changes Terraform deferred (`keyward show`): what it would do to each object, and why it waits. */
+function deferredText(p: Plan, out: string[]): void {
+  if (!p.deferred?.length) return;
+  out.push('Deferred by Terraform: not part of this plan (applying it leaves them alone); Terraform plans them again on a later run:');
+  out.push('');
+  for (const d of p.deferred) {
+    objectText(d.object, out);
+    out.push(`      deferred: ${d.resource}: ${d.reason} (${d.explanation})`);
+    out.push('');
+  }
 }
 
 export function renderText(p: Plan): string {
@@ -72,6 +87,17 @@ export function renderText(p: Plan): string {
       out.push('');
     }
     if (p.summary.noop > 0) out.push(`${p.summary.noop} object${p.summary.noop === 1 ? '' : 's'} unchanged.`);
+  }
+  if (p.deferred?.length) {
+    if (out[out.length - 1] !== '') out.push('');
+    deferredText(p, out);
+  }
+  const refused = p.objects.filter((o) => o.refused);
+  if (refused.length > 0) {
+    if (out[out.length - 1] !== '') out.push('');
+    out.push('Refused at apply (built-in rule): keyward apply writes nothing while the plan holds these changes:');
+    for (const o of refused) out.push(`  ⛔ ${o.id}: ${o.refused!.label}: ${o.refused!.field}: ${o.refused!.message}`);
+    out.push('');
   }
   const warned = p.objects.filter((o) => o.warnings?.length);
   if (warned.length > 0) {

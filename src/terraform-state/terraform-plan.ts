@@ -6,17 +6,21 @@
 // server is decided once, by effectOf. Newer plan JSON (Terraform 1.12+ `before_identity` /
 // `after_identity`, 1.14+ `deferred_changes` and `action_invocations`) is read, not refused: identities
 // name a resource, never carry its values; a deferred change is not applied by this plan (Terraform
-// plans it again on a later run); an action invocation is a provider action, not a keyward object.
+// plans it again on a later run), so it is shown apart (`Plan.deferred`), decided like a planned change
+// but outside the summary's counts; an action invocation is a provider action, not a keyward object.
 
 import { createHash } from 'node:crypto';
-import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../reconcile/model';
+import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DeferredObject, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../reconcile/model';
 import { withMeanings } from '../reconcile/meaning';
 import { decide } from '../reconcile/objects/decide';
-import { roleServerProblem } from '../reconcile/objects/role';
+import { withRoleServerRules } from '../reconcile/server-rules';
 import { rotationConfigured } from '../schema/cloud-config-fields';
 import type { RecordedObject } from '../reconcile/record';
 import { isObject, type ObjectValue } from './resource-values';
 import { addInstance, emptyStateRecord, isKeywardResource, type StateRecord } from './state-record';
+
+/** The server dialect the rules and meanings take (the client's, which this part does not import). */
+type ServerDialect = Parameters<typeof withMeanings>[2];
 
 interface Change {
   actions?: string[];
@@ -33,6 +37,8 @@ interface JsonPlan {
   format_version?: string;
   resource_changes?: ResourceChange[];
   resource_drift?: ResourceChange[];
+  /** Terraform 1.9+ with deferral allowed (`terraform plan -allow-deferral`): changes left to a later run. */
+  deferred_changes?: Array<{ reason?: string; resource_change?: ResourceChange }>;
   configuration?: { provider_config?: Record<string, { name?: string; expressions?: { address?: { constant_value?: unknown }; dialect?: { constant_value?: unknown } } }> };
 }
 
@@ -250,7 +256,48 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   if (!tf || typeof tf !== 'object' || typeof tf.format_version !== 'string' || !Array.isArray(tf.resource_changes ?? [])) {
     throw new Error(`${source}: not a Terraform JSON plan (no format_version); give the output of \`terraform show -json <saved plan>\``);
   }
-  const changes = tf.resource_changes ?? [];
+  const dialect = tf.configuration?.provider_config?.keyward?.expressions?.dialect?.constant_value === 'keyward' ? 'keyward' : 'vault';
+  const main = decideChanges(tf.resource_changes ?? [], {});
+  const objects = main.plans.sort(byKindAndId);
+  const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;
+  const deferred = deferredOf(tf.deferred_changes ?? [], main.planned, dialect);
+  const plan: Plan = {
+    formatVersion: 1,
+    server: { address: typeof address === 'string' ? address : UNDECLARED_ADDRESS },
+    objects,
+    drift: driftOf(tf.resource_drift ?? []),
+    summary: { ...summarize(objects), ...(deferred.length ? { deferred: deferred.length } : {}) },
+    liveDigest: 'sha256:' + createHash('sha256').update(text).digest('hex'),
+    lastApplied: { kind: 'terraform-plan', location: source },
+    ...(deferred.length ? { deferred } : {}),
+  };
+  return withRules(plan, main, dialect);
+}
+
+const byKindAndId = (a: ObjectPlan, b: ObjectPlan) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The role's server rule (objects/role.ts, through server-rules.ts as the CLI's plan applies it) and what each change
+ * means for access and backups (meaning.ts). A saved plan holds a refused change only if the provider did not refuse
+ * it at plan (it does toward Vault and OpenBao): then the plan shows it refused, and `keyward show` fails the review
+ * as `keyward plan` does. Without a dialect in the provider block the server may be Vault or OpenBao, which the
+ * message names.
+ */
+function withRules(plan: Plan, d: Decided, dialect: ServerDialect): Plan {
+  const fieldsOf = (id: string) => ({ before: d.prior[id]?.fields, after: d.planned[id]?.fields });
+  return withMeanings(withRoleServerRules(plan, fieldsOf, dialect), fieldsOf, dialect);
+}
+
+interface Decided {
+  plans: ObjectPlan[];
+  /** The objects before the changes, under their ids after Terraform's moves. */
+  prior: Record<string, RecordedObject>;
+  /** The objects the changes leave. */
+  planned: Record<string, RecordedObject>;
+}
+
+/** Each keyward object's plan from a set of Terraform resource changes; `plannedElsewhere`: objects planned beside them. */
+function decideChanges(changes: readonly ResourceChange[], plannedElsewhere: Record<string, RecordedObject>): Decided {
   const before = recordOf(changes, 'before');
   const after = recordOf(changes, 'after');
   const moves = movesOf(changes);
@@ -261,34 +308,43 @@ export function planFromTerraformJson(text: string, source: string): Plan {
     for (const id of Object.keys(recordOf([rc], 'after').record.objects)) replaced.set(id, rc.address ?? String(rc.type));
   const forgotten = new Set(Object.keys(afterMoves(recordOf(changes.filter(forgets), 'before').record.objects, moves)));
   const planned = after.record.objects;
-  const afterIds = new Set(Object.keys(planned));
-  const ids = [...new Set([...Object.keys(prior), ...afterIds])];
-  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned, forgotten, replaced)).filter((p): p is ObjectPlan => p !== undefined);
+  const context = { ...plannedElsewhere, ...planned };
+  const ids = [...new Set([...Object.keys(prior), ...Object.keys(planned)])];
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, context, forgotten, replaced)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))
       plans.push({ id, address: parseObjectId(id), action: 'delete', reason: 'not declared in an exclusive scope (exclusiveSnapshotConfigs)', changes: [], unchangedFields: 0 });
   }
-  // The role's server rule (objects/role.ts), as the provider's plan said it: a saved plan only
-  // holds the warning case (the error stops terraform plan). Without a dialect in the provider
-  // block the server may be Vault or OpenBao, which the message names.
-  const dialect = tf.configuration?.provider_config?.keyward?.expressions?.dialect?.constant_value === 'keyward' ? 'keyward' : 'vault';
-  for (const p of plans) {
-    if (p.address.kind !== 'role' || p.action === 'delete') continue;
-    const problem = roleServerProblem(dialect, p.action === 'replace' ? undefined : before.record.objects[p.id]?.fields, after.record.objects[p.id]?.fields);
-    if (problem) p.warnings = [...(p.warnings ?? []), `${problem.field}: ${problem.message}`];
-  }
-  const objects = plans.sort((a, b) => KIND_ORDER.indexOf(a.address.kind) - KIND_ORDER.indexOf(b.address.kind) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const address = tf.configuration?.provider_config?.keyward?.expressions?.address?.constant_value;
-  const plan: Plan = {
-    formatVersion: 1,
-    server: { address: typeof address === 'string' ? address : UNDECLARED_ADDRESS },
-    objects,
-    drift: driftOf(tf.resource_drift ?? []),
-    summary: summarize(objects),
-    liveDigest: 'sha256:' + createHash('sha256').update(text).digest('hex'),
-    lastApplied: { kind: 'terraform-plan', location: source },
-  };
-  // What each change means for access and backups, as the CLI's plan says it (meaning.ts).
-  return withMeanings(plan, (id) => ({ before: prior[id]?.fields, after: planned[id]?.fields }), dialect);
+  return { plans, prior, planned };
 }
+
+/** Terraform's deferral reasons (internal/command/jsonplan, providers.DeferredReason), in words. */
+const DEFERRED_REASONS: Record<string, string> = {
+  instance_count_unknown: 'its count or for_each is only known after apply',
+  resource_config_unknown: 'its configuration holds a value only known after apply',
+  provider_config_unknown: 'its provider configuration (the server address, a token) is only known after apply',
+  absent_prereq: 'a resource it depends on does not exist yet',
+  deferred_prereq: 'a resource it depends on is deferred',
+};
+export const deferredReasonText = (reason: string): string => DEFERRED_REASONS[reason] ?? `Terraform gave the reason ${JSON.stringify(reason || 'unknown')}`;
+
+/**
+ * The changes Terraform deferred, each resource's keyward objects decided as a planned change is (a deferred backend
+ * lists its mount, config and roles), with their meanings, objects the change leaves alone left out. `planned`: the
+ * objects this plan leaves, which a deferred role's mount may be among.
+ */
+function deferredOf(changes: NonNullable<JsonPlan['deferred_changes']>, planned: Record<string, RecordedObject>, dialect: ServerDialect): DeferredObject[] {
+  const out: DeferredObject[] = [];
+  for (const dc of changes) {
+    const rc = dc.resource_change;
+    if (!rc || rc.mode !== 'managed' || !rc.type || !isKeywardResource(rc.type)) continue;
+    const d = decideChanges([rc], planned);
+    const reason = typeof dc.reason === 'string' ? dc.reason : 'unknown';
+    const objects = withRules({ ...emptyPlan(), objects: d.plans.filter((p) => p.action !== 'no-op').sort(byKindAndId) }, d, dialect).objects;
+    for (const object of objects) out.push({ resource: rc.address ?? rc.type, reason, explanation: deferredReasonText(reason), object });
+  }
+  return out;
+}
+
+const emptyPlan = (): Plan => ({ formatVersion: 1, server: { address: '' }, objects: [], drift: [], summary: summarize([]), liveDigest: '' });

@@ -2,6 +2,7 @@
 // (`keyward plan/apply/destroy --manifest`) and the provider (real terraform 1.11 on HCL), each
 // against a fresh Vault contract server. A behaviour that differs between them fails here.
 
+import { FAIL_ON_EXIT_CODE } from '../../src/reconcile/fail-on';
 import { serviceAccountKey } from '../integration/reconcile/helpers';
 import { startVaultContract } from '../support/vault-contract/server';
 import { cliPath, terraformPath, type PathDriver, type Run } from './scenarios/paths';
@@ -33,6 +34,25 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
       where,
       code: 1,
       refused: true,
+      out: '',
+    });
+  } else if ('applyRefuses' in step) {
+    // The CLI's plan is produced for review, labelled, and fails under the built-in rule; Terraform's plan has no labels,
+    // so its provider refuses at plan (src/terraform/resources/role-server-rules.ts).
+    const plan = await p.plan(step.applyRefuses);
+    const labelled = p.name === 'cli' ? /\[locks-out\] bound_service_accounts: .*keyward apply and the Terraform provider refuse to write it/.test(flat(plan.out)) : true;
+    expect({ where, code: plan.code, said: step.out.test(flat(plan.out)), labelled, out: step.out.test(flat(plan.out)) && labelled ? '' : plan.out.slice(-3000) }).toEqual({
+      where,
+      code: p.name === 'cli' ? FAIL_ON_EXIT_CODE : 1,
+      said: true,
+      labelled: true,
+      out: '',
+    });
+    const apply = await p.apply(step.applyRefuses);
+    expect({ where, code: apply.code, said: step.out.test(flat(apply.out)), out: step.out.test(flat(apply.out)) ? '' : apply.out.slice(-3000) }).toEqual({
+      where,
+      code: 1,
+      said: true,
       out: '',
     });
   } else if ('cliRefuses' in step) {

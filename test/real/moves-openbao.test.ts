@@ -1,11 +1,13 @@
 // Issue 39's findings 2, 4 and 5 against real OpenBao with the real GCP plugin (test/support/openbao.ts), through
 // the CLI and through real terraform: an unknown migration id is a bare 404 and a mount move through the real
-// sys/remount completes; a vm role with `*` is refused at plan (a literal on the real plugin: no VM matches); a
-// declared rotation or WIF field is refused at plan naming OpenBao, which itself refuses it (422 / 500).
+// sys/remount completes; a vm role with `*` (a literal on the real plugin: no VM matches) is planned by the CLI
+// labelled `locks-out` with exit 4 and refused by Terraform's plan, and refused by apply on both paths, nothing
+// written; a declared rotation or WIF field is refused at plan naming OpenBao, which itself refuses it (422 / 500).
 
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FAIL_ON_EXIT_CODE } from '../../src/reconcile/fail-on';
 import { baoRequest, startOpenBaoDev, type OpenBaoDev } from '../support/openbao';
 import { CONTRACT_TOKEN } from '../support/vault-contract/server';
 import { cliPath, terraformPath, type PathDriver } from '../e2e/scenarios/paths';
@@ -71,7 +73,7 @@ describe.each([['cli'], ['terraform']] as const)('through %s against real OpenBa
     p?.close();
   });
 
-  it('applies, refuses a vm role with `*` and OpenBao-less config fields at plan (nothing written), moves the mount, plans nothing after', async () => {
+  it("applies; a vm role with `*` is labelled by the CLI (exit 4), refused by Terraform's plan and by every apply; OpenBao-less config fields are refused at plan (nothing written); moves the mount, plans nothing after", async () => {
     const ok = async (r: Promise<{ code: number | null; out: string }>) => {
       const x = await r;
       expect({ code: x.code, out: x.code === 0 ? '' : x.out.slice(-3000) }).toEqual({ code: 0, out: '' });
@@ -82,7 +84,17 @@ describe.each([['cli'], ['terraform']] as const)('through %s against real OpenBa
       expect({ code: r.code === 0 ? 0 : 1, found: re.test(flat(r.out)), out: re.test(flat(r.out)) ? '' : r.out.slice(-3000) }).toEqual({ code: 1, found: true, out: '' });
     };
     await ok(p.apply(BASE));
-    await refused(VM_STAR, /on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/);
+    const lockout = /on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/;
+    // The CLI's plan is produced for review (labelled) and fails under the built-in rule; Terraform's plan has no labels, so it fails.
+    const reviewed = await p.plan(VM_STAR);
+    expect({ code: reviewed.code, found: lockout.test(flat(reviewed.out)), out: lockout.test(flat(reviewed.out)) ? '' : reviewed.out.slice(-3000) }).toEqual({
+      code: which === 'cli' ? FAIL_ON_EXIT_CODE : 1,
+      found: true,
+      out: '',
+    });
+    if (which === 'cli') expect(flat(reviewed.out)).toMatch(/\[locks-out\] bound_service_accounts: .*keyward apply and the Terraform provider refuse to write it/);
+    const applied = await p.apply(VM_STAR);
+    expect({ code: applied.code, found: lockout.test(flat(applied.out)) }).toEqual({ code: 1, found: true });
     await refused(ROTATING, /OpenBao 2\.\d+\.\d+ has no rotation_period: its GCP auth plugin has no automated root rotation/);
     await refused(WIF, /OpenBao 2\.\d+\.\d+ has no identity_token_audience/);
     expect((await raw('GET', 'auth/cloud/role/batch')).status).toBe(404);

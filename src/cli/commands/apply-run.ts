@@ -7,7 +7,7 @@ import { desiredFromManifest, type DesiredState } from '../../reconcile/desired'
 import { readLive } from '../../reconcile/live';
 import { hasChanges, type Plan } from '../../reconcile/model';
 import { makePlan, planFrom } from '../../reconcile/plan';
-import { refuseServerRuleProblems } from '../../reconcile/server-rules';
+import { refuseRefusedChanges, refuseServerRuleProblems } from '../../reconcile/server-rules';
 import { loadPlanFile } from '../../reconcile/plan-file';
 import { lineProgress, ttyProgress } from '../../reconcile/progress';
 import { emptyRecord, loadRecordFile, parseRecord, saveRecordFile, type LastApplied } from '../../reconcile/record';
@@ -75,10 +75,12 @@ async function applySaved(flags: ApplyFlags, planPath: string): Promise<number> 
   const client = openClient(flags, file.plan.server);
   try {
     const live = await readLive(client, desired, record, { parallelism: par });
-    const now = planFrom(desired, live, record, file.plan.server);
+    const now = planFrom(desired, live, record, file.plan.server, await client.dialect());
     if (now.liveDigest !== file.plan.liveDigest) {
       throw new Error(`the server (or the last-applied record) changed since the plan in ${planPath} was made; run keyward plan again`);
     }
+    // `keyward plan --out` saves a plan holding a refused change (for review); it is refused here, as it is read now.
+    refuseRefusedChanges(now, client.address);
     process.stdout.write(renderText(file.plan));
     expectDigest(file.plan, flags.expectDigest);
     await executePlan(client, desired, record, file.plan, path, par);
@@ -111,6 +113,7 @@ export async function planAndApply(
   try {
     const { plan } = await makePlan(client, desired, record, { parallelism: par });
     await refuseServerRuleProblems(client, desired, plan);
+    refuseRefusedChanges(plan, client.address);
     process.stdout.write(renderText(plan));
     // Nothing is applied unless it is what was reviewed.
     expectDigest(plan, flags.expectDigest);

@@ -67,8 +67,11 @@ export const createsRole = (d: RoleDecision): boolean => d.action === 'create' |
  */
 export const VM_WILDCARD_LOCKOUT = 'on Vault and OpenBao `*` on a vm role is a literal: no VM matches; list the service accounts';
 
+/** What happens to a change with an `error` problem: planned and labelled for review, never written. */
+export const APPLY_REFUSES = 'keyward apply and the Terraform provider refuse to write it (nothing is written)';
+
 export interface RoleServerProblem {
-  /** error: the plan would write the lock-out; warning: the role already has it on the server. */
+  /** error: the plan would write the lock-out (apply refuses it); warning: the role already has it on the server. */
   severity: 'error' | 'warning';
   field: 'bound_service_accounts';
   message: string;
@@ -80,9 +83,12 @@ const vmWildcard = (f: Readonly<Record<string, Json>> | undefined): boolean =>
 /**
  * What the server's own rules say of a declared role (canonical fields; `before` the server's, or
  * the refreshed state's; undefined: no role yet). On the engine (keyward dialect) nothing: `*`
- * allows any VM there, as the seed says. Toward Vault or OpenBao a vm role with `*` is refused
- * when the plan would write it, and warned when the server already holds it (refusing then would
- * block every other change of the stack without unlocking anything).
+ * allows any VM there, as the seed says. Toward Vault or OpenBao a vm role with `*` is an error
+ * when the plan would write it, and a warning when the server already holds it (refusing then would
+ * block every other change of the stack without unlocking anything). An error is never written:
+ * the CLI's plans show it labelled `locks-out` and exit with the review-rule code, `keyward apply`
+ * refuses it (server-rules.ts), and the provider fails terraform plan on it
+ * (terraform/resources/role-server-rules.ts).
  */
 export function roleServerProblem(
   dialect: ServerDialect,

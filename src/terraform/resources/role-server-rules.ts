@@ -1,6 +1,10 @@
 // The server's own rules on a declared role, at plan, for both role resources (the backend's
 // nested roles and keyward_cloud_auth_role): the decision is objects/role.ts roleServerProblem's,
-// the one the CLI's plan makes; here it only becomes a diagnostic on the attribute.
+// the one the CLI's plan makes; here it only becomes a diagnostic on the attribute. An error stays
+// an error at terraform plan (the CLI plans it, labelled, and refuses it at apply): Terraform's plan
+// has no labels, so a plan that succeeded would show the lock-out as an ordinary list change, and
+// `terraform apply` of that saved plan would write it. Failing the plan is the one refusal every
+// Terraform user sees, before anything is written.
 
 import type { AttributePath, Diagnostic, ObjectValue } from '../plugin/contract';
 import { roleServerProblem } from '../../reconcile/objects/role';

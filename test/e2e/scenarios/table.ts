@@ -10,6 +10,12 @@ export type Step =
   | { plan: Stack; force?: boolean; changes?: boolean; out?: RegExp[]; notOut?: RegExp[] }
   /** A plan both paths refuse (non-zero exit), saying `out`. */
   | { refuses: Stack; out: RegExp }
+  /**
+   * A change the server accepts but cannot honour: the CLI plans it, labelled `locks-out`, and exits 4 (the review-rule
+   * code) saying `out`; Terraform's plan refuses it (non-zero, its plan has no labels); the apply refuses it on both
+   * paths (non-zero) saying `out`.
+   */
+  | { applyRefuses: Stack; out: RegExp }
   /** A plan only the CLI can refuse: it sees every object at once (Terraform plans each resource alone). */
   | { cliRefuses: Stack; out: RegExp }
   /**
@@ -312,14 +318,15 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
-    name: 'a vm role with `*` toward Vault or OpenBao: the plan refuses the lock-out (the real plugin compares `*` literally), nothing is written',
+    name: 'a vm role with `*` toward Vault or OpenBao, a lock-out (the real plugin compares `*` literally): the CLI plans it labelled and exits 4, Terraform refuses the plan; apply refuses it on both paths, nothing is written',
     defect: null,
     steps: [
       { apply: BASE },
-      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans only' },
-      { refuses: VM_STAR, out: /bound_service_accounts.*on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/ },
-      { refuses: { ...BASE, roles: { ...BASE.roles, batch: VM_STAR.roles!.web } }, out: /on Vault and OpenBao `\*` on a vm role is a literal/ },
+      { server: (v) => void v.requests.splice(0), why: 'count the requests of the refused plans and applies only' },
+      { applyRefuses: VM_STAR, out: /bound_service_accounts.*on Vault and OpenBao `\*` on a vm role is a literal: no VM matches; list the service accounts/ },
+      { applyRefuses: { ...BASE, roles: { ...BASE.roles, batch: VM_STAR.roles!.web } }, out: /on Vault and OpenBao `\*` on a vm role is a literal/ },
       { check: (v) => expect(v.requests.filter((r) => r.method !== 'GET')).toEqual([]), why: 'nothing written' },
+      { check: (v) => expect(v.gcp.get('cloud')!.roles.get('web')!.type).toBe('iam'), why: 'the role is as applied' },
     ],
   },
   {
