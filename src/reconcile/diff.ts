@@ -88,6 +88,10 @@ function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject |
   return out;
 }
 
+/** The roles the live read found on a mount: every listed one (managed or not), else the ones read. */
+const rolesOn = (live: LiveState, mount: string): string[] =>
+  [...(live.listedRoles.get(mount) ?? [...live.objects.values()].flatMap((o) => (o.address.kind === 'role' && o.address.mount === mount ? [o.address.name!] : [])))].sort();
+
 export function diff(desired: DesiredState, live: LiveState, record: LastApplied): DiffResult {
   const plans = new Map<string, ObjectPlan>();
   const drift: DriftEntry[] = [];
@@ -107,7 +111,9 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     // The config is part of the move too: its root rotation is registered again (objects/auth-mount.ts).
     const config = d.address.mount ? desired.objects.get(objectId({ kind: 'auth-config', mount: d.address.mount })) : undefined;
     const move = movedFrom ? { from: movedFrom, to: d.address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined;
-    const decision = decide(d.address.kind, d.fields, l?.fields, { move, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
+    // A replaced mount takes its roles with it: its decision names them.
+    const roles = d.address.kind === 'auth-mount' && l ? rolesOn(live, d.address.mount!) : undefined;
+    const decision = decide(d.address.kind, d.fields, l?.fields, { move, roles, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
     plans.set(d.id, planOf(d.id, decision));
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
   }

@@ -14,14 +14,15 @@ import { appliedRole, roleDecisionOf } from './role-values';
 import { applyRoleDecision, createsRole, roleDeletion } from '../../reconcile/objects/role';
 import { tuneChanges } from './mount-values';
 import { bool, errorAt, isObject, showPath } from './values';
+import { mountExists } from './existing-mount';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** Moves (prior path -> planned path), enables or tunes the mount; resolves to its accessor. */
-async function ensureMount(client: VaultClient, prior: ObjectValue | null, planned: ObjectValue, warnings: string[]): Promise<string> {
+/** Moves (prior path -> planned path), enables or tunes the mount; resolves to its accessor. `absent`: a create found no mount there. */
+async function ensureMount(client: VaultClient, prior: ObjectValue | null, planned: ObjectValue, warnings: string[], absent: boolean): Promise<string> {
   const path = String(planned.path);
   if (prior && prior.path !== planned.path) warnings.push(...(await client.sys.remount(String(prior.path), path)));
-  const existing = (await client.sys.listAuthMounts()).get(path);
+  const existing = absent ? undefined : (await client.sys.listAuthMounts()).get(path);
   const tune = tuneChanges(prior, planned);
   if (!existing) {
     const { description, ...config } = tuneChanges(null, planned);
@@ -43,10 +44,23 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   const warnings: string[] = [];
   const warn = () => warnings.map((w) => ({ severity: 'warning' as const, summary: `auth/${path}: the server warned`, detail: w }));
 
+  // 0. A create never writes onto a mount that exists: made since the plan, or the one a replace
+  // has not removed (its destroy runs first unless create_before_destroy; it keeps a mount holding
+  // roles never managed here). Nothing is written.
+  if (!prior) {
+    let existing;
+    try {
+      existing = (await client.sys.listAuthMounts()).get(path);
+    } catch (e) {
+      return { state: null, diagnostics: [errorAt(['path'], `Could not enable auth/${path}`, message(e))] };
+    }
+    if (existing) return { state: null, diagnostics: [mountExists(path, existing)] };
+  }
+
   // 1. The mount: written only when new, moved or one of its own fields changed.
   if (!prior || planned.accessor === UNKNOWN || prior.path !== planned.path || Object.keys(tuneChanges(prior, planned)).length > 0) {
     try {
-      const accessor = await ensureMount(client, prior, planned, warnings);
+      const accessor = await ensureMount(client, prior, planned, warnings, !prior);
       state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
     } catch (e) {
       // A failed move leaves the state at the old path; a failed enable or tune keeps the prior.

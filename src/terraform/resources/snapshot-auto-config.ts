@@ -20,6 +20,7 @@ import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
 import { snapshotServerProblems } from '../../reconcile/server-rules';
 import { retainedWarnings } from './retained';
+import { createBeforeDestroyNote, replacesHeld, retainedReplaceDetail, withHeld, type HeldObject } from './held-object';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -86,8 +87,15 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
  * Creating a config the server already holds would overwrite it silently: refuse, and say how to
  * bring it under management instead. Terraform does not tell a provider the resource's address,
  * so the commands name it by placeholder; the diagnostic itself is shown under the address.
+ * `replacing`: the create half of a replace of this same config (held-object.ts): at plan the
+ * config is the one the destroy half deletes first, so nothing is checked; at apply (no private
+ * data then) every create is checked: it must be gone.
  */
-async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean): Promise<void> {
+async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean, replacing: HeldObject | undefined): Promise<void> {
+  const what = `snapshot config ${JSON.stringify(name)}`;
+  if (atPlan && replacing?.retained)
+    throw new DiagnosticsError([errorAt(['name'], `Snapshot config ${JSON.stringify(name)} cannot be replaced: retain_on_destroy keeps it`, retainedReplaceDetail(what))]);
+  if (atPlan && replacing) return;
   let exists: boolean;
   try {
     exists = ctx.client !== undefined && (await ctx.client.snapshots.read(name)) !== undefined;
@@ -102,7 +110,7 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
     errorAt(
       ['name'],
       `Snapshot config ${JSON.stringify(name)} already exists on the server`,
-      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name. ${createBeforeDestroyNote('config')}`,
     ),
   ]);
 }
@@ -186,8 +194,9 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, { ...config }));
       throw new DiagnosticsError(diagnostics);
     }
-    // A create (not the create half of a replace, whose config is this resource's own).
-    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true);
+    // A create, unless it is the create half of a replace of this resource's own config (held-object.ts).
+    const replacing = req.prior === null && typeof config.name === 'string' ? replacesHeld(req.priorPrivate, config.name) : undefined;
+    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true, replacing);
     const replace: AttributePath[] = req.prior ? ['name', ...replaceFields('snapshot-config')].filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
@@ -200,7 +209,9 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     diagnostics.push(...(await serverRuleDiagnostics(ctx, config, prior)));
     if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
     if (prior && stableJson(prior) !== stableJson(planned)) diagnostics.push(...(await undeclaredHeld(ctx, String(config.name), config)));
-    return { planned, requiresReplace: replace, diagnostics };
+    // The config this resource holds, for the create half of a replace (planned with no prior).
+    const plannedPrivate = req.prior ? withHeld(req.priorPrivate, String(req.prior.name), req.prior) : req.priorPrivate;
+    return { planned, requiresReplace: replace, diagnostics, plannedPrivate };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);
@@ -234,7 +245,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       PLAIN_NAMES.filter((n) => config[n] !== null && config[n] !== undefined),
     );
     try {
-      if (!prior) await refuseExisting(ctx, String(planned.name), false);
+      if (!prior) await refuseExisting(ctx, String(planned.name), false, undefined);
       if (changed && after.autoload_enabled === true && (!before || before.autoload_enabled !== true)) await awaitAutoloadFree(ctx, String(planned.name));
       const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
       return {

@@ -146,6 +146,7 @@ function objectChange(
   planned: Record<string, RecordedObject>,
   forgotten: Set<string>,
   replaced: Map<string, string>,
+  prior: Record<string, RecordedObject>,
 ): ObjectPlan | undefined {
   const address = parseObjectId(id);
   // Terraform forgets it and declares nothing in its place: nothing happens on the server.
@@ -155,10 +156,15 @@ function objectChange(
   const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
   const config = address.mount !== undefined ? planned[objectId({ kind: 'auth-config', mount: address.mount })] : undefined;
   const s = after ? secretChanges(before, after) : { changes: [], unchanged: 0 };
+  // Terraform destroys and creates the resource: the object is deleted and created again on the
+  // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
+  const by = replaced.get(id);
   const d = decide(address.kind, after?.fields, before?.fields, {
     move: from ? { from, to: address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined,
     retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
     mountRemoved,
+    replacedBy: by,
+    roles: address.kind === 'auth-mount' ? rolesOf(prior, address.mount!) : undefined,
     secretChanges: s.changes,
     secretUnchanged: s.unchanged,
   });
@@ -174,22 +180,19 @@ function objectChange(
       unchangedFields: d.unchangedFields,
       ...(d.warnings.length ? { warnings: d.warnings } : {}),
     };
-  // Terraform destroys and creates the resource: the object is deleted and created again on the
-  // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
-  const by = replaced.get(id);
-  if (after && before && by && (d.action === 'no-op' || d.action === 'update'))
-    return {
-      id,
-      address,
-      action: 'replace',
-      reason: `Terraform replaces ${by} (destroy and create)`,
-      changes: d.changes,
-      unchangedFields: d.unchangedFields,
-      ...(d.warnings.length ? { warnings: d.warnings } : {}),
-    };
   const plan: ObjectPlan = { id, address, action: d.action, reason: d.reason, changes: d.changes, unchangedFields: d.unchangedFields };
   if (d.warnings.length > 0) plan.warnings = d.warnings;
   return plan;
+}
+
+/** The roles a mount holds in the saved plan's prior (what a replace of the mount deletes). */
+function rolesOf(prior: Record<string, RecordedObject>, mount: string): string[] {
+  return Object.keys(prior)
+    .flatMap((id) => {
+      const a = parseObjectId(id);
+      return a.kind === 'role' && a.mount === mount ? [a.name!] : [];
+    })
+    .sort();
 }
 
 /**
@@ -264,7 +267,7 @@ export function planFromTerraformJson(text: string, source: string): Plan {
   const planned = after.record.objects;
   const afterIds = new Set(Object.keys(planned));
   const ids = [...new Set([...Object.keys(prior), ...afterIds])];
-  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned, forgotten, replaced)).filter((p): p is ObjectPlan => p !== undefined);
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, planned, forgotten, replaced, prior)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))
