@@ -10,6 +10,7 @@ import { ROLE_REPLACE_FIELDS } from '../../schema/cloud-role-fields';
 import { SNAPSHOT_REPLACE_FIELDS } from '../../schema/snapshot-fields';
 import { sameValue, type Action, type FieldChange, type Json, type ObjectKind } from '../model';
 import { mountReplaceWarning, moveWarning, ROTATION_AFTER_MOVE, rotationRewrite } from './auth-mount';
+import type { MountMove } from './mount-move';
 import { ROLE_DELETE_COST, roleDecision } from './role';
 
 /** The fields of a kind whose difference replaces the object: the field tables' lists, nothing else. */
@@ -44,11 +45,10 @@ export type Fields = Readonly<Record<string, Json>>;
 
 export interface DecideContext {
   /**
-   * The mount's earlier and declared paths: the declaration moves it (sys/remount). On the mount
-   * itself and on its config (whose rotation is registered again after the move). `rotates`: the
-   * config declares root rotation.
+   * The mount's move (objects/mount-move.ts decides what counts as one): on the mount itself
+   * (sys/remount) and on its config (whose rotation is registered again after the move).
    */
-  move?: { from: string; to: string; rotates?: boolean };
+  move?: MountMove;
   /** Removed: the resource holding it sets retain_on_destroy and Terraform forgets it as a whole. */
   retained?: boolean;
   /** Removed together with its mount (a config goes with the mount; nothing to decide for it). */

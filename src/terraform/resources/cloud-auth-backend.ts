@@ -9,9 +9,8 @@ import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
 import { MOUNT_PATH, mountCanonical, planMount, validateMount } from './mount-values';
 import { configCanonical, configSecretDiagnostics, planConfig, validateConfig } from './config-values';
-import { rotationConfigured } from '../../schema/cloud-config-fields';
 import { credentialsWarning, decideCredentials } from './config-credentials';
-import { moveWarning } from '../../reconcile/objects/auth-mount';
+import { mountMove } from '../../reconcile/objects/mount-move';
 import { roleServerDiagnostics } from './role-server-rules';
 import { configServerDiagnostics } from './config-server-rules';
 import type { KeywardProviderContext } from './context';
@@ -59,11 +58,16 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const replace = immutable.length > 0;
   const prior = replace ? null : req.prior;
   planned.accessor = prior && typeof prior.accessor === 'string' ? prior.accessor : UNKNOWN;
-  if (req.prior && !replace && req.prior.path !== config.path) {
+  // What counts as a move, and what it costs, are the shared decisions (objects/mount-move.ts, decide.ts).
+  const declaredConfig = isObject(config.config) && !hasUnknown(config.config) ? configCanonical(config.config) : undefined;
+  const move =
+    req.prior && typeof config.path === 'string' ? mountMove({ to: config.path, recorded: String(req.prior.path), replaced: replace, config: declaredConfig }) : undefined;
+  if (move && req.prior) {
+    const decision = decideMount(knownMount(config), mountCanonical(req.prior), { move });
     diagnostics.push({
       severity: 'warning',
-      summary: `auth/${String(req.prior.path)} moves to auth/${String(config.path)}`,
-      detail: `${moveWarning(String(req.prior.path), String(config.path), isObject(config.config) && !hasUnknown(config.config) && rotationConfigured(configCanonical(config.config)))} To recreate the mount instead, use terraform apply -replace.`,
+      summary: `auth/${move.from} moves to auth/${move.to}`,
+      detail: `${decision?.warnings.join(' ') ?? ''} To recreate the mount instead, use terraform apply -replace.`,
       attribute: ['path'],
     });
   }
@@ -93,13 +97,12 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     }
     planned.roles = roles;
   }
-  const moved = req.prior !== null && !replace && req.prior.path !== config.path;
   if (typeof config.path === 'string') {
     // A create, unless it is the create half of a replace of this resource's own mount (held-object.ts).
     const replacing = req.prior === null ? replacesHeld(req.priorPrivate, config.path) : undefined;
     if (replacing?.retained)
       diagnostics.push(errorAt(['path'], `auth/${config.path} cannot be replaced: retain_on_destroy keeps it`, retainedReplaceDetail(`auth/${config.path}`)));
-    else if ((!req.prior && !replacing) || moved) diagnostics.push(...(await existingMount(ctx, config.path)));
+    else if ((!req.prior && !replacing) || move) diagnostics.push(...(await existingMount(ctx, config.path)));
   }
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
   if (prior && isObject(prior.roles) && isObject(config.roles))
@@ -110,13 +113,16 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   return { planned, requiresReplace: immutable.map((n) => [n]), diagnostics, plannedPrivate };
 }
 
+/** The declared mount's canonical fields, or none while one is unknown (the decision then names no field change). */
+const knownMount = (config: ObjectValue) => (MOUNT_NAMES.some((n) => hasUnknown(config[n])) ? {} : mountCanonical(config));
+
 /**
  * A replace of the backend (a replace-forcing mount field) deletes the mount with its config and
  * roles and creates them again: Terraform shows the resource's replace, not what each role loses.
  */
 function replaceWarning(prior: ObjectValue, config: ObjectValue, fields: readonly string[]): Diagnostic {
   const roles = isObject(prior.roles) ? Object.keys(prior.roles).sort() : [];
-  const decision = decideMount(mountCanonical(config), mountCanonical(prior), { roles });
+  const decision = decideMount(knownMount(config), mountCanonical(prior), { roles });
   return {
     severity: 'warning',
     summary: `auth/${String(prior.path)} will be replaced (${fields.join(', ')} cannot change in place)${roles.length ? ` with its ${roles.length} role${roles.length === 1 ? '' : 's'}` : ''}`,

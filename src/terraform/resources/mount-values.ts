@@ -4,7 +4,7 @@
 import type { AuthMount, AuthMountTune } from '../../client/sys-auth';
 import { mountFields } from '../../reconcile/canonical';
 import { sameValue, type Json } from '../../reconcile/model';
-import { replaceFields } from '../../reconcile/objects/decide';
+import { decideMount } from '../../reconcile/objects/decide';
 import { MOUNT_FIELDS, MOUNT_TUNE_FIELDS } from '../../schema/auth-mount-fields';
 import { parseDurationSeconds } from '../../schema/duration';
 import type { Diagnostic, ObjectValue } from '../plugin/contract';
@@ -42,7 +42,7 @@ export function planMount(config: ObjectValue, prior: ObjectValue | null, planne
   const c = mountCanonical(config);
   const p = prior ? mountCanonical(prior) : undefined;
   for (const n of MOUNT_NAMES) planned[n] = plannedSpelling(MOUNT_ATTRS[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
-  return p ? replaceFields('auth-mount').filter((n) => n in c && !sameValue(c[n], p[n])) : [];
+  return p ? (decideMount(c, p)?.replaceReason ?? []) : [];
 }
 
 /** Refreshed mount attributes (into `out`) from the live mount. */

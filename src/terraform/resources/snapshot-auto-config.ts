@@ -2,7 +2,7 @@
 // config/<name>). Canonical comparison from the reconciler (desiredSnapshotFields,
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
-import { replaceFields } from '../../reconcile/objects/decide';
+import { decideSnapshotConfig, replaceFields } from '../../reconcile/objects/decide';
 import { EditionError } from '../../client/dialect/edition';
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, stableJson, type Json } from '../../reconcile/model';
@@ -82,6 +82,17 @@ function validate(config: ObjectValue): Diagnostic[] {
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The attributes whose change replaces the config: its name (another config), and the replace
+ * reason of the shared decision (objects/decide.ts over the field tables). A value not known yet
+ * may change a replace-forcing field, so it counts.
+ */
+function replacedBy(prior: ObjectValue, config: ObjectValue): string[] {
+  const name = prior.name !== config.name ? ['name'] : [];
+  if (PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return [...name, ...replaceFields('snapshot-config').filter((f) => hasUnknown(config[f]) || prior[f] !== config[f])];
+  return [...name, ...(decideSnapshotConfig(canonical(config), canonical(prior))?.replaceReason ?? [])];
+}
 
 /**
  * Creating a config the server already holds would overwrite it silently: refuse, and say how to
@@ -197,7 +208,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     // A create, unless it is the create half of a replace of this resource's own config (held-object.ts).
     const replacing = req.prior === null && typeof config.name === 'string' ? replacesHeld(req.priorPrivate, config.name) : undefined;
     if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true, replacing);
-    const replace: AttributePath[] = req.prior ? ['name', ...replaceFields('snapshot-config')].filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
+    const replace: AttributePath[] = req.prior ? replacedBy(req.prior, config).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
     if (!PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {
@@ -227,7 +238,8 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const config = req.config ?? planned;
     const after = canonical(planned);
     const before = prior ? canonical(prior) : undefined;
-    const changedFields = new Set(Object.keys(after).filter((n) => !before || !sameValue(after[n], before[n])));
+    // The shared decision's writes (objects/decide.ts); the secrets are this resource's (secrets.ts).
+    const changedFields = new Set(decideSnapshotConfig(after, before)?.changes.map((c) => c.field) ?? []);
     const secretsChanged = SECRETS.some((s) => secretChanged(s, prior, planned));
     const changed = changedFields.size > 0 || secretsChanged;
     // Written whole: Vault's docs do not say an update merges, so every declared secret goes too.

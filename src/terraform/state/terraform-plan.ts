@@ -8,12 +8,12 @@
 // name a resource, never carry its values; a deferred change is not applied by this plan (Terraform
 // plans it again on a later run); an action invocation is a provider action, not a keyward object.
 
+import { mountMove } from '../../reconcile/objects/mount-move';
 import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../../reconcile/model';
 import { withMeanings } from '../../reconcile/meaning';
 import { decide } from '../../reconcile/objects/decide';
 import { roleServerProblem } from '../../reconcile/objects/role';
-import { rotationConfigured } from '../../schema/cloud-config-fields';
 import type { RecordedObject } from '../../reconcile/record';
 import type { ObjectValue } from '../plugin/contract';
 import { isObject } from '../resources/values';
@@ -160,7 +160,7 @@ function objectChange(
   // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
   const by = replaced.get(id);
   const d = decide(address.kind, after?.fields, before?.fields, {
-    move: from ? { from, to: address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined,
+    move: address.mount !== undefined ? mountMove({ to: address.mount, recorded: from, config: config?.fields }) : undefined,
     retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
     mountRemoved,
     replacedBy: by,
@@ -202,11 +202,14 @@ function rolesOf(prior: Record<string, RecordedObject>, mount: string): string[]
 function movesOf(changes: readonly ResourceChange[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const rc of changes) {
-    // Only an update in place moves; a replace (also one whose earlier mount is forgotten) is a new mount.
-    if (rc.type !== 'keyward_cloud_auth_backend' || effectOf(rc.change?.actions) !== 'write') continue;
+    if (rc.type !== 'keyward_cloud_auth_backend') continue;
+    const effect = effectOf(rc.change?.actions);
     const b = rc.change?.before as { path?: unknown } | null | undefined;
     const a = rc.change?.after as { path?: unknown } | null | undefined;
-    if (typeof b?.path === 'string' && typeof a?.path === 'string' && b.path !== a.path) out.set(a.path, b.path);
+    if (typeof b?.path !== 'string' || typeof a?.path !== 'string') continue;
+    // Only an update in place moves; a replace (also one whose earlier mount is forgotten) is a new mount.
+    const move = mountMove({ to: a.path, recorded: b.path, replaced: effect !== 'write' });
+    if (move) out.set(move.to, move.from);
   }
   return out;
 }
