@@ -318,6 +318,18 @@ test('a backend replace (local changes) plans its create half as Terraform does,
   expect((await api(engine, 'GET', 'auth/tf-replace/role?list=true')).body.data.keys.sort()).toEqual(['batch', 'web']);
   expect((await api(engine, 'GET', 'auth/tf-replace/config')).body.data.private_key_id).toBe('replace');
 
+  // Retained: the destroy half only forgets the mount, so the create half would find it: refused at plan.
+  const retained = d.config({ path: 'tf-replace', local: true, retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } });
+  const kept = await d.deploy(replaced.state, retained);
+  const first = await d.plan(kept.state, d.config({ path: 'tf-replace', retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } }));
+  expect(first.requiresReplace).toEqual(['local']);
+  const second = await d.plan(
+    null,
+    d.config({ path: 'tf-replace', retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } }),
+    first.plannedPrivate,
+  );
+  expect(second.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'auth/tf-replace cannot be replaced: retain_on_destroy keeps it' })]);
+
   // Planned while free, made by hand before the apply: the create refuses and writes nothing.
   const fresh = await d.plan(null, d.config({ path: 'tf-racing', roles: { web } }));
   expect(fresh.diagnostics).toEqual([]);
