@@ -2,6 +2,7 @@
 // secret references resolved to fingerprints (read from the environment only when the manifest
 // carries none). Secret values never leave this module except through secretValue().
 
+import { mountMove } from './objects/mount-move';
 import { fingerprintSecret, isSecretRef, type Manifest } from '../schema/manifest';
 import { CONFIG_SECRET } from '../schema/cloud-config-fields';
 import { ManifestValueError, desiredConfigFields, desiredRoleFields, desiredSnapshotFields, mountFields, snapshotSecretFields } from './canonical';
@@ -77,7 +78,8 @@ export function desiredFromManifest(m: Manifest, env: NodeJS.ProcessEnv = proces
       add(address, desiredRoleFields(objectId(address), r as Record<string, unknown>), {});
     }
     if (b.exclusiveRoles) exclusiveRoleMounts.add(mount);
-    if (b.movedFrom && b.movedFrom !== mount) moves.set(mount, b.movedFrom);
+    const move = mountMove({ to: mount, movedFrom: b.movedFrom });
+    if (move) moves.set(mount, move.from);
   }
   for (const s of m.snapshotConfigs) {
     const address: ObjectAddress = { kind: 'snapshot-config', name: s.name };
@@ -121,6 +123,10 @@ export function secretValue(where: string, field: string, s: DesiredSecret, salt
  */
 export function withRecordFacts(desired: DesiredState, facts: { retained?: readonly string[]; moves?: readonly (readonly [string, string])[] }): DesiredState {
   const moves = new Map(desired.moves);
-  for (const [to, from] of facts.moves ?? []) if (!moves.has(to) && desired.objects.has(`auth/${to}`)) moves.set(to, from);
+  for (const [to, recorded] of facts.moves ?? []) {
+    if (!desired.objects.has(`auth/${to}`)) continue;
+    const move = mountMove({ to, movedFrom: desired.moves.get(to), recorded });
+    if (move) moves.set(to, move.from);
+  }
   return { ...desired, moves, retained: new Set(facts.retained ?? []) };
 }

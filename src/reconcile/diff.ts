@@ -1,6 +1,7 @@
 // The diff as a pure function: desired state + live state + last-applied record -> per object an
 // action with field-level changes, plus the drift section (live differs from what was applied).
 
+import { mountMove } from './objects/mount-move';
 import type { DesiredState } from './desired';
 import type { LiveState } from './live';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DesiredObject, type DriftEntry, type FieldChange, type LiveObject, type ObjectPlan } from './model';
@@ -88,6 +89,10 @@ function driftOf(id: string, rec: RecordedObject | undefined, live: LiveObject |
   return out;
 }
 
+/** The roles the live read found on a mount: every listed one (managed or not), else the ones read. */
+const rolesOn = (live: LiveState, mount: string): string[] =>
+  [...(live.listedRoles.get(mount) ?? [...live.objects.values()].flatMap((o) => (o.address.kind === 'role' && o.address.mount === mount ? [o.address.name!] : [])))].sort();
+
 export function diff(desired: DesiredState, live: LiveState, record: LastApplied): DiffResult {
   const plans = new Map<string, ObjectPlan>();
   const drift: DriftEntry[] = [];
@@ -106,8 +111,10 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
     // The config is part of the move too: its root rotation is registered again (objects/auth-mount.ts).
     const config = d.address.mount ? desired.objects.get(objectId({ kind: 'auth-config', mount: d.address.mount })) : undefined;
-    const move = movedFrom ? { from: movedFrom, to: d.address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined;
-    const decision = decide(d.address.kind, d.fields, l?.fields, { move, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
+    const move = d.address.mount ? mountMove({ to: d.address.mount, recorded: movedFrom, config: config?.fields }) : undefined;
+    // A replaced mount takes its roles with it: its decision names them.
+    const roles = d.address.kind === 'auth-mount' && l ? rolesOn(live, d.address.mount!) : undefined;
+    const decision = decide(d.address.kind, d.fields, l?.fields, { move, roles, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
     plans.set(d.id, planOf(d.id, decision));
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
   }

@@ -2,6 +2,7 @@
 // bounded parallel GETs of the roles that matter (declared, recorded, or in an exclusive scope),
 // the same for snapshot configs. Values are canonicalized on the way in.
 
+import { mountMove } from './objects/mount-move';
 import { createHash } from 'node:crypto';
 import type { VaultClient } from '../client/vault-client';
 import { CONFIG_SECRET } from '../schema/cloud-config-fields';
@@ -121,8 +122,10 @@ export async function readLive(client: VaultClient, desired: DesiredState, recor
  */
 export function readAsMoved(objects: Map<string, LiveObject>, listedRoles: Map<string, string[]>, moves: ReadonlyMap<string, string>): Map<string, string> {
   const moved = new Map<string, string>();
-  for (const [to, from] of moves) {
-    if (objects.has(`auth/${to}`) || !objects.has(`auth/${from}`)) continue;
+  for (const [to, declared] of moves) {
+    const move = mountMove({ to, movedFrom: declared, live: { from: objects.has(`auth/${declared}`), to: objects.has(`auth/${to}`) } });
+    if (!move) continue;
+    const from = move.from;
     moved.set(to, from);
     for (const [id, o] of [...objects]) {
       if (o.address.mount !== from) continue;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { TerraformStateRecord } from '../reconcile/source';
 import { recordFromState } from './state-record';
+import { mountMove } from '../reconcile/objects/mount-move';
 
 interface Backend {
   type: string;
@@ -38,7 +39,8 @@ export function movesFromState(stackDir: string, backendPaths: Record<string, st
   const out: [string, string][] = [];
   for (const [name, path] of Object.entries(backendPaths)) {
     const to = declared[name]?.path;
-    if (typeof to === 'string' && to !== path) out.push([to, path]);
+    const move = typeof to === 'string' ? mountMove({ to, recorded: path }) : undefined;
+    if (move) out.push([move.to, move.from]);
   }
   return out;
 }

@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DeferredObject, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../reconcile/model';
 import { withMeanings } from '../reconcile/meaning';
 import { decide } from '../reconcile/objects/decide';
+import { mountMove } from '../reconcile/objects/mount-move';
 import { withRoleServerRules } from '../reconcile/server-rules';
-import { rotationConfigured } from '../schema/cloud-config-fields';
 import type { RecordedObject } from '../reconcile/record';
 import { isObject, type ObjectValue } from './resource-values';
 import { addInstance, emptyStateRecord, isKeywardResource, type StateRecord } from './state-record';
@@ -151,6 +151,7 @@ function objectChange(
   planned: Record<string, RecordedObject>,
   forgotten: Set<string>,
   replaced: Map<string, string>,
+  prior: Record<string, RecordedObject>,
 ): ObjectPlan | undefined {
   const address = parseObjectId(id);
   // Terraform forgets it and declares nothing in its place: nothing happens on the server.
@@ -160,10 +161,15 @@ function objectChange(
   const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
   const config = address.mount !== undefined ? planned[objectId({ kind: 'auth-config', mount: address.mount })] : undefined;
   const s = after ? secretChanges(before, after) : { changes: [], unchanged: 0 };
+  // Terraform destroys and creates the resource: the object is deleted and created again on the
+  // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
+  const by = replaced.get(id);
   const d = decide(address.kind, after?.fields, before?.fields, {
-    move: from ? { from, to: address.mount!, rotates: config !== undefined && rotationConfigured(config.fields) } : undefined,
+    move: address.mount !== undefined ? mountMove({ to: address.mount, recorded: from, config: config?.fields }) : undefined,
     retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
     mountRemoved,
+    replacedBy: by,
+    roles: address.kind === 'auth-mount' ? rolesOf(prior, address.mount!) : undefined,
     secretChanges: s.changes,
     secretUnchanged: s.unchanged,
   });
@@ -179,22 +185,19 @@ function objectChange(
       unchangedFields: d.unchangedFields,
       ...(d.warnings.length ? { warnings: d.warnings } : {}),
     };
-  // Terraform destroys and creates the resource: the object is deleted and created again on the
-  // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
-  const by = replaced.get(id);
-  if (after && before && by && (d.action === 'no-op' || d.action === 'update'))
-    return {
-      id,
-      address,
-      action: 'replace',
-      reason: `Terraform replaces ${by} (destroy and create)`,
-      changes: d.changes,
-      unchangedFields: d.unchangedFields,
-      ...(d.warnings.length ? { warnings: d.warnings } : {}),
-    };
   const plan: ObjectPlan = { id, address, action: d.action, reason: d.reason, changes: d.changes, unchangedFields: d.unchangedFields };
   if (d.warnings.length > 0) plan.warnings = d.warnings;
   return plan;
+}
+
+/** The roles a mount holds in the saved plan's prior (what a replace of the mount deletes). */
+function rolesOf(prior: Record<string, RecordedObject>, mount: string): string[] {
+  return Object.keys(prior)
+    .flatMap((id) => {
+      const a = parseObjectId(id);
+      return a.kind === 'role' && a.mount === mount ? [a.name!] : [];
+    })
+    .sort();
 }
 
 /**
@@ -204,11 +207,14 @@ function objectChange(
 function movesOf(changes: readonly ResourceChange[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const rc of changes) {
-    // Only an update in place moves; a replace (also one whose earlier mount is forgotten) is a new mount.
-    if (rc.type !== 'keyward_cloud_auth_backend' || effectOf(rc.change?.actions) !== 'write') continue;
+    if (rc.type !== 'keyward_cloud_auth_backend') continue;
+    const effect = effectOf(rc.change?.actions);
     const b = rc.change?.before as { path?: unknown } | null | undefined;
     const a = rc.change?.after as { path?: unknown } | null | undefined;
-    if (typeof b?.path === 'string' && typeof a?.path === 'string' && b.path !== a.path) out.set(a.path, b.path);
+    if (typeof b?.path !== 'string' || typeof a?.path !== 'string') continue;
+    // Only an update in place moves; a replace (also one whose earlier mount is forgotten) is a new mount.
+    const move = mountMove({ to: a.path, recorded: b.path, replaced: effect !== 'write' });
+    if (move) out.set(move.to, move.from);
   }
   return out;
 }
@@ -310,7 +316,7 @@ function decideChanges(changes: readonly ResourceChange[], plannedElsewhere: Rec
   const planned = after.record.objects;
   const context = { ...plannedElsewhere, ...planned };
   const ids = [...new Set([...Object.keys(prior), ...Object.keys(planned)])];
-  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, context, forgotten, replaced)).filter((p): p is ObjectPlan => p !== undefined);
+  const plans = ids.map((id) => objectChange(id, prior[id], planned[id], retained, moves, context, forgotten, replaced, prior)).filter((p): p is ObjectPlan => p !== undefined);
   for (const name of exclusiveDeletes(changes)) {
     const id = `snapshot/${name}`;
     if (!ids.includes(id))

@@ -117,6 +117,7 @@ export interface PlanOutcome {
   changes: string[];
   requiresReplace: string[];
   diagnostics: Diagnostic[];
+  plannedPrivate?: Uint8Array;
 }
 
 export class TerraformDriver<P> {
@@ -141,18 +142,19 @@ export class TerraformDriver<P> {
   }
 
   /** ValidateResourceConfig then PlanResourceChange; diagnostics instead of throws. */
-  async plan(prior: ObjectValue | null, config: ObjectValue | null): Promise<PlanOutcome> {
+  async plan(prior: ObjectValue | null, config: ObjectValue | null, priorPrivate?: Uint8Array): Promise<PlanOutcome> {
     const attrs = schemaMembers(this.handler.schema);
     try {
       const invalid = config ? (this.handler.validate?.(config) ?? []) : [];
       if (invalid.some((d) => d.severity === 'error')) return { planned: null, changes: [], requiresReplace: [], diagnostics: invalid };
-      const r = await this.handler.plan(this.ctx, { prior, config, proposed: config ? proposedNew(attrs, prior, config) : null });
+      const r = await this.handler.plan(this.ctx, { prior, config, proposed: config ? proposedNew(attrs, prior, config) : null, priorPrivate });
       if (r.planned && config) assertPlanValid(attrs, prior, config, r.planned, [], collectionBlocks(this.handler.schema));
       return {
         planned: r.planned,
         changes: changedPaths(prior, r.planned),
         requiresReplace: (r.requiresReplace ?? []).map((p) => p.join('.')),
         diagnostics: r.diagnostics ?? [],
+        plannedPrivate: r.plannedPrivate,
       };
     } catch (e) {
       if (e instanceof DiagnosticsError) return { planned: null, changes: [], requiresReplace: [], diagnostics: e.diagnostics };
@@ -176,8 +178,11 @@ export class TerraformDriver<P> {
     if (plan.diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(plan.diagnostics);
     if (plan.changes.length === 0 && prior !== null) return { state: prior, plan, diagnostics: [] };
     if (plan.requiresReplace.length && prior) {
+      // As Terraform does: the create half is planned with no prior while the old object still
+      // exists (with the first plan's private data), then the destroy runs, then the create.
+      const fresh = await this.plan(null, config, plan.plannedPrivate);
+      if (fresh.diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(fresh.diagnostics);
       await this.apply(prior, null, null);
-      const fresh = await this.plan(null, config);
       const r = await this.apply(null, fresh.planned, config);
       return { state: r.state, plan, diagnostics: r.diagnostics };
     }

@@ -1,4 +1,5 @@
 import type { Json } from '../model';
+import { ROLE_DELETE_COST } from './role';
 
 // The auth mount's decisions shared by the CLI's diff/apply and the provider: what destroy leaves
 // behind, and what a move (sys/remount) does to the sessions issued through the mount.
@@ -28,6 +29,20 @@ export function mountDestroy(path: string, foreignRoles: readonly string[]): Mou
 export function moveWarning(from: string, to: string, rotates = false): string {
   const base = `moving auth/${from} to auth/${to} (sys/remount) revokes every token and lease issued through the mount: clients logged in through it must log in again, at the new path. Its config, roles and accessor are kept.`;
   return rotates ? `${base} ${ROTATION_AFTER_MOVE}` : base;
+}
+
+/**
+ * Replacing a mount (a replace-forcing field such as `local`, or Terraform's `-replace=`) disables
+ * it and enables it again: Vault deletes everything under it, so its config and roles are written
+ * again and the roles get new role_ids. Every plan of a mount replace says what that costs.
+ */
+export function mountReplaceWarning(roles: readonly string[]): string {
+  const base =
+    'replacing the mount disables it and enables it again: every token and lease issued through it is revoked, and its config and roles are deleted with it and written again (the roles with new role_ids).';
+  if (roles.length === 0) return base;
+  const shown = roles.slice(0, 100).map((r) => JSON.stringify(r));
+  const named = roles.length > 100 ? `${shown.join(', ')} and ${roles.length - 100} more` : shown.join(', ');
+  return `${base} Roles deleted and created again: ${named}. For each: ${ROLE_DELETE_COST}`;
 }
 
 /**

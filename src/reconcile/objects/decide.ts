@@ -9,7 +9,8 @@ import { MOUNT_REPLACE_FIELDS } from '../../schema/auth-mount-fields';
 import { ROLE_REPLACE_FIELDS } from '../../schema/cloud-role-fields';
 import { SNAPSHOT_REPLACE_FIELDS } from '../../schema/snapshot-fields';
 import { sameValue, type Action, type FieldChange, type Json, type ObjectKind } from '../model';
-import { moveWarning, ROTATION_AFTER_MOVE, rotationRewrite } from './auth-mount';
+import { mountReplaceWarning, moveWarning, ROTATION_AFTER_MOVE, rotationRewrite } from './auth-mount';
+import type { MountMove } from './mount-move';
 import { ROLE_DELETE_COST, roleDecision } from './role';
 
 /** The fields of a kind whose difference replaces the object: the field tables' lists, nothing else. */
@@ -37,20 +38,30 @@ export const RETAINED_REASON = 'removed from the stack with retain_on_destroy (R
  */
 export const CONFIG_UNMANAGED_REASON = 'kept: removed from the stack: no longer managed, the server keeps it as it is';
 
+/** Why an object is replaced with the Terraform resource that holds it. */
+export const replacedReason = (resource: string) => `Terraform replaces ${resource} (destroy and create)`;
+
 /** Canonical fields of one side of a comparison (undefined: the object does not exist on that side). */
 export type Fields = Readonly<Record<string, Json>>;
 
 export interface DecideContext {
   /**
-   * The mount's earlier and declared paths: the declaration moves it (sys/remount). On the mount
-   * itself and on its config (whose rotation is registered again after the move). `rotates`: the
-   * config declares root rotation.
+   * The mount's move (objects/mount-move.ts decides what counts as one): on the mount itself
+   * (sys/remount) and on its config (whose rotation is registered again after the move).
    */
-  move?: { from: string; to: string; rotates?: boolean };
+  move?: MountMove;
   /** Removed: the resource holding it sets retain_on_destroy and Terraform forgets it as a whole. */
   retained?: boolean;
   /** Removed together with its mount (a config goes with the mount; nothing to decide for it). */
   mountRemoved?: boolean;
+  /**
+   * The Terraform resource holding the object is replaced as a whole (`-replace=`, or a
+   * replace-forcing field of its mount): the object is deleted and created again whatever its own
+   * fields say. Its address, for the reason.
+   */
+  replacedBy?: string;
+  /** On a mount: the roles it holds, which a replace of the mount deletes and creates again (named by its warning). */
+  roles?: readonly string[];
   /** Secret comparisons (fingerprints, the credentials decision): made by the caller, counted here. */
   secretChanges?: FieldChange[];
   secretUnchanged?: number;
@@ -126,12 +137,18 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
   warnings.push(...(ctx.secretWarnings ?? []));
   const replaceReason = changes.filter((c) => c.forcesReplace).map((c) => c.field);
   // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
-  const action: Action = kind === 'role' ? roleDecision(before, after).action : !before ? 'create' : replaceReason.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
+  let action: Action = kind === 'role' ? roleDecision(before, after).action : !before ? 'create' : replaceReason.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
+  let reason = rewrite ? `declared; ${ROTATION_AFTER_MOVE}` : 'declared';
+  // Terraform destroys and creates the resource: the object goes too, whatever its fields say.
+  if (ctx.replacedBy && before && (action === 'no-op' || action === 'update')) {
+    action = 'replace';
+    reason = replacedReason(ctx.replacedBy);
+  }
   if (kind === 'role' && action === 'replace') warnings.push(`replacing the role deletes it first: ${ROLE_DELETE_COST}`);
-  const reason = rewrite ? `declared; ${ROTATION_AFTER_MOVE}` : 'declared';
+  if (kind === 'auth-mount' && action === 'replace') warnings.push(mountReplaceWarning(ctx.roles ?? []));
   const out: ObjectDecision = { action, reason, warnings, changes, unchangedFields: unchangedFields - rewritten };
   if (move) out.moveFrom = move.from;
-  if (action === 'replace') out.replaceReason = replaceReason;
+  if (action === 'replace' && replaceReason.length > 0) out.replaceReason = replaceReason;
   return out;
 }
 

@@ -6,7 +6,8 @@
 import type { VaultClient } from '../../client/vault-client';
 import { settleLimit } from '../../reconcile/pool';
 import { UNKNOWN, type ApplyResult, type Diagnostic, type ObjectValue } from '../plugin/contract';
-import { configWrite } from './config-values';
+import { configCanonical, configWrite } from './config-values';
+import { mountMove, type MountMove } from '../../reconcile/objects/mount-move';
 import { mountDestroy } from '../../reconcile/objects/auth-mount';
 import { decideCredentials } from './config-credentials';
 import { clientOf, type KeywardProviderContext } from './context';
@@ -14,14 +15,22 @@ import { appliedRole, roleDecisionOf } from './role-values';
 import { applyRoleDecision, createsRole, roleDeletion } from '../../reconcile/objects/role';
 import { tuneChanges } from './mount-values';
 import { bool, errorAt, isObject, showPath } from './values';
+import { mountExists } from './existing-mount';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** Moves (prior path -> planned path), enables or tunes the mount; resolves to its accessor. */
-async function ensureMount(client: VaultClient, prior: ObjectValue | null, planned: ObjectValue, warnings: string[]): Promise<string> {
+/** Moves (as planned), enables or tunes the mount; resolves to its accessor. `absent`: a create found no mount there. */
+async function ensureMount(
+  client: VaultClient,
+  prior: ObjectValue | null,
+  planned: ObjectValue,
+  move: MountMove | undefined,
+  warnings: string[],
+  absent: boolean,
+): Promise<string> {
   const path = String(planned.path);
-  if (prior && prior.path !== planned.path) warnings.push(...(await client.sys.remount(String(prior.path), path)));
-  const existing = (await client.sys.listAuthMounts()).get(path);
+  if (move) warnings.push(...(await client.sys.remount(move.from, move.to)));
+  const existing = absent ? undefined : (await client.sys.listAuthMounts()).get(path);
   const tune = tuneChanges(prior, planned);
   if (!existing) {
     const { description, ...config } = tuneChanges(null, planned);
@@ -43,10 +52,26 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
   const warnings: string[] = [];
   const warn = () => warnings.map((w) => ({ severity: 'warning' as const, summary: `auth/${path}: the server warned`, detail: w }));
 
-  // 1. The mount: written only when new, moved or one of its own fields changed.
-  if (!prior || planned.accessor === UNKNOWN || prior.path !== planned.path || Object.keys(tuneChanges(prior, planned)).length > 0) {
+  // 0. A create never writes onto a mount that exists: made since the plan, or the one a replace
+  // has not removed (its destroy runs first unless create_before_destroy; it keeps a mount holding
+  // roles never managed here). Nothing is written.
+  if (!prior) {
+    let existing;
     try {
-      const accessor = await ensureMount(client, prior, planned, warnings);
+      existing = (await client.sys.listAuthMounts()).get(path);
+    } catch (e) {
+      return { state: null, diagnostics: [errorAt(['path'], `Could not enable auth/${path}`, message(e))] };
+    }
+    if (existing) return { state: null, diagnostics: [mountExists(path, existing)] };
+  }
+
+  // 1. The mount: written only when new, moved or one of its own fields changed. The move is the
+  // plan's (objects/mount-move.ts): this resource's prior path against its planned one.
+  const declaredConfig = isObject(planned.config) ? configCanonical(planned.config) : undefined;
+  const move = prior ? mountMove({ to: path, recorded: String(prior.path), config: declaredConfig }) : undefined;
+  if (!prior || planned.accessor === UNKNOWN || move || Object.keys(tuneChanges(prior, planned)).length > 0) {
+    try {
+      const accessor = await ensureMount(client, prior, planned, move, warnings, !prior);
       state.accessor = planned.accessor === UNKNOWN ? accessor : planned.accessor;
     } catch (e) {
       // A failed move leaves the state at the old path; a failed enable or tune keeps the prior.
@@ -54,10 +79,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
       // resource stays), and the next refresh follows the mount by its accessor wherever it is.
       return {
         state: prior,
-        diagnostics: [
-          ...warn(),
-          errorAt(['path'], `Could not ${prior && prior.path !== planned.path ? `move auth/${String(prior.path)} to` : 'enable or tune'} auth/${path}`, message(e)),
-        ],
+        diagnostics: [...warn(), errorAt(['path'], `Could not ${move ? `move auth/${move.from} to` : 'enable or tune'} auth/${path}`, message(e))],
       };
     }
   }
@@ -68,7 +90,7 @@ export async function applyBackend(ctx: KeywardProviderContext, prior: ObjectVal
     try {
       const declared = config.config as ObjectValue;
       const decision = await decideCredentials(ctx, client, path, declared, priorConfig, planned.config, planned.config);
-      const body = configWrite(ctx, ['config'], declared, priorConfig, planned.config, decision, prior !== null && prior.path !== planned.path);
+      const body = configWrite(ctx, ['config'], declared, priorConfig, planned.config, decision, move);
       if (body) warnings.push(...(await client.cloud(path).writeConfig(body)));
     } catch (e) {
       // DiagnosticsError from secrets carries its own path; the value is never in the message.

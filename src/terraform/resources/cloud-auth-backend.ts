@@ -7,11 +7,10 @@ import { applyBackend, destroyBackend } from './backend-apply';
 import { readBackend } from './backend-read';
 import { backendSchema } from './cloud-auth-backend-schema';
 import { MOUNT_NAMES } from './mount-attributes';
-import { MOUNT_PATH, planMount, validateMount } from './mount-values';
+import { MOUNT_PATH, mountCanonical, planMount, validateMount } from './mount-values';
 import { configCanonical, configSecretDiagnostics, planConfig, validateConfig } from './config-values';
-import { rotationConfigured } from '../../schema/cloud-config-fields';
 import { credentialsWarning, decideCredentials } from './config-credentials';
-import { moveWarning } from '../../reconcile/objects/auth-mount';
+import { mountMove } from '../../reconcile/objects/mount-move';
 import { roleServerDiagnostics } from './role-server-rules';
 import { configServerDiagnostics } from './config-server-rules';
 import type { KeywardProviderContext } from './context';
@@ -19,8 +18,9 @@ import { roleRemovalWarnings } from './role-removals';
 import { planRole, roleNameProblem, validateRole } from './role-values';
 import { errorAt, hasUnknown, isObject } from './values';
 import { retainedWarnings } from './retained';
-import { DialectDetectionError } from '../../client/dialect/detect';
-import { VaultClientError } from '../../client/errors';
+import { replacesHeld, retainedReplaceDetail, withHeld } from './held-object';
+import { decideMount } from '../../reconcile/objects/decide';
+import { existingMount } from './existing-mount';
 
 export { backendSchema };
 
@@ -58,11 +58,16 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
   const replace = immutable.length > 0;
   const prior = replace ? null : req.prior;
   planned.accessor = prior && typeof prior.accessor === 'string' ? prior.accessor : UNKNOWN;
-  if (req.prior && !replace && req.prior.path !== config.path) {
+  // What counts as a move, and what it costs, are the shared decisions (objects/mount-move.ts, decide.ts).
+  const declaredConfig = isObject(config.config) && !hasUnknown(config.config) ? configCanonical(config.config) : undefined;
+  const move =
+    req.prior && typeof config.path === 'string' ? mountMove({ to: config.path, recorded: String(req.prior.path), replaced: replace, config: declaredConfig }) : undefined;
+  if (move && req.prior) {
+    const decision = decideMount(knownMount(config), mountCanonical(req.prior), { move });
     diagnostics.push({
       severity: 'warning',
-      summary: `auth/${String(req.prior.path)} moves to auth/${String(config.path)}`,
-      detail: `${moveWarning(String(req.prior.path), String(config.path), isObject(config.config) && !hasUnknown(config.config) && rotationConfigured(configCanonical(config.config)))} To recreate the mount instead, use terraform apply -replace.`,
+      summary: `auth/${move.from} moves to auth/${move.to}`,
+      detail: `${decision?.warnings.join(' ') ?? ''} To recreate the mount instead, use terraform apply -replace.`,
       attribute: ['path'],
     });
   }
@@ -92,41 +97,38 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     }
     planned.roles = roles;
   }
-  const moved = req.prior !== null && !replace && req.prior.path !== config.path;
-  if ((!req.prior || moved) && typeof config.path === 'string') diagnostics.push(...(await existingMount(ctx, config.path)));
+  if (typeof config.path === 'string') {
+    // A create, unless it is the create half of a replace of this resource's own mount (held-object.ts).
+    const replacing = req.prior === null ? replacesHeld(req.priorPrivate, config.path) : undefined;
+    if (replacing?.retained)
+      diagnostics.push(errorAt(['path'], `auth/${config.path} cannot be replaced: retain_on_destroy keeps it`, retainedReplaceDetail(`auth/${config.path}`)));
+    else if ((!req.prior && !replacing) || move) diagnostics.push(...(await existingMount(ctx, config.path)));
+  }
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
   if (prior && isObject(prior.roles) && isObject(config.roles))
     diagnostics.push(...roleRemovalWarnings(String(config.path), prior.roles, config.roles, declaredRoles(req.priorPrivate)));
-  return { planned, requiresReplace: immutable.map((n) => [n]), diagnostics };
+  if (replace && req.prior) diagnostics.push(replaceWarning(req.prior, config, immutable));
+  // The mount this resource holds, for the create half of a replace (planned with no prior).
+  const plannedPrivate = req.prior ? withHeld(req.priorPrivate, String(req.prior.path), req.prior) : req.priorPrivate;
+  return { planned, requiresReplace: immutable.map((n) => [n]), diagnostics, plannedPrivate };
 }
 
+/** The declared mount's canonical fields, or none while one is unknown (the decision then names no field change). */
+const knownMount = (config: ObjectValue) => (MOUNT_NAMES.some((n) => hasUnknown(config[n])) ? {} : mountCanonical(config));
+
 /**
- * A create on a path the server already uses: refused at plan, not at apply. Writing onto an
- * existing cloud mount would overwrite its description, config and roles silently, so the error
- * says how to import it (as keyward_cloud_auth_role and keyward_snapshot_auto_config do).
+ * A replace of the backend (a replace-forcing mount field) deletes the mount with its config and
+ * roles and creates them again: Terraform shows the resource's replace, not what each role loses.
  */
-async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
-  let existing: { type: string } | undefined;
-  try {
-    existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
-  } catch (e) {
-    // An unreachable or failing server is apply's to report (it retries); an answer that says the
-    // token, the address or the dialect is wrong is reported now, once, in plain words.
-    if (e instanceof DialectDetectionError) return [errorAt(['path'], 'Cannot tell which dialect the server speaks', e.message)];
-    if (VaultClientError.is(e) && e.status !== 0 && !e.retryable) return [errorAt(['path'], `Could not read the auth mounts of ${e.address ?? 'the server'}`, e.message)];
-    return [];
-  }
-  if (!existing) return [];
-  if (existing.type !== 'cloud') {
-    return [errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.')];
-  }
-  return [
-    errorAt(
-      ['path'],
-      `auth/${path} already exists on the server`,
-      `It is not in this configuration's state, and creating it would overwrite its description, config and roles. Import it to manage it: in a cdktf stack \`backend.importFrom(${JSON.stringify(path)})\` on the CloudAuthBackend (\`keyward import --mount ${path}\` writes it); in HCL \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }. Or choose another path.`,
-    ),
-  ];
+function replaceWarning(prior: ObjectValue, config: ObjectValue, fields: readonly string[]): Diagnostic {
+  const roles = isObject(prior.roles) ? Object.keys(prior.roles).sort() : [];
+  const decision = decideMount(knownMount(config), mountCanonical(prior), { roles });
+  return {
+    severity: 'warning',
+    summary: `auth/${String(prior.path)} will be replaced (${fields.join(', ')} cannot change in place)${roles.length ? ` with its ${roles.length} role${roles.length === 1 ? '' : 's'}` : ''}`,
+    detail: decision?.warnings.join(' ') ?? '',
+    attribute: [fields[0] ?? 'path'],
+  };
 }
 
 export function importedBackend(id: string): ObjectValue {
@@ -141,10 +143,7 @@ export const cloudAuthBackend: ResourceHandler<KeywardProviderContext> = {
   schema: backendSchema,
   validate: (config) => validateBackend(config),
   read: (ctx, state) => readBackend(ctx, state),
-  async plan(ctx, req) {
-    const r = await planBackend(ctx, req);
-    return { ...r, plannedPrivate: r.plannedPrivate ?? req.priorPrivate };
-  },
+  plan: (ctx, req) => planBackend(ctx, req),
   async apply(ctx, req) {
     if (!req.planned) return req.prior ? destroyBackend(ctx, req.prior, declaredRoles(req.plannedPrivate)) : { state: null };
     if (hasUnknown(req.config?.path ?? null)) throw new DiagnosticsError([errorAt(['path'], 'path must be known at apply')]);

@@ -2,9 +2,10 @@
 // plan / refresh / apply-body rules over the reconciler's canonical config (desiredConfigFields,
 // liveConfigFields, configBody). The credentials are a secret field (see secrets.ts).
 
-import { rotationRewrite } from '../../reconcile/objects/auth-mount';
-import { desiredConfigFields, finishConfig, liveConfigFields } from '../../reconcile/canonical';
-import { sameValue, type FieldChange, type Json } from '../../reconcile/model';
+import { decideConfig } from '../../reconcile/objects/decide';
+import type { MountMove } from '../../reconcile/objects/mount-move';
+import { desiredConfigFields, liveConfigFields } from '../../reconcile/canonical';
+import type { Json } from '../../reconcile/model';
 import { configBody } from '../../reconcile/write-bodies';
 import { fieldProblemsOf, type FieldProblem } from '../../schema/field-problems';
 import { cloudConfigSchema } from '../../schema/manifest';
@@ -116,18 +117,15 @@ export function configWrite(
   prior: ObjectValue | null,
   planned: ObjectValue,
   credentials: CredentialsDecision,
-  moved = false,
+  move?: MountMove,
 ): Record<string, unknown> | undefined {
   const after = canonical(planned);
-  const before = prior ? canonical(prior) : finishConfig({});
-  const changes: FieldChange[] = [];
-  // A new config's defaults are left out of the write (configBody skips a change with no `before`).
-  for (const n of NAMES) if (!prior || !sameValue(after[n], before[n])) changes.push({ field: n, before: prior ? before[n] : undefined, after: after[n] });
+  // The shared decision's writes: the changed fields (all of a new config's: configBody leaves out
+  // the defaults, which have no `before`), and after a move the rotation fields again (Vault
+  // Enterprise de-registered the moved mount's root rotation; objects/decide.ts).
+  const changes = decideConfig(after, prior ? canonical(prior) : undefined, { move })?.changes ?? [];
   const body = configBody(undefined, changes, { salt: '', env: {} }, { fields: after, declared: NAMES.filter((n) => config[n] !== null && config[n] !== undefined) });
   const secret = credentialsToWrite(ctx, base, config, planned, credentials);
   if (secret !== undefined) body.credentials = secret;
-  // After a move, the rotation fields again: Vault Enterprise de-registered the mount's root rotation (objects/auth-mount.ts).
-  const rewrite = moved && prior ? rotationRewrite(after) : undefined;
-  for (const [k, v] of Object.entries(rewrite ?? {})) if (!(k in body)) body[k] = v;
   return Object.keys(body).length === 0 ? undefined : body;
 }

@@ -3,8 +3,8 @@
 
 import type { AuthMount, AuthMountTune } from '../../client/sys-auth';
 import { mountFields } from '../../reconcile/canonical';
-import { sameValue, type Json } from '../../reconcile/model';
-import { replaceFields } from '../../reconcile/objects/decide';
+import type { Json } from '../../reconcile/model';
+import { decideMount } from '../../reconcile/objects/decide';
 import { MOUNT_FIELDS, MOUNT_TUNE_FIELDS } from '../../schema/auth-mount-fields';
 import { parseDurationSeconds } from '../../schema/duration';
 import type { Diagnostic, ObjectValue } from '../plugin/contract';
@@ -42,7 +42,7 @@ export function planMount(config: ObjectValue, prior: ObjectValue | null, planne
   const c = mountCanonical(config);
   const p = prior ? mountCanonical(prior) : undefined;
   for (const n of MOUNT_NAMES) planned[n] = plannedSpelling(MOUNT_ATTRS[n], config[n], prior ? prior[n] : undefined, c[n], p?.[n]);
-  return p ? replaceFields('auth-mount').filter((n) => n in c && !sameValue(c[n], p[n])) : [];
+  return p ? (decideMount(c, p)?.replaceReason ?? []) : [];
 }
 
 /** Refreshed mount attributes (into `out`) from the live mount. */
@@ -54,9 +54,9 @@ export function refreshMount(prior: ObjectValue, mount: AuthMount, out: ObjectVa
 
 /** The tune settings that differ between two states (all non-default ones for a new mount). */
 export function tuneChanges(prior: ObjectValue | null, planned: ObjectValue): AuthMountTune {
-  const after = mountCanonical(planned);
   const before = prior ? mountCanonical(prior) : mountFields('cloud', {});
-  const out: Record<string, unknown> = {};
-  for (const n of ['description', ...MOUNT_TUNE_FIELDS]) if (!sameValue(after[n], before[n])) out[n] = after[n];
-  return out as AuthMountTune;
+  // The shared decision's writes (objects/decide.ts), those sys/auth/<path>/tune takes.
+  const tunable: readonly string[] = ['description', ...MOUNT_TUNE_FIELDS];
+  const changes = decideMount(mountCanonical(planned), before)?.changes ?? [];
+  return Object.fromEntries(changes.filter((c) => tunable.includes(c.field)).map((c) => [c.field, c.after])) as AuthMountTune;
 }

@@ -2,7 +2,7 @@
 // config/<name>). Canonical comparison from the reconciler (desiredSnapshotFields,
 // liveSnapshotFields); `name` and `storage_type` force a replace; secrets as in secrets.ts.
 
-import { replaceFields } from '../../reconcile/objects/decide';
+import { decideSnapshotConfig, replaceFields } from '../../reconcile/objects/decide';
 import { EditionError } from '../../client/dialect/edition';
 import { desiredSnapshotFields, liveSnapshotFields } from '../../reconcile/canonical';
 import { sameValue, stableJson, type Json } from '../../reconcile/model';
@@ -20,6 +20,7 @@ import { planSecret, secretChanged, secretForCompleteWrite } from './secrets';
 import { completeSnapshotBody } from '../../reconcile/write-bodies';
 import { snapshotServerProblems } from '../../reconcile/server-rules';
 import { retainedWarnings } from './retained';
+import { createBeforeDestroyNote, replacesHeld, retainedReplaceDetail, withHeld, type HeldObject } from './held-object';
 import { SNAPSHOT_KIND as KIND, SNAPSHOT_PLAIN_NAMES as PLAIN_NAMES, SNAPSHOT_SECRETS as SECRETS, snapshotAutoConfigSchema as schema } from './snapshot-auto-config-schema';
 import { bool, errorAt, hasUnknown, pathOf, pick, plannedSpelling, refreshedSpelling } from './values';
 
@@ -83,11 +84,29 @@ function validate(config: ObjectValue): Diagnostic[] {
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
+ * The attributes whose change replaces the config: its name (another config), and the replace
+ * reason of the shared decision (objects/decide.ts over the field tables). A value not known yet
+ * may change a replace-forcing field, so it counts.
+ */
+function replacedBy(prior: ObjectValue, config: ObjectValue): string[] {
+  const name = prior.name !== config.name ? ['name'] : [];
+  if (PLAIN_NAMES.some((n) => hasUnknown(config[n]))) return [...name, ...replaceFields('snapshot-config').filter((f) => hasUnknown(config[f]) || prior[f] !== config[f])];
+  return [...name, ...(decideSnapshotConfig(canonical(config), canonical(prior))?.replaceReason ?? [])];
+}
+
+/**
  * Creating a config the server already holds would overwrite it silently: refuse, and say how to
  * bring it under management instead. Terraform does not tell a provider the resource's address,
  * so the commands name it by placeholder; the diagnostic itself is shown under the address.
+ * `replacing`: the create half of a replace of this same config (held-object.ts): at plan the
+ * config is the one the destroy half deletes first, so nothing is checked; at apply (no private
+ * data then) every create is checked: it must be gone.
  */
-async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean): Promise<void> {
+async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan: boolean, replacing: HeldObject | undefined): Promise<void> {
+  const what = `snapshot config ${JSON.stringify(name)}`;
+  if (atPlan && replacing?.retained)
+    throw new DiagnosticsError([errorAt(['name'], `Snapshot config ${JSON.stringify(name)} cannot be replaced: retain_on_destroy keeps it`, retainedReplaceDetail(what))]);
+  if (atPlan && replacing) return;
   let exists: boolean;
   try {
     exists = ctx.client !== undefined && (await ctx.client.snapshots.read(name)) !== undefined;
@@ -102,7 +121,7 @@ async function refuseExisting(ctx: KeywardProviderContext, name: string, atPlan:
     errorAt(
       ['name'],
       `Snapshot config ${JSON.stringify(name)} already exists on the server`,
-      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name.`,
+      `It is not in this configuration's state, and creating it would overwrite it. Import it to manage it: in a cdktf stack \`importFrom(${JSON.stringify(name)})\` on the SnapshotAutoConfig (\`keyward import --snapshots\` writes it); in HCL \`terraform import keyward_snapshot_auto_config.<name> ${name}\`, or an import block: import { to = keyward_snapshot_auto_config.<name>  id = ${JSON.stringify(name)} }. Or choose another name. ${createBeforeDestroyNote('config')}`,
     ),
   ]);
 }
@@ -186,9 +205,10 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       for (const s of SECRETS) diagnostics.push(...planSecret(ctx, [], s, config, { ...config }));
       throw new DiagnosticsError(diagnostics);
     }
-    // A create (not the create half of a replace, whose config is this resource's own).
-    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true);
-    const replace: AttributePath[] = req.prior ? ['name', ...replaceFields('snapshot-config')].filter((a) => req.prior![a] !== config[a]).map((a) => [a]) : [];
+    // A create, unless it is the create half of a replace of this resource's own config (held-object.ts).
+    const replacing = req.prior === null && typeof config.name === 'string' ? replacesHeld(req.priorPrivate, config.name) : undefined;
+    if (req.prior === null && typeof config.name === 'string') await refuseExisting(ctx, config.name, true, replacing);
+    const replace: AttributePath[] = req.prior ? replacedBy(req.prior, config).map((a) => [a]) : [];
     const prior = replace.length ? null : req.prior;
     const planned: ObjectValue = { ...empty(), ...config };
     if (!PLAIN_NAMES.some((n) => hasUnknown(config[n]))) {
@@ -200,7 +220,9 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     diagnostics.push(...(await serverRuleDiagnostics(ctx, config, prior)));
     if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
     if (prior && stableJson(prior) !== stableJson(planned)) diagnostics.push(...(await undeclaredHeld(ctx, String(config.name), config)));
-    return { planned, requiresReplace: replace, diagnostics };
+    // The config this resource holds, for the create half of a replace (planned with no prior).
+    const plannedPrivate = req.prior ? withHeld(req.priorPrivate, String(req.prior.name), req.prior) : req.priorPrivate;
+    return { planned, requiresReplace: replace, diagnostics, plannedPrivate };
   },
   async apply(ctx, req) {
     const client = clientOf(ctx);
@@ -216,7 +238,8 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
     const config = req.config ?? planned;
     const after = canonical(planned);
     const before = prior ? canonical(prior) : undefined;
-    const changedFields = new Set(Object.keys(after).filter((n) => !before || !sameValue(after[n], before[n])));
+    // The shared decision's writes (objects/decide.ts); the secrets are this resource's (secrets.ts).
+    const changedFields = new Set(decideSnapshotConfig(after, before)?.changes.map((c) => c.field) ?? []);
     const secretsChanged = SECRETS.some((s) => secretChanged(s, prior, planned));
     const changed = changedFields.size > 0 || secretsChanged;
     // Written whole: Vault's docs do not say an update merges, so every declared secret goes too.
@@ -234,7 +257,7 @@ export const snapshotAutoConfig: ResourceHandler<KeywardProviderContext> = {
       PLAIN_NAMES.filter((n) => config[n] !== null && config[n] !== undefined),
     );
     try {
-      if (!prior) await refuseExisting(ctx, String(planned.name), false);
+      if (!prior) await refuseExisting(ctx, String(planned.name), false, undefined);
       if (changed && after.autoload_enabled === true && (!before || before.autoload_enabled !== true)) await awaitAutoloadFree(ctx, String(planned.name));
       const warnings = changed ? await client.snapshots.write(String(planned.name), body) : [];
       return {

@@ -299,6 +299,48 @@ test('10,000 roles: one create, then a refresh and plan that send no write', asy
   await close();
 }, 180_000);
 
+test('a backend replace (local changes) plans its create half as Terraform does, warns what the roles lose, and brings config and roles back; a mount made after the plan is refused at apply', async () => {
+  const { d, writes, reset, close } = await driver({ KW_CREDS: serviceAccountKey('replace') });
+  const config = d.config({ path: 'tf-replace', config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } });
+  const { state } = await d.deploy(null, config);
+  const local = d.config({ path: 'tf-replace', local: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } });
+  const p = await d.plan((await d.read(state!))!, local);
+  expect(p.requiresReplace).toEqual(['local']);
+  expect(p.diagnostics).toEqual([
+    expect.objectContaining({
+      severity: 'warning',
+      summary: 'auth/tf-replace will be replaced (local cannot change in place) with its 2 roles',
+      detail: expect.stringMatching(/revoked.*Roles deleted and created again: "batch", "web"\. For each: Every token issued through it stops renewing/),
+    }),
+  ]);
+  const replaced = await d.deploy(state, local);
+  expect(replaced.state!.local).toBe(true);
+  expect((await api(engine, 'GET', 'auth/tf-replace/role?list=true')).body.data.keys.sort()).toEqual(['batch', 'web']);
+  expect((await api(engine, 'GET', 'auth/tf-replace/config')).body.data.private_key_id).toBe('replace');
+
+  // Retained: the destroy half only forgets the mount, so the create half would find it: refused at plan.
+  const retained = d.config({ path: 'tf-replace', local: true, retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } });
+  const kept = await d.deploy(replaced.state, retained);
+  const first = await d.plan(kept.state, d.config({ path: 'tf-replace', retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } }));
+  expect(first.requiresReplace).toEqual(['local']);
+  const second = await d.plan(
+    null,
+    d.config({ path: 'tf-replace', retain_on_destroy: true, config: { credentials_env: 'KW_CREDS' }, roles: { web, batch } }),
+    first.plannedPrivate,
+  );
+  expect(second.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'auth/tf-replace cannot be replaced: retain_on_destroy keeps it' })]);
+
+  // Planned while free, made by hand before the apply: the create refuses and writes nothing.
+  const fresh = await d.plan(null, d.config({ path: 'tf-racing', roles: { web } }));
+  expect(fresh.diagnostics).toEqual([]);
+  await api(engine, 'POST', 'sys/auth/tf-racing', { body: { type: 'cloud', description: 'by hand' } });
+  reset();
+  await expect(d.apply(null, fresh.planned, d.config({ path: 'tf-racing', roles: { web } }))).rejects.toThrow('auth/tf-racing already exists on the server');
+  expect(writes()).toEqual([]);
+  expect((await api(engine, 'GET', 'sys/auth')).body.data['tf-racing/']).toMatchObject({ description: 'by hand' });
+  await close();
+});
+
 test('creating on an existing cloud mount is refused with the import command; imported, it plans only its differences; another mount type is a plan error', async () => {
   const { d, writes, reset, close } = await driver();
   await api(engine, 'POST', 'sys/auth/tf-adopt', { body: { type: 'cloud', description: 'by hand' } });

@@ -61,6 +61,27 @@ test('a storage_type or name change replaces; import by name then the same decla
   await close();
 });
 
+test('a replace plans its create half as Terraform does (no prior, the old config still there) and applies; retain_on_destroy refuses it at plan', async () => {
+  const { d, close } = await driver('keyward_snapshot_auto_config');
+  const { state } = await d.deploy(null, d.config(local('swapped')));
+  const gcs = { name: 'swapped', storage_type: 'cloudtwo-store', interval: '1h', path_prefix: 'p/', cloudtwo_bucket: 'b' };
+  const replaced = await d.deploy(state, d.config(gcs));
+  expect(replaced.plan.requiresReplace).toEqual(['storage_type']);
+  expect((await api(engine, 'GET', `${CONFIG}/swapped`)).body.data).toMatchObject({ storage_type: 'cloudtwo-store', cloudtwo_bucket: 'b' });
+  // Another name is another object: its create half is checked like any create.
+  await api(engine, 'POST', `${CONFIG}/other`, { body: { storage_type: 'local', interval: '1h', path_prefix: '/tmp/kw-tf-other', local_max_space: 5000 } });
+  const renamed = await d.plan(replaced.state, d.config({ ...gcs, name: 'other' }));
+  const half = await d.plan(null, d.config({ ...gcs, name: 'other' }), renamed.plannedPrivate);
+  expect(half.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'Snapshot config "other" already exists on the server' })]);
+  // Retained: the destroy half only forgets it, so the create half would find it.
+  const kept = await d.deploy(replaced.state, d.config({ ...gcs, retain_on_destroy: true }));
+  const first = await d.plan(kept.state, d.config(local('swapped', { retain_on_destroy: true })));
+  expect(first.requiresReplace).toEqual(['storage_type']);
+  const second = await d.plan(null, d.config(local('swapped', { retain_on_destroy: true })), first.plannedPrivate);
+  expect(second.diagnostics).toEqual([expect.objectContaining({ severity: 'error', summary: 'Snapshot config "swapped" cannot be replaced: retain_on_destroy keeps it' })]);
+  await close();
+});
+
 test('secret from the environment: fingerprint in state, never the value; unset variable is a plan error and nothing is written', async () => {
   const env: Record<string, string> = { S3_SECRET: SECRET };
   const { d, writes, reset, close } = await driver('keyward_snapshot_auto_config', env);

@@ -47,3 +47,56 @@ test('replace-forcing fields live only in the field tables; every front end read
   }
   expect(offenders).toEqual([]);
 });
+
+test('the move rule has one definition: objects/mount-move.ts decides what counts as a move; only the decision modules say what it does', () => {
+  const RULE = 'src/reconcile/objects/mount-move.ts';
+  // Deciding a move is comparing a mount's earlier path with its declared one (prior.path !== config.path,
+  // movedFrom !== mount, to !== path …), or building the move the decision is handed ({ from, to, rotates }).
+  const PATH = String.raw`(?:[A-Za-z_$][\w$]*\??\.)*(?:path|movedFrom)\b`;
+  const NAME = String.raw`(?:[A-Za-z_$][\w$]*\??\.)*(?:path|movedFrom|from|to|mount)\b`;
+  const COMPARES = new RegExp(String.raw`\b(?:${PATH}\s*[!=]==?\s*(?:String\()?${NAME}|${NAME}\s*[!=]==?\s*(?:String\()?${PATH})`);
+  const BUILDS = /\bmove\b\s*[:=]\s*[^;(]*\{\s*from\b/;
+  // What a move does: the warning and the rotation rewrite, called by the decision modules only.
+  const DOES = /\b(?:moveWarning|rotationRewrite)\(/;
+  const offenders: string[] = [];
+  for (const dir of ['src/reconcile', 'src/terraform', 'src/cli']) {
+    for (const file of filesUnder(join(REPO, dir))) {
+      const rel = relative(REPO, file);
+      if (rel === RULE) continue;
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/^\s*(\/\/|\*)/.test(line)) return;
+          const code = line.replace(/`[^`]*`|'[^']*'/g, "''");
+          if (COMPARES.test(code) || BUILDS.test(code) || (DOES.test(line) && !rel.startsWith('src/reconcile/objects/'))) offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
+        });
+    }
+  }
+  expect(offenders).toEqual([]);
+  // Every front end reaches the rule: the CLI's desired state, live read and diff, the PR plan's
+  // state pairing, keyward show, the provider's plan and apply.
+  const callers = [
+    'src/reconcile/desired.ts',
+    'src/reconcile/live.ts',
+    'src/reconcile/diff.ts',
+    'src/terraform/state/stack-state.ts',
+    'src/terraform/state/terraform-plan.ts',
+    'src/terraform/resources/cloud-auth-backend.ts',
+    'src/terraform/resources/backend-apply.ts',
+  ];
+  const missing = callers.filter((f) => {
+    const p = join(REPO, f);
+    // The state folder may have moved (git follows renames): look it up by name.
+    const file = statSafe(p) ? p : filesUnder(join(REPO, 'src')).find((x) => x.endsWith(`/${f.split('/').pop()}`));
+    return !file || !/\bmountMove\(/.test(readFileSync(file, 'utf8'));
+  });
+  expect(missing).toEqual([]);
+});
+
+function statSafe(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}

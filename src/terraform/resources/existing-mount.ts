@@ -1,0 +1,38 @@
+// keyward_cloud_auth_backend never writes onto a mount it does not hold: a create on a path the
+// server already uses is refused at plan and again at apply (made in between, or the one a
+// create_before_destroy replace has not destroyed yet). Writing onto an existing cloud mount would
+// overwrite its description, config and roles silently, so the error says how to import it (as
+// keyward_cloud_auth_role and keyward_snapshot_auto_config do).
+
+import { DialectDetectionError } from '../../client/dialect/detect';
+import { VaultClientError } from '../../client/errors';
+import type { Diagnostic } from '../plugin/contract';
+import type { KeywardProviderContext } from './context';
+import { createBeforeDestroyNote } from './held-object';
+import { errorAt } from './values';
+
+/** The refusal of a create over the mount `existing` at auth/<path>. */
+export function mountExists(path: string, existing: { type: string }): Diagnostic {
+  if (existing.type !== 'cloud')
+    return errorAt(['path'], `auth/${path} is already a mount of type ${existing.type}, not cloud`, 'Choose another path for this backend, or disable that mount first.');
+  return errorAt(
+    ['path'],
+    `auth/${path} already exists on the server`,
+    `It is not in this configuration's state, and creating it would overwrite its description, config and roles. Import it to manage it: in a cdktf stack \`backend.importFrom(${JSON.stringify(path)})\` on the CloudAuthBackend (\`keyward import --mount ${path}\` writes it); in HCL \`terraform import keyward_cloud_auth_backend.<name> ${path}\` or an import block: import { to = keyward_cloud_auth_backend.<name>  id = ${JSON.stringify(path)} }. Or choose another path. ${createBeforeDestroyNote('mount')} A replace whose destroy kept the mount (it holds roles this stack never managed) stops here too: delete those roles first.`,
+  );
+}
+
+/** At plan: the refusal of a create on a path the server already uses, if it does. */
+export async function existingMount(ctx: KeywardProviderContext, path: string): Promise<Diagnostic[]> {
+  let existing: { type: string } | undefined;
+  try {
+    existing = ctx.client ? (await ctx.client.sys.listAuthMounts()).get(path) : undefined;
+  } catch (e) {
+    // An unreachable or failing server is apply's to report (it retries); an answer that says the
+    // token, the address or the dialect is wrong is reported now, once, in plain words.
+    if (e instanceof DialectDetectionError) return [errorAt(['path'], 'Cannot tell which dialect the server speaks', e.message)];
+    if (VaultClientError.is(e) && e.status !== 0 && !e.retryable) return [errorAt(['path'], `Could not read the auth mounts of ${e.address ?? 'the server'}`, e.message)];
+    return [];
+  }
+  return existing ? [mountExists(path, existing)] : [];
+}
