@@ -1,18 +1,20 @@
 // sendFile (node-adapter/send-file.ts), the manual snapshot's sender, over a real loopback socket:
 // the client gets the file's exact bytes whatever its size against the reused piece buffer, also
-// when it reads slowly; a client gone mid-way, a response closed before the first piece and a file
+// when it reads slowly, over plain HTTP and TLS; a client gone mid-way, a response closed before the first piece and a file
 // shorter than its announced length all end the body once and leave no file descriptor open; the
 // short file never reaches the client as a complete answer.
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, request as tlsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBody } from '../../../src/engine/core/file-body';
 import { silentLogger } from '../../../src/engine/log';
 import { PIECE_BYTES, sendFile } from '../../../src/engine/node-adapter/send-file';
+import { generateServerCertificate } from '../../../src/terraform/plugin/auto-mtls';
 
 let dir: string;
 let server: Server;
@@ -22,12 +24,7 @@ let serve: { path: string; size: number; ends: number; sent?: Promise<void>; clo
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kw-send-file-'));
-  server = createServer((_req, res) => {
-    const s = serve;
-    res.writeHead(200, { 'content-length': String(s.size) });
-    if (s.closeFirst) res.destroy();
-    s.sent = sendFile(res, new FileBody(s.path, s.size, () => s.ends++), silentLogger);
-  });
+  server = createServer((_req, res) => answer(res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 });
@@ -35,6 +32,13 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
   rmSync(dir, { recursive: true, force: true });
 });
+
+function answer(res: ServerResponse): void {
+  const s = serve;
+  res.writeHead(200, { 'content-length': String(s.size) });
+  if (s.closeFirst) res.destroy();
+  s.sent = sendFile(res, new FileBody(s.path, s.size, () => s.ends++), silentLogger);
+}
 
 function file(name: string, bytes: Buffer): string {
   const path = join(dir, name);
@@ -90,6 +94,27 @@ describe('sendFile', () => {
     expect(got.equals(bytes)).toBe(true);
     await serve.sent;
     expect(serve.ends).toBe(1);
+  }, 60_000);
+
+  it('sends a file exactly over TLS to a client that reads slowly', async () => {
+    // TLS encrypts a piece before its write calls back: the buffer is reused only after that too.
+    const cert = await generateServerCertificate();
+    const tls = createTlsServer({ cert: cert.certPem, key: cert.keyPem }, (_req, res) => answer(res));
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const bytes = randomBytes(8 * 1024 * 1024 + 3);
+      serve = { path: file('tls', bytes), size: bytes.length, ends: 0 };
+      const res = await new Promise<IncomingMessage>((ok, fail) => {
+        const req = tlsRequest(`https://127.0.0.1:${(tls.address() as AddressInfo).port}/`, { ca: cert.certPem, servername: 'localhost' }, ok);
+        req.once('error', fail);
+        req.end();
+      });
+      expect((await body(res, 5)).equals(bytes)).toBe(true);
+      await serve.sent;
+      expect(serve.ends).toBe(1);
+    } finally {
+      await new Promise((r) => tls.close(r));
+    }
   }, 60_000);
 
   it('ends the body and closes the file when the client goes away mid-way', async () => {
