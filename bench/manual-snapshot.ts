@@ -14,8 +14,8 @@
 // the spooled file. After: the reader asks V8 for a scavenge every 8 MiB handed out
 // (src/engine/storage/young-garbage.ts: a young-generation collection, 0.2-5 ms each under
 // --trace-gc at load average 5, 15 for 133 MiB), and the file is sent through one 256 KiB buffer reused only after the socket's write
-// callback (src/engine/node-adapter/send-file.ts). Ten runs at load average 2.9-6.4:
-// +31.7-34.2 / +33.6-36.9 MiB; a slow reader (--slow-reader-ms 2, 5.4 s) +35.2. Each alone:
+// callback (src/engine/node-adapter/send-file.ts). 13 runs at load average 2.9-6.4:
+// +31.7-34.8 / +33.2-36.9 MiB; a slow reader (--slow-reader-ms 2, 5.4 s) +35.2. Each alone:
 // scavenges +51-58 / +53-56, the sender +52-53 / +57-59. What remains is mostly the reader
 // thread (about 10 MiB) and the pipeline's buffers. --repeat 10: later snapshots of the process
 // +35 to +47 (before: +83 to +99).
