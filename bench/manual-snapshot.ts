@@ -6,11 +6,19 @@
 // where bench/snapshot.ts (the scheduled path, in-process) saw +39; the target is under 64 MiB.
 // Each size runs in its own fresh process: the first snapshot is the one that starts the SQLite
 // reader thread.
-// Measured 2026-11-28 (2 CPUs, load average 7-9, 39.0 / 132.6 MiB archives): before the fix
-// +72-78 / +80-87 MiB; after it (the manual save's file writer frees the gzip writer's spent
-// buffers) +51-62 / +56-62 MiB. What remains is the reader thread (about 9 MiB) and the sending of
-// the file: fs.ReadStream's 64 KiB pieces, garbage once the socket has them, which the collector
-// lets pile up to 35-44 MiB for a 133 MiB file (smaller pieces did not help in the engine).
+// Measured 2026-11-28 on 2 CPUs, 39.0 / 132.6 MiB archives. Before: +71.5-72.0 / +79.5-86.4 MiB
+// (load average 1.4-4.0). Two things were garbage V8 let pile up: (1) each 1 MiB chunk the SQLite
+// reader thread hands over is new off-heap memory, garbage once the archive copied it, and V8
+// collects such memory only near its 64 MiB external-memory limit (reading the chunks alone, with
+// no archive, grew the process by +49 / +83); (2) fs.ReadStream's fresh 64 KiB piece per read of
+// the spooled file. After: the reader asks V8 for a scavenge every 8 MiB handed out
+// (src/engine/storage/young-garbage.ts: a young-generation collection, 0.2-5 ms each under
+// --trace-gc at load average 5, 15 for 133 MiB), and the file is sent through one 256 KiB buffer reused only after the socket's write
+// callback (src/engine/node-adapter/send-file.ts). 13 runs at load average 2.9-6.4:
+// +31.7-34.8 / +33.2-36.9 MiB; a slow reader (--slow-reader-ms 2, 5.4 s) +35.2. Each alone:
+// scavenges +51-58 / +53-56, the sender +52-53 / +57-59. What remains is mostly the reader
+// thread (about 10 MiB) and the pipeline's buffers. --repeat 10: later snapshots of the process
+// +35 to +47 (before: +83 to +99).
 //
 //   npm run build   (or: npx tsc -p tsconfig.build.json)
 //   node -r tsx/cjs bench/manual-snapshot.ts [--entries 40000,136000] [--value-bytes 1000] [--slow-reader-ms 0] [--repeat 0]

@@ -262,6 +262,7 @@ export class RequestCore {
         // A 204 (or any answer without a body) is passed on as it came.
         return r.body === undefined ? { status: r.status, headers: { 'cache-control': 'no-store' } } : jsonResponse(r.status, r.body);
       case 'stream':
+      case 'file':
         return {
           status: 200,
           headers: {
@@ -269,7 +270,7 @@ export class RequestCore {
             'cache-control': 'no-store',
             ...(r.filename ? { 'content-disposition': `attachment; filename="${r.filename}"` } : {}),
           },
-          body: r.stream,
+          body: r.kind === 'stream' ? r.stream : r.file,
         };
       case 'login': {
         if (!mount || !this.gate.login) throw Errors.internal();

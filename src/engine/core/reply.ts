@@ -2,6 +2,7 @@
 
 import type { Readable } from 'node:stream';
 import type { LoginResult } from '../token/login-result';
+import type { FileBody } from './file-body';
 
 export type Reply =
   /** topLevel: the data fields are also copied beside the envelope, as Vault does for some sys paths. */
@@ -13,6 +14,8 @@ export type Reply =
   | { kind: 'auth'; auth: unknown }
   | { kind: 'none' }
   | { kind: 'stream'; stream: Readable; contentType: string; filename?: string }
+  /** A finished file, sent whole with its length (see file-body.ts). */
+  | { kind: 'file'; file: FileBody; contentType: string; filename?: string }
   /** A body outside the envelope, for endpoints like sys/health that answer plain JSON with their own status. */
   | { kind: 'plain'; status: number; body: unknown };
 
@@ -28,5 +31,6 @@ export const reply = {
   login: (login: LoginResult): Reply => ({ kind: 'login', login }),
   auth: (auth: unknown): Reply => ({ kind: 'auth', auth }),
   stream: (stream: Readable, contentType: string, filename?: string): Reply => ({ kind: 'stream', stream, contentType, filename }),
+  file: (file: FileBody, contentType: string, filename?: string): Reply => ({ kind: 'file', file, contentType, filename }),
   plain: (status: number, body: unknown): Reply => ({ kind: 'plain', status, body }),
 };

@@ -2,6 +2,7 @@
 // both speak these.
 
 import type { Readable } from 'node:stream';
+import type { FileBody } from './file-body';
 
 export interface EngineRequest {
   method: string;
@@ -16,8 +17,8 @@ export interface EngineRequest {
 export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
-  /** A string is sent as UTF-8. */
-  body?: string | Buffer | Readable;
+  /** A string is sent as UTF-8; a FileBody's file is sent whole, with its length. */
+  body?: string | Buffer | Readable | FileBody;
 }
 
 export function jsonResponse(status: number, body: unknown, extra: Record<string, string> = {}): EngineResponse {

@@ -3,11 +3,13 @@
 // the core, EngineResponse back out, with the connection left reusable after any answer.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { FileBody } from '../core/file-body';
 import type { EngineRequest, EngineResponse } from '../core/request';
 import type { Logger } from '../log';
 import { frontAfterUpgrade, frontForConnect, frontForRefusedMethod, methodsOf, movedToFront, noteAnswer } from './connection-front';
 import { answerClientError, refusalFor, watchSplitHeads } from './client-error';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_HEADER_TIMEOUT_MS, DEFAULT_READ_TIMEOUT_MS, createListenerServer, type ListenerOptions } from './listener';
+import { sendFile } from './send-file';
 
 /**
  * A body answered before it was read is drained up to this many bytes so the connection stays
@@ -119,6 +121,18 @@ export function createHttpServer(core: RequestHandler, log: Logger, settings: Li
           r.headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.length);
           res.writeHead(r.status, r.headers);
           return void res.end(r.body);
+        }
+        if (r.body instanceof FileBody) {
+          const file = r.body;
+          r.headers['content-length'] = String(file.size);
+          try {
+            res.writeHead(r.status, r.headers);
+          } catch (e) {
+            file.end(); // never sent: its maker removes it now
+            throw e;
+          }
+          // sendFile answers its own failures (the head is out: a 500 can no longer be sent).
+          return void sendFile(res, file, log);
         }
         res.writeHead(r.status, r.headers);
         r.body.on('error', (e) => {

@@ -2,11 +2,11 @@
 // sys/storage/raft/snapshot-force (restore without the seal check). Restore verifies everything
 // before touching data, swaps the whole store atomically, then reloads the engine's tables.
 
-import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors } from '../../schema/errors';
 import type { RequestContext, Route, SystemContext } from '../route-family';
+import { FileBody } from '../core/file-body';
 import { reply } from '../core/reply';
 import { ArchiveError, readVerifiedArchive } from './archive-reader';
 import { writeArchiveFile } from './archive-writer';
@@ -57,10 +57,9 @@ export function saveRestoreRoutes(sys: SystemContext, hooks: RestoreHooks): Rout
           const file = await scratchFile(sys);
           // The whole archive is built before the first byte is sent: a failure is a clean 500,
           // never a 200 with a truncated body.
-          await writeArchiveFile(sys.rawStorage, sys.seal, file, sys.clock.now());
-          const stream = createReadStream(file);
-          stream.once('close', () => void rm(file, { force: true }));
-          return reply.stream(stream, 'application/gzip', 'raft.snap');
+          const { size } = await writeArchiveFile(sys.rawStorage, sys.seal, file, sys.clock.now());
+          // Removed once sent, or once the client went away mid-way.
+          return reply.file(new FileBody(file, size, () => void rm(file, { force: true })), 'application/gzip', 'raft.snap');
         },
         update: restore(false),
         create: restore(false),

@@ -10,9 +10,15 @@ import { knownCrc32 } from './chunk-hints';
 import { readRecords } from './entry-record';
 import type { StorageEntry, StorageSnapshot } from './storage';
 import type { ParentMessage, WorkerMessage } from './sqlite-snapshot-worker';
+import { YoungGarbage } from './young-garbage';
 
 /** Chunks (of about 1 MiB) requested ahead of the consumer. */
 const IN_FLIGHT = 3;
+/**
+ * Every chunk is new memory, garbage once its consumer is done with it: collected as it goes
+ * (young-garbage.ts), counted across the store's views.
+ */
+const handedOut = new YoungGarbage();
 
 function workerFile(): { file: string; execArgv?: string[] } {
   // From source (tsx, Jest) the worker is TypeScript too: it loads through tsx's require hook.
@@ -231,7 +237,11 @@ async function openView(reader: ReaderThread, done: (healthy: boolean) => void):
         send({ type: 'more', view });
       }
       const c = ready.shift();
-      if (c) return c;
+      if (c) {
+        // Asked for the next chunk: the consumer is done with the earlier ones.
+        handedOut.note(c.length);
+        return c;
+      }
       if (ended) {
         drained = true;
         close();
