@@ -138,6 +138,30 @@ describe('a resource Terraform replaces', () => {
     expect((await tf('plan', '-input=false', '-detailed-exitcode')).code).toBe(0);
   }, 300_000);
 
+  it('a backend whose mount holds a role this stack never declared is not replaced: the plan refuses before anything is deleted', async () => {
+    // Made by hand beside the stack's roles: the destroy half would delete web and batch and keep
+    // the mount for this one, and the create half would then stop on the mount it finds.
+    const made = await fetch(`${vault.url}/v1/auth/cloud/role/by-hand`, {
+      method: 'POST',
+      headers: { 'X-Vault-Token': CONTRACT_TOKEN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'iam', bound_service_accounts: 'hand@p.iam.gserviceaccount.com' }),
+    });
+    expect(made.status).toBeLessThan(300);
+    const idsBefore = roleIds();
+    for (const args of [['-replace=keyward_cloud_auth_backend.b'], []]) {
+      if (args.length === 0) write(STACK, { local: true });
+      const r = await tf('apply', '-input=false', '-auto-approve', ...args);
+      expect({ args, code: r.code, refused: /auth\/cloud cannot be replaced: it holds 1 role this stack never declared \("by-hand"\)/.test(flat(r.out)) }).toEqual({
+        args,
+        code: 1,
+        refused: true,
+      });
+    }
+    // Nothing was deleted: the declared roles keep their role_ids, the hand-made one is there.
+    expect(roleIds()).toEqual(idsBefore);
+    expect(vault.requests.filter((q) => q.method === 'DELETE')).toEqual([]);
+  }, 300_000);
+
   it('a backend whose local changes is replaced: the plan warns that every role is deleted and created again; the roles and config are back after apply', async () => {
     write(STACK, { local: true });
     const plan = await tf('plan', '-input=false');

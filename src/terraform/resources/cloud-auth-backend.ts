@@ -20,7 +20,7 @@ import { errorAt, hasUnknown, isObject } from './values';
 import { retainedWarnings } from './retained';
 import { replacesHeld, retainedReplaceDetail, withHeld } from './held-object';
 import { decideMount } from '../../reconcile/objects/decide';
-import { existingMount } from './existing-mount';
+import { existingMount, replaceKeepsMount } from './existing-mount';
 
 export { backendSchema };
 
@@ -103,6 +103,7 @@ export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest)
     if (replacing?.retained)
       diagnostics.push(errorAt(['path'], `auth/${config.path} cannot be replaced: retain_on_destroy keeps it`, retainedReplaceDetail(`auth/${config.path}`)));
     else if ((!req.prior && !replacing) || move) diagnostics.push(...(await existingMount(ctx, config.path)));
+    else if (replacing) diagnostics.push(...(await replaceKeepsMount(ctx, config.path, isObject(config.roles) ? Object.keys(config.roles) : undefined)));
   }
   if (diagnostics.some((d) => d.severity === 'error')) throw new DiagnosticsError(diagnostics);
   if (prior && isObject(prior.roles) && isObject(config.roles))

@@ -36,3 +36,37 @@ export async function existingMount(ctx: KeywardProviderContext, path: string): 
   }
   return existing ? [mountExists(path, existing)] : [];
 }
+
+/**
+ * At plan, the create half of a replace of this resource's own mount: the destroy half deletes the
+ * declared roles and keeps a mount that holds roles this stack never declared (destroyBackend,
+ * objects/auth-mount.ts mountDestroy), so the create half would then find the mount and stop,
+ * after the declared roles were deleted and before anything was created again. Refused here,
+ * before anything is written. `declared`: the configuration's role names (undefined while unknown).
+ */
+export async function replaceKeepsMount(ctx: KeywardProviderContext, path: string, declared: readonly string[] | undefined): Promise<Diagnostic[]> {
+  if (!ctx.client || declared === undefined) return [];
+  let onServer: string[];
+  try {
+    if (!(await ctx.client.sys.listAuthMounts()).has(path)) return [];
+    onServer = await ctx.client.cloud(path).listRoles();
+  } catch {
+    // Unreadable now: apply's own guard (the create over an existing mount) still refuses.
+    return [];
+  }
+  const mine = new Set(declared.map((n) => n.toLowerCase()));
+  const foreign = onServer.filter((n) => !mine.has(n.toLowerCase())).sort();
+  if (foreign.length === 0) return [];
+  const shown =
+    foreign
+      .slice(0, 10)
+      .map((n) => JSON.stringify(n))
+      .join(', ') + (foreign.length > 10 ? ` and ${foreign.length - 10} more` : '');
+  return [
+    errorAt(
+      ['path'],
+      `auth/${path} cannot be replaced: it holds ${foreign.length} role${foreign.length === 1 ? '' : 's'} this stack never declared (${shown})`,
+      `A replace destroys the backend first: its declared roles would be deleted and the mount kept for those roles, and the create half would then find the mount and stop, leaving the declared roles deleted. Nothing was written. Delete those roles, or declare them in this backend, then replace it; or keep local as it was.`,
+    ),
+  ];
+}
