@@ -8,7 +8,8 @@ import { objectId } from '../reconcile/model';
 import { APPLIED_UNKNOWN_FINGERPRINT, emptyRecord, type LastApplied, type RecordedObject } from '../reconcile/record';
 import { CONFIG_SECRET } from '../schema/cloud-config-fields';
 import { CONFIG_NAMES, SNAPSHOT_PLAIN_NAMES, SNAPSHOT_SECRETS } from './attribute-names';
-import { isObject, mountCanonical, pick, roleCanonical, type ObjectValue } from './resource-values';
+import { pick } from './manifest-shape';
+import { isObject, mountCanonical, roleCanonical, type ObjectValue } from './resource-values';
 
 export interface StateRecord {
   record: LastApplied;

@@ -4,6 +4,7 @@
 
 import { UNKNOWN, type AttributePath, type AttributeSchema, type Diagnostic, type ObjectValue, type Value } from '../plugin/contract';
 import { sameValue, type Json } from '../../reconcile/model';
+import { pick as statePick, toManifest as stateToManifest } from '../../terraform-state/manifest-shape';
 
 /** Whether a value is or contains an unknown anywhere. */
 export function hasUnknown(v: Value | undefined): boolean {
@@ -23,24 +24,14 @@ export function bool(v: Value | undefined): boolean {
   return v === true;
 }
 
-/** A known Terraform value as manifest input (nulls dropped; sets and lists stay arrays). */
-export function toManifest(v: Value): unknown {
-  if (v === null || v === UNKNOWN) return undefined;
-  if (Array.isArray(v)) return v.map(toManifest);
-  if (typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null && x !== UNKNOWN) out[k] = toManifest(x);
-    return out;
-  }
-  return v;
-}
+/** A Terraform value's "not set": null, or unknown until apply. */
+const notSet = (v: unknown): boolean => v === null || v === UNKNOWN;
 
-/** The non-null attributes of an object among `names`, manifest-shaped. */
-export function pick(o: ObjectValue, names: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const n of names) if (o[n] !== null && o[n] !== undefined && o[n] !== UNKNOWN) out[n] = toManifest(o[n]);
-  return out;
-}
+/** A known Terraform value as manifest input (nulls and unknowns dropped; sets and lists stay arrays). */
+export const toManifest = (v: Value): unknown => stateToManifest(v, notSet);
+
+/** The set, known attributes of an object among `names`, manifest-shaped. */
+export const pick = (o: ObjectValue, names: readonly string[]): Record<string, unknown> => statePick(o, names, notSet);
 
 /** A canonical value in the spelling Terraform stores for an attribute of the given kind. */
 export type Kind = 'string' | 'duration' | 'number' | 'bool' | 'set' | 'list' | 'map';
