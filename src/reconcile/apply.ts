@@ -79,6 +79,8 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
   const todo = plan.objects.filter((o) => o.action !== 'no-op');
   progress.start(todo.length);
   const failedMounts = new Set<string>();
+  // Mounts this apply disables and enables again: what they held is gone when their objects run.
+  const replacedMounts = new Set(todo.flatMap((o) => (o.address.kind === 'auth-mount' && o.action === 'replace' ? [o.address.mount!] : [])));
 
   const run = async (ops: ObjectPlan[]) => {
     const runnable = ops.filter((o) => {
@@ -92,7 +94,7 @@ export async function applyPlan(client: VaultClient, desired: DesiredState, reco
     // Outcomes are handled as each finishes, so progress and the record follow the work live.
     await settleLimit(runnable, par, async (o) => {
       try {
-        for (const warning of await execute(client, desired, o, src)) result.warnings.push({ id: o.id, warning });
+        for (const warning of await execute(client, desired, o, src, replacedMounts)) result.warnings.push({ id: o.id, warning });
       } catch (error) {
         result.failed.push({ id: o.id, error });
         if (o.address.mount && o.address.kind !== 'role') failedMounts.add(o.address.mount);
@@ -165,7 +167,7 @@ function snapshotSecretCheck(id: string, field: string, s: { env: string; finger
 }
 
 /** Runs one object's change; resolves to the server's warnings. */
-async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan, src: SecretSource): Promise<string[]> {
+async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan, src: SecretSource, replacedMounts: ReadonlySet<string>): Promise<string[]> {
   const d = desired.objects.get(o.id);
   const a = o.address;
   const warnings: string[] = [];
@@ -195,8 +197,9 @@ async function execute(client: VaultClient, desired: DesiredState, o: ObjectPlan
     }
     case 'role': {
       // The planned action's write, as the provider's role resources send it (objects/role.ts).
+      // A role replaced with its mount went when the mount was disabled: only its create half is left.
       const decision = roleWriteFor(
-        o.action,
+        o.action === 'replace' && replacedMounts.has(a.mount!) ? 'create' : o.action,
         d?.fields ?? {},
         o.changes.map((c) => c.field),
       );

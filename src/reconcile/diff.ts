@@ -114,7 +114,16 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     const move = d.address.mount ? mountMove({ to: d.address.mount, recorded: movedFrom, config: config?.fields }) : undefined;
     // A replaced mount takes its roles with it: its decision names them.
     const roles = d.address.kind === 'auth-mount' && l ? rolesOn(live, d.address.mount!) : undefined;
-    const decision = decide(d.address.kind, d.fields, l?.fields, { move, roles, secretChanges: s.changes, secretUnchanged: s.unchanged, secretWarnings: s.warnings })!;
+    // An object on a mount this apply replaces goes with it (a replace); one a new mount gets is a create.
+    const recreatedWithMount = parentPlan?.action === 'replace' && live.objects.has(d.id) ? d.address.mount : undefined;
+    const decision = decide(d.address.kind, d.fields, l?.fields, {
+      move,
+      roles,
+      recreatedWithMount,
+      secretChanges: s.changes,
+      secretUnchanged: s.unchanged,
+      secretWarnings: s.warnings,
+    })!;
     plans.set(d.id, planOf(d.id, decision));
     drift.push(...driftOf(d.id, rec, live.objects.get(d.id)));
   }

@@ -40,6 +40,7 @@ export const CONFIG_UNMANAGED_REASON = 'kept: removed from the stack: no longer 
 
 /** Why an object is replaced with the Terraform resource that holds it. */
 export const replacedReason = (resource: string) => `Terraform replaces ${resource} (destroy and create)`;
+export const mountRecreatedReason = (mount: string) => `auth/${mount} is replaced (disabled and enabled again): the object goes with it and is written again`;
 
 /** Canonical fields of one side of a comparison (undefined: the object does not exist on that side). */
 export type Fields = Readonly<Record<string, Json>>;
@@ -60,6 +61,13 @@ export interface DecideContext {
    * fields say. Its address, for the reason.
    */
   replacedBy?: string;
+  /**
+   * keyward's own apply replaces the object's mount (a replace-forcing mount field) and the object
+   * exists there now: compared as a create (everything is written again on the new mount), it is
+   * deleted with the mount and created again, so it is a replace, as Terraform's plan of the same
+   * change says (`replacedBy`). The mount's path, for the reason.
+   */
+  recreatedWithMount?: string;
   /** On a mount: the roles it holds, which a replace of the mount deletes and creates again (named by its warning). */
   roles?: readonly string[];
   /** Secret comparisons (fingerprints, the credentials decision): made by the caller, counted here. */
@@ -143,6 +151,10 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
   if (ctx.replacedBy && before && (action === 'no-op' || action === 'update')) {
     action = 'replace';
     reason = replacedReason(ctx.replacedBy);
+  }
+  if (ctx.recreatedWithMount !== undefined && !before && action === 'create') {
+    action = 'replace';
+    reason = mountRecreatedReason(ctx.recreatedWithMount);
   }
   if (kind === 'role' && action === 'replace') warnings.push(`replacing the role deletes it first: ${ROLE_DELETE_COST}`);
   if (kind === 'auth-mount' && action === 'replace') warnings.push(mountReplaceWarning(ctx.roles ?? []));

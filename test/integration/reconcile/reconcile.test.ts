@@ -32,6 +32,32 @@ function base(
 }
 
 describe('plan and apply against the engine', () => {
+  test('a mount replaced through local: its config and roles are replaced with it (as keyward show of the Terraform plan says), all written again', async () => {
+    const s = new Session(client(engine.url));
+    const m = base('repl', [iamRole('web'), { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b' }]);
+    await s.apply(m);
+    const idBefore = (await api(engine, 'GET', 'auth/repl/role/web')).body as { data: { role_id: string } };
+    const m2 = base('repl', [iamRole('web'), { name: 'batch', type: 'vm', bound_zones: 'europe-west1-b' }], { local: true });
+    const plan = await s.plan(m2);
+    // Before: the roles and the config showed as create although they exist and go with the mount.
+    expect(Object.fromEntries(changed(plan).map((o) => [o.id, o.action]))).toEqual({
+      'auth/repl': 'replace',
+      'auth/repl/config': 'replace',
+      'auth/repl/role/web': 'replace',
+      'auth/repl/role/batch': 'replace',
+    });
+    const web = plan.objects.find((o) => o.id === 'auth/repl/role/web')!;
+    expect(web.reason).toMatch(/auth\/repl is replaced \(disabled and enabled again\)/);
+    expect((web.warnings ?? []).join(' ')).toMatch(/stops renewing/);
+    const { result } = await s.apply(m2);
+    expect(result.verify && hasChanges(result.verify)).toBe(false);
+    const after = (await api(engine, 'GET', 'auth/repl/role/web')).body as { data: { role_id: string; bound_service_accounts: string[] } };
+    expect(after.data.bound_service_accounts).toEqual(['web@proj-a.iam.gserviceaccount.com']);
+    expect(after.data.role_id).not.toBe(idBefore.data.role_id);
+    expect(((await api(engine, 'GET', 'auth/repl/config')).body as { data: { iam_alias: string } }).data.iam_alias).toBe('unique_id');
+    expect(changed(await s.plan(m2))).toEqual([]);
+  });
+
   test('plan -> apply -> plan is empty', async () => {
     const s = new Session(client(engine.url));
     const m = base('conv', [

@@ -93,12 +93,17 @@ describe('diff', () => {
     expect(r.drift).toEqual([]);
   });
 
-  test('children of a mount whose type changes are re-created', () => {
+  test('children of a mount whose type changes are re-created: replaced with it where they exist, every field written again', () => {
     const live = fixtureLive();
     live.objects.get('auth/cloud')!.fields = mountFields('kubernetes', { description: 'workloads' });
     const r = diff(desired, live, emptyRecord());
     expect(r.objects.find((o) => o.id === 'auth/cloud')!.action).toBe('replace');
-    expect(r.objects.find((o) => o.id === 'auth/cloud/role/web')!.action).toBe('create');
+    const web = r.objects.find((o) => o.id === 'auth/cloud/role/web')!;
+    expect(web.action).toBe('replace');
+    expect(web.reason).toMatch(/auth\/cloud is replaced/);
+    // Compared as a create: the new mount holds nothing, so the write carries every declared field.
+    expect(web.changes.map((c) => c.field).sort()).toEqual(Object.keys(desired.objects.get('auth/cloud/role/web')!.fields).sort());
+    expect(web.changes.every((c) => c.before === undefined)).toBe(true);
   });
 
   describe('secrets', () => {
