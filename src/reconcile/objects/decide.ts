@@ -125,7 +125,11 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
     const warnings = kind === 'role' && !ctx.retained ? [`deleting the role: ${ROLE_DELETE_COST}`] : [];
     return { action: 'delete', reason, warnings, changes, unchangedFields: 0 };
   }
-  const f = fieldChanges(kind, after, before);
+  // An object inside a resource Terraform replaces (a backend's config and roles) is written again
+  // whole on the new mount: its changes are a create's, as keyward's own plan of a replaced mount
+  // shows them (recreatedWithMount), so both plans and their review digests agree.
+  const whole = ctx.replacedBy !== undefined && kind !== 'auth-mount' && kind !== 'snapshot-config';
+  const f = fieldChanges(kind, after, whole ? undefined : before);
   const changes = [...f.changes, ...(ctx.secretChanges ?? [])];
   const unchangedFields = f.unchanged + (ctx.secretUnchanged ?? 0);
   const warnings: string[] = [];

@@ -13,6 +13,7 @@ import { liveConfigFields, liveRoleFields, mountFields } from '../../../src/reco
 import { recordedFrom, type LastApplied } from '../../../src/reconcile/record';
 import { renderMarkdown } from '../../../src/reconcile/render-markdown';
 import { renderText } from '../../../src/reconcile/render-text';
+import { objectDigests } from '../../../src/reconcile/review-digest';
 import { parseManifest, type ManifestInput } from '../../../src/schema/manifest';
 import { recordFromState } from '../../../src/terraform-state/state-record';
 import { movesFromState } from '../../../src/terraform-state/stack-state';
@@ -243,5 +244,24 @@ describe('after a move, the config rotation fields are written again (Vault Ente
     const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ config: rotating }), backendValue({ path: 'cloud2', config: rotating }))), 'tfplan.json');
     expect(p.objects.find((o) => o.id === 'auth/cloud2')!.warnings).toEqual([expect.stringMatching(/rotation fields are written again/)]);
     expect(p.objects.find((o) => o.id === 'auth/cloud2/config')!.action).toBe('update');
+  });
+});
+
+describe('a mount replaced through local: one action and one reviewed decision per object in both plans', () => {
+  test('keyward plan (CLI diff) and keyward show of the Terraform plan: the config and roles are replaced with the mount, with equal object digests', () => {
+    const live = applied();
+    live.objects.delete('auth/cloud/role/api');
+    const cli = diff(desiredOf({ config: CONFIG, local: true }), live, recordOf({ config: CONFIG })).objects;
+    const p = planFromTerraformJson(
+      JSON.stringify(tfPlan(backendValue({ config: CONFIG }), { ...backendValue({ config: CONFIG }), local: true }, ['delete', 'create'])),
+      'tfplan.json',
+    );
+    const changedOf = (objects: { id: string; action: string }[]) => Object.fromEntries(objects.filter((o) => o.action !== 'no-op').map((o) => [o.id, o.action]));
+    const expected = { 'auth/cloud': 'replace', 'auth/cloud/config': 'replace', 'auth/cloud/role/web': 'replace' };
+    expect(changedOf(cli)).toEqual(expected);
+    expect(changedOf(p.objects)).toEqual(expected);
+    // The same decisions digest the same (what the CI recipe's deploy compares with the reviewed PR plan).
+    const plan = (objects: typeof cli) => ({ ...p, objects });
+    expect(objectDigests(plan(cli))).toEqual(objectDigests(p));
   });
 });
