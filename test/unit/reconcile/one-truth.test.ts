@@ -18,6 +18,7 @@ import { parseManifest, type ManifestInput } from '../../../src/schema/manifest'
 import { recordFromState } from '../../../src/terraform-state/state-record';
 import { movesFromState } from '../../../src/terraform-state/stack-state';
 import { planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
+import { backendPlan, backendState } from '../../support/terraform-json';
 
 const SALT = 'unit-salt-0123456789';
 const WEB = { name: 'web', type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] } as const;
@@ -45,6 +46,17 @@ const recordOf = (backend: Record<string, unknown>): LastApplied => {
   return { version: 1, objects: Object.fromEntries([...d.objects.values()].map((o) => [o.id, recordedFrom(o)])) };
 };
 const actions = (objects: { id: string; action: string }[]) => objects.map((o) => [o.id, o.action]);
+/** What the live read makes of a mount moved from cloud to cloud2 (live.ts): cloud's objects, keyed by the new path. */
+const movedToCloud2 = (live: LiveState): LiveState => ({
+  ...live,
+  objects: new Map(
+    [...live.objects].map(([id, o]) => [
+      id.replace('auth/cloud', 'auth/cloud2'),
+      { ...o, id: id.replace('auth/cloud', 'auth/cloud2'), address: { ...o.address, mount: 'cloud2' } },
+    ]),
+  ),
+  moved: new Map([['cloud2', 'cloud']]),
+});
 
 describe('config removed from a backend: no longer managed, the server keeps it (one rule)', () => {
   test('keyward plan (CLI diff)', () => {
@@ -55,7 +67,7 @@ describe('config removed from a backend: no longer managed, the server keeps it 
   });
 
   test('keyward show of Terraform saved plan', () => {
-    const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ config: CONFIG }), backendValue({}))), 'tfplan.json');
+    const p = planFromTerraformJson(JSON.stringify(backendPlan(backendValue({ config: CONFIG }), backendValue({}))), 'tfplan.json');
     const config = p.objects.find((o) => o.id === 'auth/cloud/config')!;
     expect(config.action).toBe('no-op');
     expect(config.reason).toMatch(/no longer managed, the server keeps it/);
@@ -87,15 +99,10 @@ const backendValue = (o: { path?: string; config?: unknown; roles?: Record<strin
   config: o.config ?? null,
   roles: o.roles ?? { web: { type: 'iam', role_id: 'r1', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] } },
 });
-const tfPlan = (before: unknown, after: unknown, actionsOf: string[] = ['update']) => ({
-  format_version: '1.2',
-  terraform_version: '1.11.0',
-  resource_changes: [{ address: 'keyward_cloud_auth_backend.b', mode: 'managed', type: 'keyward_cloud_auth_backend', name: 'b', change: { actions: actionsOf, before, after } }],
-});
 
 describe('a path change without movedFrom is a move where Terraform identifies the backend by its resource', () => {
   test('keyward show of Terraform saved plan: a move of the mount with the revocation warning, nothing deleted', () => {
-    const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ config: CONFIG }), backendValue({ path: 'cloud2', config: CONFIG }))), 'tfplan.json');
+    const p = planFromTerraformJson(JSON.stringify(backendPlan(backendValue({ config: CONFIG }), backendValue({ path: 'cloud2', config: CONFIG }))), 'tfplan.json');
     expect(actions(p.objects)).toEqual([
       ['auth/cloud2', 'update'],
       ['auth/cloud2/config', 'no-op'],
@@ -108,18 +115,7 @@ describe('a path change without movedFrom is a move where Terraform identifies t
   test('the PR plan (Terraform state as the record): the state and the synthesized stack name the same resource', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kw-moves-'));
     writeFileSync(join(dir, 'cdk.tf.json'), JSON.stringify({ resource: { keyward_cloud_auth_backend: { b: { path: 'cloud2' } } } }));
-    const state = recordFromState({
-      version: 4,
-      resources: [
-        {
-          mode: 'managed',
-          type: 'keyward_cloud_auth_backend',
-          name: 'b',
-          provider: 'provider["registry.terraform.io/keyward/keyward"]',
-          instances: [{ attributes: backendValue({}) }],
-        },
-      ],
-    });
+    const state = recordFromState(backendState(backendValue({})));
     const moves = movesFromState(dir, state.backendPaths);
     expect(moves).toEqual([['cloud2', 'cloud']]);
     const desired = withRecordFacts(desiredFromManifest(parseManifest({ ...manifest({}), authBackends: [{ path: 'cloud2', type: 'cloud', roles: [WEB] }] }), {}), { moves });
@@ -128,17 +124,7 @@ describe('a path change without movedFrom is a move where Terraform identifies t
     const live = applied();
     live.objects.delete('auth/cloud/role/api');
     live.objects.delete('auth/cloud/config');
-    const movedLive: LiveState = {
-      ...live,
-      objects: new Map(
-        [...live.objects].map(([id, o]) => [
-          id.replace('auth/cloud', 'auth/cloud2'),
-          { ...o, id: id.replace('auth/cloud', 'auth/cloud2'), address: { ...o.address, mount: 'cloud2' } },
-        ]),
-      ),
-      moved: new Map([['cloud2', 'cloud']]),
-    };
-    const { objects } = diff(desired, movedLive, state.record);
+    const { objects } = diff(desired, movedToCloud2(live), state.record);
     expect(actions(objects)).toEqual([
       ['auth/cloud2', 'update'],
       ['auth/cloud2/role/web', 'no-op'],
@@ -149,28 +135,17 @@ describe('a path change without movedFrom is a move where Terraform identifies t
 
 describe('a role removed from a RETAIN backend is deleted (RETAIN is the whole backend forgotten)', () => {
   const retainedState = () =>
-    recordFromState({
-      version: 4,
-      resources: [
-        {
-          mode: 'managed',
-          type: 'keyward_cloud_auth_backend',
-          name: 'b',
-          provider: 'provider["registry.terraform.io/keyward/keyward"]',
-          instances: [
-            {
-              attributes: backendValue({
-                retain: true,
-                roles: {
-                  web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] },
-                  api: { type: 'iam', bound_service_accounts: ['api@p.iam.gserviceaccount.com'] },
-                },
-              }),
-            },
-          ],
-        },
-      ],
-    });
+    recordFromState(
+      backendState(
+        backendValue({
+          retain: true,
+          roles: {
+            web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] },
+            api: { type: 'iam', bound_service_accounts: ['api@p.iam.gserviceaccount.com'] },
+          },
+        }),
+      ),
+    );
 
   test('the state record retains the backend, not its roles', () => {
     expect(retainedState().retained).toEqual(['auth/cloud']);
@@ -191,7 +166,7 @@ describe('a role removed from a RETAIN backend is deleted (RETAIN is the whole b
       web: { type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] },
       api: { type: 'iam', bound_service_accounts: ['api@p.iam.gserviceaccount.com'] },
     };
-    const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ retain: true, roles }), backendValue({ retain: true }))), 'tfplan.json');
+    const p = planFromTerraformJson(JSON.stringify(backendPlan(backendValue({ retain: true, roles }), backendValue({ retain: true }))), 'tfplan.json');
     const api = p.objects.find((o) => o.id === 'auth/cloud/role/api')!;
     expect(api.action).toBe('delete');
     expect(api.reason).toBe('removed from the desired state');
@@ -221,17 +196,7 @@ describe('after a move, the config rotation fields are written again (Vault Ente
     const live = applied();
     live.objects.delete('auth/cloud/role/api');
     live.objects.set('auth/cloud/config', { ...live.objects.get('auth/cloud/config')!, fields: liveConfigFields({ iam_alias: 'unique_id', rotation_period: 86400 }) });
-    const movedLive: LiveState = {
-      ...live,
-      objects: new Map(
-        [...live.objects].map(([id, o]) => [
-          id.replace('auth/cloud', 'auth/cloud2'),
-          { ...o, id: id.replace('auth/cloud', 'auth/cloud2'), address: { ...o.address, mount: 'cloud2' } },
-        ]),
-      ),
-      moved: new Map([['cloud2', 'cloud']]),
-    };
-    const { objects } = diff(desired, movedLive, recordOf(ROTATING));
+    const { objects } = diff(desired, movedToCloud2(live), recordOf(ROTATING));
     const mount = objects.find((o) => o.id === 'auth/cloud2')!;
     const config = objects.find((o) => o.id === 'auth/cloud2/config')!;
     expect(mount.warnings).toEqual([expect.stringMatching(/rotation fields are written again after the move/)]);
@@ -241,7 +206,7 @@ describe('after a move, the config rotation fields are written again (Vault Ente
 
   test('keyward show: the same for a path change Terraform makes', () => {
     const rotating = { iam_alias: 'unique_id', rotation_period: '24h' };
-    const p = planFromTerraformJson(JSON.stringify(tfPlan(backendValue({ config: rotating }), backendValue({ path: 'cloud2', config: rotating }))), 'tfplan.json');
+    const p = planFromTerraformJson(JSON.stringify(backendPlan(backendValue({ config: rotating }), backendValue({ path: 'cloud2', config: rotating }))), 'tfplan.json');
     expect(p.objects.find((o) => o.id === 'auth/cloud2')!.warnings).toEqual([expect.stringMatching(/rotation fields are written again/)]);
     expect(p.objects.find((o) => o.id === 'auth/cloud2/config')!.action).toBe('update');
   });

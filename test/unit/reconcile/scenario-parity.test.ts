@@ -17,6 +17,7 @@ import { recordFromState } from '../../../src/terraform-state/state-record';
 import { planFromTerraformJson } from '../../../src/terraform-state/terraform-plan';
 import { manifestOf, SALT, type Stack } from '../../e2e/scenarios/stack';
 import { SCENARIOS, type Step } from '../../e2e/scenarios/table';
+import { backendPlan, backendState } from '../../support/terraform-json';
 
 const key = (id: string) =>
   JSON.stringify({
@@ -62,18 +63,6 @@ function backendAttributes(s: Stack): Record<string, unknown> {
   return { path: s.path, accessor: 'auth_cloud_1', retain_on_destroy: s.retain ? true : null, config, roles: s.roles ?? {} };
 }
 
-const stateOf = (s: Stack) => ({
-  version: 4,
-  resources: [
-    {
-      mode: 'managed',
-      type: 'keyward_cloud_auth_backend',
-      name: 'b',
-      provider: 'provider["registry.terraform.io/keyward/keyward"]',
-      instances: [{ attributes: backendAttributes(s) }],
-    },
-  ],
-});
 const actionsOf = (objects: { id: string; action: string }[]) => Object.fromEntries(objects.map((o) => [o.id, o.action]));
 const recordOf = (s: Stack): LastApplied => ({ version: 1, objects: Object.fromEntries([...desiredOf(s).objects.values()].map((d) => [d.id, recordedFrom(d)])) });
 
@@ -95,22 +84,12 @@ describe.each(rows)('%s', (_name, applied, step) => {
   });
 
   test("keyward show of Terraform's saved plan", () => {
-    const plan = {
-      format_version: '1.2',
-      resource_changes: [
-        {
-          address: 'keyward_cloud_auth_backend.b',
-          mode: 'managed',
-          type: 'keyward_cloud_auth_backend',
-          change: { actions: ['update'], before: backendAttributes(applied), after: backendAttributes(step.actions) },
-        },
-      ],
-    };
+    const plan = backendPlan(backendAttributes(applied), backendAttributes(step.actions));
     expect(actionsOf(planFromTerraformJson(JSON.stringify(plan), 'tfplan.json').objects)).toEqual(step.expect);
   });
 
   test("the PR plan (Terraform's state as the record)", () => {
-    const state = recordFromState(stateOf(applied));
+    const state = recordFromState(backendState(backendAttributes(applied)));
     // The state's resource `b` and the synthesized stack's `b` (stack-state.ts movesFromState).
     const moves: [string, string][] = applied.path !== step.actions.path ? [[step.actions.path, applied.path]] : [];
     const desired = withRecordFacts(desiredOf({ ...step.actions, movedFrom: undefined }), { retained: state.retained, moves });
