@@ -5,7 +5,7 @@
 import { FAIL_ON_EXIT_CODE } from '../../src/reconcile/fail-on';
 import { serviceAccountKey } from '../integration/reconcile/helpers';
 import { startVaultContract } from '../support/vault-contract/server';
-import { cliPath, terraformPath, type PathDriver, type Run } from './scenarios/paths';
+import { openPath, type PathDriver, type Run } from './scenarios/paths';
 import { SCENARIOS, type Step } from './scenarios/table';
 
 const ENV = { KW_CREDS: serviceAccountKey('declared-1'), KW_CREDS2: serviceAccountKey('declared-2'), KW_AZ: 'az-key-value' };
@@ -79,12 +79,7 @@ async function runStep(p: PathDriver, vault: Awaited<ReturnType<typeof startVaul
 describe.each([['cli'], ['terraform']] as const)('one decision per object, through %s', (which) => {
   let p: PathDriver;
   beforeAll(async () => {
-    if (which === 'cli') p = cliPath(ENV);
-    else {
-      const t = terraformPath(ENV);
-      await t.init();
-      p = t;
-    }
+    p = await openPath(which, ENV);
   }, 120_000);
   afterAll(() => p?.close());
   const saved = { ...process.env };

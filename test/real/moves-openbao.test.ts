@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { FAIL_ON_EXIT_CODE } from '../../src/reconcile/fail-on';
 import { baoRequest, startOpenBaoDev, type OpenBaoDev } from '../support/openbao';
 import { CONTRACT_TOKEN } from '../support/vault-contract/server';
-import { cliPath, terraformPath, type PathDriver } from '../e2e/scenarios/paths';
+import { openPath, type PathDriver } from '../e2e/scenarios/paths';
 import type { Stack } from '../e2e/scenarios/stack';
 
 const flat = (s: string) => s.replace(/[│╷╵]/g, ' ').replace(/\s+/g, ' ');
@@ -41,6 +41,10 @@ afterAll(async () => {
 
 const raw = (method: string, path: string, body?: unknown) => baoRequest(s.url, method, path, { token: s.token, body });
 const authMounts = async () => Object.keys(((await raw('GET', 'sys/auth')).body as { data: Record<string, unknown> }).data).sort();
+/** Disables every auth mount but token/, so that the next block starts from a server without mounts. */
+const disableAuthMounts = async () => {
+  for (const m of await authMounts()) if (m !== 'token/') await raw('DELETE', `sys/auth/${m}`);
+};
 
 test('the real server: an unknown migration id is a bare 404; a rotation field is a 422, identity_token_audience a 500 (what keyward plans around)', async () => {
   const st = await raw('GET', 'sys/remount/status/00000000-0000-0000-0000-000000000000');
@@ -59,17 +63,11 @@ test('the real server: an unknown migration id is a bare 404; a rotation field i
 describe.each([['cli'], ['terraform']] as const)('through %s against real OpenBao', (which) => {
   let p: PathDriver;
   beforeAll(async () => {
-    const env = {};
-    if (which === 'cli') p = cliPath(env);
-    else {
-      const t = terraformPath(env);
-      await t.init();
-      p = t;
-    }
+    p = await openPath(which, {});
     await p.reset(s.url);
   }, 120_000);
   afterAll(async () => {
-    for (const m of await authMounts()) if (m !== 'token/') await raw('DELETE', `sys/auth/${m}`);
+    await disableAuthMounts();
     p?.close();
   });
 
@@ -150,16 +148,11 @@ describe.each([['cli'], ['terraform']] as const)('a move whose status the real s
   let node: Awaited<ReturnType<typeof forgetfulNode>>;
   beforeAll(async () => {
     node = await forgetfulNode(s.url);
-    if (which === 'cli') p = cliPath({});
-    else {
-      const t = terraformPath({});
-      await t.init();
-      p = t;
-    }
+    p = await openPath(which, {});
     await p.reset(node.url);
   }, 120_000);
   afterAll(async () => {
-    for (const m of await authMounts()) if (m !== 'token/') await raw('DELETE', `sys/auth/${m}`);
+    await disableAuthMounts();
     p?.close();
     await node?.close();
   });

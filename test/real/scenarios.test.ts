@@ -12,7 +12,7 @@
 
 import { serviceAccountKey } from '../integration/reconcile/helpers';
 import { bao, baoRequest, realServerTools, startOpenBaoDev, type OpenBaoDev } from '../support/openbao';
-import { cliPath, terraformPath, type PathDriver, type Run } from '../e2e/scenarios/paths';
+import { openPath, type PathDriver, type Run } from '../e2e/scenarios/paths';
 import type { Stack } from '../e2e/scenarios/stack';
 
 const CREDS = serviceAccountKey('declared-1');
@@ -294,12 +294,7 @@ describe.each([['cli'], ['terraform']] as const)('keyward scenarios against real
     process.stdout.write(
       `real OpenBao ${t.baoVersion}; GCP auth plugin ${t.plugin.module}@${t.plugin.version}${t.plugin.fallback ? ' (FALLBACK: HashiCorp v0.19.1 in place of OpenBao fork)' : ''}\n`,
     );
-    if (which === 'cli') p = cliPath(ENV);
-    else {
-      const tp = terraformPath(ENV);
-      await tp.init();
-      p = tp;
-    }
+    p = await openPath(which, ENV);
   }, 180_000);
   afterAll(() => {
     p?.close();

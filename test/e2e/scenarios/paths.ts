@@ -177,3 +177,11 @@ export function terraformPath(env: Record<string, string>): PathDriver & { init(
     close: () => w.close(),
   };
 }
+
+/** The path `which` drives, ready for `reset`: the Terraform one after its `terraform init`. `env` is kept by reference, as both paths keep it. */
+export async function openPath(which: PathDriver['name'], env: Record<string, string>): Promise<PathDriver> {
+  if (which === 'cli') return cliPath(env);
+  const t = terraformPath(env);
+  await t.init();
+  return t;
+}
