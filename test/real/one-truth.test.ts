@@ -27,6 +27,7 @@ afterAll(async () => {
 
 const web = { name: 'web', type: 'iam', bound_service_accounts: ['web@p.iam.gserviceaccount.com'] };
 const api = { name: 'api', type: 'iam', bound_service_accounts: ['api@p.iam.gserviceaccount.com'] };
+/** Writes the manifest with this one backend (path cloud unless it says another) and returns its file. */
 const manifest = (backend: Record<string, unknown>) => {
   const file = join(dir, 'keyward.manifest.json');
   writeFileSync(
@@ -59,16 +60,7 @@ test('config removed: kept as it is; role removed: deleted with its cost stated'
 }, 120_000);
 
 test('movedFrom: a sys/remount that keeps the roles, with the revocation warning', async () => {
-  const file = join(dir, 'keyward.manifest.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      version: 1,
-      fingerprintSalt: 'real-onetruth-salt-0123',
-      server: { dialect: 'vault', cloudPlugin: s.plugin.name },
-      authBackends: [{ path: 'cloud2', movedFrom: 'cloud', type: 'cloud', roles: [web] }],
-    }),
-  );
+  const file = manifest({ path: 'cloud2', movedFrom: 'cloud', roles: [web] });
   const plan = ok(await runKeyward('plan', '--manifest', file));
   expect(plan).toMatch(/moving auth\/cloud to auth\/cloud2 \(sys\/remount\) revokes every token/);
   ok(await runKeyward('apply', '--auto-approve', '--manifest', file));
