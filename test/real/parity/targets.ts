@@ -17,27 +17,28 @@ export interface Target {
   request(method: string, path: string, o?: { token?: string | null; body?: unknown; namespace?: string }): Promise<Answer>;
 }
 
-export function openBaoTarget(url: string, rootToken: string): Target {
+/** How a target spells a request and its answer, given and compared in Vault's names. */
+interface Names {
+  path(path: string): string;
+  body(body: unknown): unknown;
+  answer(body: unknown): unknown;
+}
+const AS_IS: Names = { path: (x) => x, body: (x) => x, answer: (x) => x };
+const KEYWARD: Names = { path: pathToKeyward, body: toKeyward, answer: toVault };
+
+/** A token of null sends none; none given sends the root token. */
+function target(name: Target['name'], url: string, rootToken: string, names: Names): Target {
   return {
-    name: 'openbao',
+    name,
     url,
     rootToken,
     async request(method, path, o = {}) {
-      const r = await baoRequest(url, method, path, { token: o.token === null ? undefined : (o.token ?? rootToken), body: o.body, namespace: o.namespace });
-      return { status: r.status, body: r.body };
+      const body = o.body === undefined ? undefined : names.body(o.body);
+      const r = await baoRequest(url, method, names.path(path), { token: o.token === null ? undefined : (o.token ?? rootToken), body, namespace: o.namespace });
+      return { status: r.status, body: names.answer(r.body) };
     },
   };
 }
 
-export function engineTarget(url: string, rootToken: string): Target {
-  return {
-    name: 'engine',
-    url,
-    rootToken,
-    async request(method, path, o = {}) {
-      const body = o.body === undefined ? undefined : toKeyward(o.body);
-      const r = await baoRequest(url, method, pathToKeyward(path), { token: o.token === null ? undefined : (o.token ?? rootToken), body, namespace: o.namespace });
-      return { status: r.status, body: toVault(r.body) };
-    },
-  };
-}
+export const openBaoTarget = (url: string, rootToken: string): Target => target('openbao', url, rootToken, AS_IS);
+export const engineTarget = (url: string, rootToken: string): Target => target('engine', url, rootToken, KEYWARD);
