@@ -218,7 +218,7 @@ describe('a mount replaced through local: one action and one reviewed decision p
     live.objects.delete('auth/cloud/role/api');
     const cli = diff(desiredOf({ config: CONFIG, local: true }), live, recordOf({ config: CONFIG })).objects;
     const p = planFromTerraformJson(
-      JSON.stringify(tfPlan(backendValue({ config: CONFIG }), { ...backendValue({ config: CONFIG }), local: true }, ['delete', 'create'])),
+      JSON.stringify(backendPlan(backendValue({ config: CONFIG }), { ...backendValue({ config: CONFIG }), local: true }, ['delete', 'create'])),
       'tfplan.json',
     );
     const changedOf = (objects: { id: string; action: string }[]) => Object.fromEntries(objects.filter((o) => o.action !== 'no-op').map((o) => [o.id, o.action]));
