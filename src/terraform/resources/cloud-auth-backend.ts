@@ -44,7 +44,14 @@ export function validateBackend(config: ObjectValue): Diagnostic[] {
 
 export async function planBackend(ctx: KeywardProviderContext, req: PlanRequest): Promise<PlanResult> {
   const config = req.config;
-  if (!config) return { planned: null, diagnostics: retainedWarnings(`auth/${String(req.prior?.path)}`, 'mount, its config and its roles stay', req.prior) };
+  // A destroy carries the private data on: destroyBackend reads the roles declared at the last
+  // apply from it, so a role made by hand since (pulled into state by an exclusive refresh) stays.
+  if (!config)
+    return {
+      planned: null,
+      diagnostics: retainedWarnings(`auth/${String(req.prior?.path)}`, 'mount, its config and its roles stay', req.prior),
+      plannedPrivate: req.priorPrivate,
+    };
   const diagnostics = validateBackend(config);
   if (diagnostics.some((d) => d.severity === 'error')) {
     // Everything wrong in one plan: the secret's environment problems beside the invalid values.
