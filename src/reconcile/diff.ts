@@ -8,7 +8,7 @@ import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type Desired
 import { CONFIG_SECRET, rotationConfigured } from '../schema/cloud-config-fields';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy } from './objects/auth-mount';
-import { decide, type ObjectDecision } from './objects/decide';
+import { decide, mountRecreatedReason, type ObjectDecision } from './objects/decide';
 import { ROLE_DELETE_COST } from './objects/role';
 import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
@@ -115,11 +115,12 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
     // A replaced mount takes its roles with it: its decision names them.
     const roles = d.address.kind === 'auth-mount' && l ? rolesOn(live, d.address.mount!) : undefined;
     // An object on a mount this apply replaces goes with it (a replace); one a new mount gets is a create.
-    const recreatedWithMount = parentPlan?.action === 'replace' && live.objects.has(d.id) ? d.address.mount : undefined;
-    const decision = decide(d.address.kind, d.fields, l?.fields, {
+    const replacedWith = parentPlan?.action === 'replace' ? mountRecreatedReason(d.address.mount!) : undefined;
+    const before = replacedWith ? live.objects.get(d.id)?.fields : l?.fields;
+    const decision = decide(d.address.kind, d.fields, before, {
       move,
       roles,
-      recreatedWithMount,
+      replacedWith,
       secretChanges: s.changes,
       secretUnchanged: s.unchanged,
       secretWarnings: s.warnings,

@@ -15,12 +15,20 @@ interface Backend {
   config: Record<string, unknown>;
 }
 
-/** The backend cdk.tf.json declares (none: Terraform's default, a local terraform.tfstate). */
-function backendOf(stackDir: string): Backend {
+/** What the stack's synthesized cdk.tf.json says that the state reading needs (none: no file). */
+interface CdkTf {
+  terraform?: { backend?: Record<string, unknown> };
+  resource?: { keyward_cloud_auth_backend?: Record<string, { path?: unknown }> };
+}
+
+function readCdkTf(stackDir: string): CdkTf | undefined {
   const file = join(stackDir, 'cdk.tf.json');
-  if (!existsSync(file)) return { type: 'local', config: {} };
-  const tf = (JSON.parse(readFileSync(file, 'utf8')) as { terraform?: { backend?: Record<string, unknown> } }).terraform;
-  const entries = Object.entries(tf?.backend ?? {});
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CdkTf) : undefined;
+}
+
+/** The backend cdk.tf.json declares (none: Terraform's default, a local terraform.tfstate). */
+function backendOf(tf: CdkTf | undefined): Backend {
+  const entries = Object.entries(tf?.terraform?.backend ?? {});
   if (entries.length === 0) return { type: 'local', config: {} };
   const [type, config] = entries[0];
   return { type, config: (config ?? {}) as Record<string, unknown> };
@@ -31,10 +39,8 @@ function backendOf(stackDir: string): Backend {
  * path differs (Terraform updates it in place, a sys/remount). Terraform identifies a backend by
  * its resource, so the plan does too: declared path -> earlier path.
  */
-export function movesFromState(stackDir: string, backendPaths: Record<string, string> | undefined): [string, string][] {
-  const file = join(stackDir, 'cdk.tf.json');
-  if (!backendPaths || !existsSync(file)) return [];
-  const tf = JSON.parse(readFileSync(file, 'utf8')) as { resource?: { keyward_cloud_auth_backend?: Record<string, { path?: unknown }> } };
+export function movesFromState(stackDir: string, backendPaths: Record<string, string> | undefined, tf: CdkTf | undefined = readCdkTf(stackDir)): [string, string][] {
+  if (!backendPaths || !tf) return [];
   const declared = tf.resource?.keyward_cloud_auth_backend ?? {};
   const out: [string, string][] = [];
   for (const [name, path] of Object.entries(backendPaths)) {
@@ -69,7 +75,8 @@ function pullState(stackDir: string, env: NodeJS.ProcessEnv): string {
 
 /** The stack's state as a record; a state that does not exist yet is an empty one (never deployed). */
 export function readStackState(stackDir: string, alias?: string, env: NodeJS.ProcessEnv = process.env): TerraformStateRecord {
-  const backend = backendOf(stackDir);
+  const tf = readCdkTf(stackDir);
+  const backend = backendOf(tf);
   let text: string;
   let location: string;
   if (backend.type === 'local') {
@@ -84,7 +91,7 @@ export function readStackState(stackDir: string, alias?: string, env: NodeJS.Pro
   }
   try {
     const state = recordFromState(text, alias);
-    return { ...state, moves: movesFromState(stackDir, state.backendPaths), location };
+    return { ...state, moves: movesFromState(stackDir, state.backendPaths, tf), location };
   } catch (e) {
     throw new Error(`cannot read the stack's Terraform state (${location}): ${(e as Error).message}`);
   }

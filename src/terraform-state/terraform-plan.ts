@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type DeferredObject, type DriftEntry, type FieldChange, type ObjectPlan, type Plan } from '../reconcile/model';
 import { withMeanings } from '../reconcile/meaning';
-import { decide } from '../reconcile/objects/decide';
+import { decide, replacedReason, writtenWhole } from '../reconcile/objects/decide';
 import { mountMove } from '../reconcile/objects/mount-move';
 import { withRoleServerRules } from '../reconcile/server-rules';
 import type { RecordedObject } from '../reconcile/record';
@@ -160,15 +160,16 @@ function objectChange(
   const mountRemoved = address.kind !== 'auth-mount' && mountId !== undefined && !(mountId in planned);
   const from = address.mount !== undefined ? moves.get(address.mount) : undefined;
   const config = address.mount !== undefined ? planned[objectId({ kind: 'auth-config', mount: address.mount })] : undefined;
-  const s = after ? secretChanges(before, after) : { changes: [], unchanged: 0 };
   // Terraform destroys and creates the resource: the object is deleted and created again on the
   // server whatever its fields say (a mount's tokens are revoked, a role's logins fail in between).
   const by = replaced.get(id);
+  const replacedWith = by === undefined ? undefined : replacedReason(by);
+  const s = after ? secretChanges(writtenWhole(address.kind, replacedWith) ? undefined : before, after) : { changes: [], unchanged: 0 };
   const d = decide(address.kind, after?.fields, before?.fields, {
     move: address.mount !== undefined ? mountMove({ to: address.mount, recorded: from, config: config?.fields }) : undefined,
     retained: retained.has(id) || (mountRemoved && retained.has(mountId!)),
     mountRemoved,
-    replacedBy: by,
+    replacedWith,
     roles: address.kind === 'auth-mount' ? rolesOf(prior, address.mount!) : undefined,
     secretChanges: s.changes,
     secretUnchanged: s.unchanged,

@@ -79,7 +79,8 @@ async function held(): Promise<Map<string, Held>> {
 /**
  * The action per object the server shows between two reads, in the plans' words. An object is the same object when
  * its mount's accessor and the rest of its path are (a sys/remount keeps the accessor; a delete and create does
- * not): a mount found at another path was moved (update); a role with another role_id was replaced.
+ * not): a mount found at another path was moved (update); a role with another role_id, or an object whose mount was
+ * disabled and enabled again at the same path (another accessor), was replaced.
  */
 function shown(before: Map<string, Held>, after: Map<string, Held>): Actions {
   const key = (h: Held) => `${h.accessor}${h.rest}`;
@@ -93,7 +94,8 @@ function shown(before: Map<string, Held>, after: Map<string, Held>): Actions {
     else if (h.rest.startsWith('/role/') && was.h.body.role_id !== h.body.role_id) out[id] = 'replace';
     else out[id] = isDeepStrictEqual(was.h.body, h.body) ? 'no-op' : 'update';
   }
-  for (const [k, { id }] of earlier) if (!later.has(k)) out[id] = 'delete';
+  // Gone, and something new at the same path: deleted and created again, a replace.
+  for (const [k, { id }] of earlier) if (!later.has(k)) out[id] = out[id] === 'create' ? 'replace' : 'delete';
   return out;
 }
 
@@ -231,4 +233,19 @@ test('a role removed from a RETAIN backend: deleted, with its cost, never "Terra
   expect({ stopsRenewing: /stops renewing/.test(flat), forgets: /Terraform forgets it/.test(flat) }).toEqual({ stopsRenewing: true, forgets: false });
   expect([...after.keys()].filter((id) => id.includes('/role/'))).toEqual(['auth/cloud/role/web']);
   expect((await baoRequest(s.url, 'GET', 'auth/cloud/role/api', { token: s.token })).status).toBe(404);
+}, 120_000);
+
+test('a mount replaced (local changes): its config and roles are replaced with it and written again whole (every front end and the server)', async () => {
+  const expected = { 'auth/cloud': 'replace', 'auth/cloud/config': 'replace', 'auth/cloud/role/web': 'replace' };
+  const { fronts, after } = await row(BASE, { ...BASE, local: true }, expected);
+  expect(fronts.terraform).toEqual({ 'keyward_cloud_auth_backend.b': ['delete', 'create'] });
+  for (const front of FRONTS)
+    expect({ front, warnings: warningsOf(fronts.json[front], 'auth/cloud').join('\n') }).toEqual({
+      front,
+      warnings: expect.stringMatching(/replacing the mount disables it and enables it again.*"web"/),
+    });
+  // Written again whole on the new mount: the key, the declared config field and the role's fields.
+  expect(after.get('auth/cloud')!.body).toMatchObject({ local: true });
+  expect(after.get('auth/cloud/config')!.body).toMatchObject({ gce_alias: 'instance_id', private_key_id: 'declared-1' });
+  expect(after.get('auth/cloud/role/web')!.body).toMatchObject({ token_ttl: 3600, bound_service_accounts: ['web@p.iam.gserviceaccount.com'] });
 }, 120_000);

@@ -42,6 +42,12 @@ export const CONFIG_UNMANAGED_REASON = 'kept: removed from the stack: no longer 
 export const replacedReason = (resource: string) => `Terraform replaces ${resource} (destroy and create)`;
 export const mountRecreatedReason = (mount: string) => `auth/${mount} is replaced (disabled and enabled again): the object goes with it and is written again`;
 
+/**
+ * Inside a replaced mount (its config and roles): written again whole on the new mount, so compared
+ * as a create, secrets included (the caller's secret comparison asks here too).
+ */
+export const writtenWhole = (kind: ObjectKind, replacedWith: string | undefined): boolean => replacedWith !== undefined && (kind === 'auth-config' || kind === 'role');
+
 /** Canonical fields of one side of a comparison (undefined: the object does not exist on that side). */
 export type Fields = Readonly<Record<string, Json>>;
 
@@ -56,18 +62,14 @@ export interface DecideContext {
   /** Removed together with its mount (a config goes with the mount; nothing to decide for it). */
   mountRemoved?: boolean;
   /**
-   * The Terraform resource holding the object is replaced as a whole (`-replace=`, or a
-   * replace-forcing field of its mount): the object is deleted and created again whatever its own
-   * fields say. Its address, for the reason.
+   * Why the object is replaced as a whole, whatever its own fields say: the Terraform resource
+   * holding it is replaced (`-replace=`, or a replace-forcing field of its mount; replacedReason), or
+   * keyward's own apply replaces its mount (mountRecreatedReason). A mount's or snapshot config's
+   * changes are still compared with `before`; a config or role inside is written again whole on
+   * the new mount, so its changes are a create's and every front end's plan (and review digest)
+   * of the same replace agrees.
    */
-  replacedBy?: string;
-  /**
-   * keyward's own apply replaces the object's mount (a replace-forcing mount field) and the object
-   * exists there now: compared as a create (everything is written again on the new mount), it is
-   * deleted with the mount and created again, so it is a replace, as Terraform's plan of the same
-   * change says (`replacedBy`). The mount's path, for the reason.
-   */
-  recreatedWithMount?: string;
+  replacedWith?: string;
   /** On a mount: the roles it holds, which a replace of the mount deletes and creates again (named by its warning). */
   roles?: readonly string[];
   /** Secret comparisons (fingerprints, the credentials decision): made by the caller, counted here. */
@@ -125,10 +127,7 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
     const warnings = kind === 'role' && !ctx.retained ? [`deleting the role: ${ROLE_DELETE_COST}`] : [];
     return { action: 'delete', reason, warnings, changes, unchangedFields: 0 };
   }
-  // An object inside a resource Terraform replaces (a backend's config and roles) is written again
-  // whole on the new mount: its changes are a create's, as keyward's own plan of a replaced mount
-  // shows them (recreatedWithMount), so both plans and their review digests agree.
-  const whole = ctx.replacedBy !== undefined && kind !== 'auth-mount' && kind !== 'snapshot-config';
+  const whole = writtenWhole(kind, ctx.replacedWith);
   const f = fieldChanges(kind, after, whole ? undefined : before);
   const changes = [...f.changes, ...(ctx.secretChanges ?? [])];
   const unchangedFields = f.unchanged + (ctx.secretUnchanged ?? 0);
@@ -151,14 +150,10 @@ export function decide(kind: ObjectKind, after: Fields | undefined, before: Fiel
   // A role's action is its shared decision (objects/role.ts), the one the provider's role resources make.
   let action: Action = kind === 'role' ? roleDecision(before, after).action : !before ? 'create' : replaceReason.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
   let reason = rewrite ? `declared; ${ROTATION_AFTER_MOVE}` : 'declared';
-  // Terraform destroys and creates the resource: the object goes too, whatever its fields say.
-  if (ctx.replacedBy && before && (action === 'no-op' || action === 'update')) {
+  // Destroyed and created with what holds it: the object goes too, whatever its fields say.
+  if (ctx.replacedWith !== undefined && before && (action === 'no-op' || action === 'update')) {
     action = 'replace';
-    reason = replacedReason(ctx.replacedBy);
-  }
-  if (ctx.recreatedWithMount !== undefined && !before && action === 'create') {
-    action = 'replace';
-    reason = mountRecreatedReason(ctx.recreatedWithMount);
+    reason = ctx.replacedWith;
   }
   if (kind === 'role' && action === 'replace') warnings.push(`replacing the role deletes it first: ${ROLE_DELETE_COST}`);
   if (kind === 'auth-mount' && action === 'replace') warnings.push(mountReplaceWarning(ctx.roles ?? []));

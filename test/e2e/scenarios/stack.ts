@@ -23,6 +23,8 @@ export interface Stack {
   snapshots?: Record<string, StackSnapshot>;
   /** RemovalPolicy.RETAIN on the backend (retain_on_destroy): Terraform's alone, keyward's record has none. */
   retain?: boolean;
+  /** The mount's `local` (a replace-forcing mount field). */
+  local?: boolean;
 }
 
 export const SALT = 'one-decision-salt-0123456789';
@@ -31,6 +33,7 @@ export function manifestOf(s: Stack): unknown {
   const backend: Record<string, unknown> = { path: s.path, type: 'cloud', roles: Object.entries(s.roles ?? {}).map(([name, r]) => ({ name, ...r })) };
   if (s.movedFrom) backend.movedFrom = s.movedFrom;
   if (s.exclusiveRoles) backend.exclusiveRoles = true;
+  if (s.local) backend.local = true;
   if (s.config) {
     backend.config = { ...(s.config.fields ?? {}), ...(s.config.credentialsEnv ? { credentials: { secretRef: { env: s.config.credentialsEnv } } } : {}) };
   }
@@ -77,7 +80,7 @@ provider "keyward" {
 }
 resource "keyward_cloud_auth_backend" "b" {
   path = ${JSON.stringify(s.path)}
-${s.exclusiveRoles ? '  exclusive_roles = true\n' : ''}${s.retain ? '  retain_on_destroy = true\n' : ''}${config}${roles}}
+${s.exclusiveRoles ? '  exclusive_roles = true\n' : ''}${s.local ? '  local = true\n' : ''}${s.retain ? '  retain_on_destroy = true\n' : ''}${config}${roles}}
 ${snaps}`;
 }
 

@@ -424,6 +424,29 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'a mount replaced (local changes): its config and roles are replaced with it, said by every front end, and written again whole',
+    defect: 40,
+    steps: [
+      { apply: BASE },
+      { server: (v) => void (roleId = roleOf(v)?.role_id), why: 'the role_id before' },
+      { actions: { ...BASE, local: true }, expect: { 'auth/cloud': 'replace', 'auth/cloud/config': 'replace', 'auth/cloud/role/web': 'replace' } },
+      { plan: { ...BASE, local: true }, changes: true, out: [/replacing the mount disables it and enables it again/, /stops renewing/] },
+      { apply: { ...BASE, local: true } },
+      {
+        check: (v) =>
+          expect([v.mounts.get('cloud')?.local, keyId(v), v.gcp.get('cloud')!.config.gce_alias, roleOf(v)?.token_ttl, roleOf(v)?.role_id === roleId]).toEqual([
+            true,
+            'declared-1',
+            'instance_id',
+            3600,
+            false,
+          ]),
+        why: 'a local mount with its config and role written again (a new role_id)',
+      },
+      { plan: { ...BASE, local: true }, changes: false },
+    ],
+  },
+  {
     name: 'switch to workload identity over a key set outside keyward: the plan says the key is cleared, the apply clears it in the same write',
     defect: 40,
     steps: [
