@@ -218,9 +218,11 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       expect(sticky.body).toMatch(/Reviewed-plan digest:[\s\S]*<!-- keyward-plan -->/);
       expect(await role('ci-gitlab')).toBeUndefined();
 
-      // Someone else posts a newer note quoting the marker with another digest: the deploy reads keyward's own note.
+      // Someone else posts a newer note quoting the marker with another digest, and the review goes on for 150 more
+      // notes (more than one page of 100): the deploy still reads keyward's own note.
       const impostor = readNotes();
       impostor.push({ id: 4, author: { id: 6 }, body: quoted, ...{ updated: 99 } });
+      for (let i = 0; i < 150; i++) impostor.push({ id: 10 + i, author: { id: 5 }, body: `comment ${i}`, ...{ updated: 100 + i } });
       writeFileSync(notes, JSON.stringify(impostor));
       const deploy = await runGitlabJob(pipeline, 'keyward-deploy', merge('merge-1', 'merge-1'));
       expectStatus(deploy, true);
@@ -233,7 +235,7 @@ describe('CI recipes (examples/ci) run against keyward server --dev', () => {
       expectStatus(second, true);
       expect(second.log).not.toMatch(/stand-in curl/);
       expect(keywardNotes().map((n) => n.id)).toEqual([sticky.id]);
-      expect(readNotes()).toHaveLength(4);
+      expect(readNotes()).toHaveLength(154);
       expect(digestOf(keywardNotes()[0].body)).toMatch(/^sha256:/);
       expect(digestOf(keywardNotes()[0].body)).not.toBe(digestOf(sticky.body));
       expect(keywardNotes()[0].body).toContain('auth/ci-gitlab/role/deployer');

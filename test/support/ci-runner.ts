@@ -135,7 +135,8 @@ export async function runGithubJob(workflow: Yaml, jobName: string, ctx: RunCont
 
 const gitlabExpand = (v: string, env: Record<string, string>) => v.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, n: string) => env[n] ?? '');
 
-const lines = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]);
+// GitLab flattens nested arrays in script lists (up to 10 levels), which is how `- *anchor` of a list of lines works.
+const lines = (v: unknown): string[] => (Array.isArray(v) ? (v.flat(10) as unknown[]).map(String) : v === undefined ? [] : [String(v)]);
 
 export async function runGitlabJob(pipeline: Yaml, jobName: string, ctx: RunContext): Promise<JobResult> {
   const job = asRecord(pipeline[jobName]);
