@@ -8,7 +8,7 @@ import { KIND_ORDER, objectId, parseObjectId, sameValue, summarize, type Desired
 import { CONFIG_SECRET, rotationConfigured } from '../schema/cloud-config-fields';
 import { credentialsDecision } from './objects/auth-config';
 import { mountDestroy } from './objects/auth-mount';
-import { decide, mountRecreatedReason, type ObjectDecision } from './objects/decide';
+import { decide, mountRecreatedReason, writtenWhole, type ObjectDecision } from './objects/decide';
 import { ROLE_DELETE_COST } from './objects/role';
 import { undeclaredSecretWarning } from './objects/snapshot-config';
 import { APPLIED_UNKNOWN_FINGERPRINT, type LastApplied, type RecordedObject } from './record';
@@ -102,22 +102,21 @@ export function diff(desired: DesiredState, live: LiveState, record: LastApplied
   for (const d of declared) {
     const parent = parentMountId(d);
     const parentPlan = parent ? plans.get(parent) : undefined;
-    const recreated = parentPlan?.action === 'replace' || parentPlan?.action === 'create';
-    const l = recreated ? undefined : live.objects.get(d.id);
+    // An object on a mount this apply replaces goes with it (a replace, written again whole: compared
+    // as a create, secrets included); one a new mount gets is a create.
+    const replacedWith = parentPlan?.action === 'replace' ? mountRecreatedReason(d.address.mount!) : undefined;
+    const l = parentPlan?.action === 'create' ? undefined : live.objects.get(d.id);
     // A moved mount's objects were recorded under its earlier path.
     const movedFrom = d.address.mount ? live.moved.get(d.address.mount) : undefined;
     const rec = record.objects[d.id] ?? (movedFrom ? record.objects[objectId({ ...d.address, mount: movedFrom })] : undefined);
-    const s = secretChanges(d, l, rec, desired.resend?.has(d.id) ?? false);
+    const s = secretChanges(d, writtenWhole(d.address.kind, replacedWith) ? undefined : l, rec, desired.resend?.has(d.id) ?? false);
     // A mount read at its earlier path moves there (sys/remount): a change of `path`.
     // The config is part of the move too: its root rotation is registered again (objects/auth-mount.ts).
     const config = d.address.mount ? desired.objects.get(objectId({ kind: 'auth-config', mount: d.address.mount })) : undefined;
     const move = d.address.mount ? mountMove({ to: d.address.mount, recorded: movedFrom, config: config?.fields }) : undefined;
     // A replaced mount takes its roles with it: its decision names them.
     const roles = d.address.kind === 'auth-mount' && l ? rolesOn(live, d.address.mount!) : undefined;
-    // An object on a mount this apply replaces goes with it (a replace); one a new mount gets is a create.
-    const replacedWith = parentPlan?.action === 'replace' ? mountRecreatedReason(d.address.mount!) : undefined;
-    const before = replacedWith ? live.objects.get(d.id)?.fields : l?.fields;
-    const decision = decide(d.address.kind, d.fields, before, {
+    const decision = decide(d.address.kind, d.fields, l?.fields, {
       move,
       roles,
       replacedWith,

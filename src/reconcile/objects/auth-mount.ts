@@ -1,4 +1,5 @@
 import type { Json } from '../model';
+import { namedList } from '../named-list';
 import { ROLE_DELETE_COST } from './role';
 
 // The auth mount's decisions shared by the CLI's diff/apply and the provider: what destroy leaves
@@ -40,9 +41,7 @@ export function mountReplaceWarning(roles: readonly string[]): string {
   const base =
     'replacing the mount disables it and enables it again: every token and lease issued through it is revoked, and its config and roles are deleted with it and written again (the roles with new role_ids).';
   if (roles.length === 0) return base;
-  const shown = roles.slice(0, 100).map((r) => JSON.stringify(r));
-  const named = roles.length > 100 ? `${shown.join(', ')} and ${roles.length - 100} more` : shown.join(', ');
-  return `${base} Roles deleted and created again: ${named}. For each: ${ROLE_DELETE_COST}`;
+  return `${base} Roles deleted and created again: ${namedList(roles, 100)}. For each: ${ROLE_DELETE_COST}`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // the stack never managed, with its config as it is (objects/auth-mount.ts).
 
 import type { VaultClient } from '../../client/vault-client';
+import { namedList } from '../../reconcile/named-list';
 import { settleLimit } from '../../reconcile/pool';
 import { UNKNOWN, type ApplyResult, type Diagnostic, type ObjectValue } from '../plugin/contract';
 import { configCanonical, configWrite } from './config-values';
@@ -183,7 +184,7 @@ export async function destroyBackend(ctx: KeywardProviderContext, prior: ObjectV
       {
         severity: 'warning',
         summary: `auth/${path} kept: it holds roles this stack never managed`,
-        detail: `${outcome.kept}. Roles left on the mount: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ` and ${left.length - 10} more` : ''}. Delete them and the mount by hand if they are not needed.`,
+        detail: `${outcome.kept}. Roles left on the mount: ${namedList(left, 10, (n) => n)}. Delete them and the mount by hand if they are not needed.`,
         attribute: ['path'],
       },
     ],

@@ -6,6 +6,7 @@
 
 import { DialectDetectionError } from '../../client/dialect/detect';
 import { VaultClientError } from '../../client/errors';
+import { namedList } from '../../reconcile/named-list';
 import type { Diagnostic } from '../plugin/contract';
 import type { KeywardProviderContext } from './context';
 import { createBeforeDestroyNote } from './held-object';
@@ -57,11 +58,7 @@ export async function replaceKeepsMount(ctx: KeywardProviderContext, path: strin
   const mine = new Set(declared.map((n) => n.toLowerCase()));
   const foreign = onServer.filter((n) => !mine.has(n.toLowerCase())).sort();
   if (foreign.length === 0) return [];
-  const shown =
-    foreign
-      .slice(0, 10)
-      .map((n) => JSON.stringify(n))
-      .join(', ') + (foreign.length > 10 ? ` and ${foreign.length - 10} more` : '');
+  const shown = namedList(foreign, 10);
   return [
     errorAt(
       ['path'],

@@ -2,6 +2,7 @@
 // Terraform shows deleting, renaming or retyping one as an in-place update ("0 to destroy"):
 // these diagnostics say, per role, that it goes and what that costs (its tokens stop renewing).
 
+import { namedList } from '../../reconcile/named-list';
 import { ROLE_DELETE_COST as TOKENS } from '../../reconcile/objects/role';
 import type { Diagnostic, ObjectValue } from '../plugin/contract';
 import { roleCanonical } from './role-values';
@@ -10,10 +11,7 @@ import { hasUnknown, isObject } from './values';
 /** How many role names a warning spells out before "and N more". */
 const NAMED = 100;
 
-function names(list: readonly string[]): string {
-  const shown = list.slice(0, NAMED).map((n) => JSON.stringify(n));
-  return list.length > NAMED ? `${shown.join(', ')} and ${list.length - NAMED} more` : shown.join(', ');
-}
+const names = (list: readonly string[]): string => namedList(list, NAMED);
 
 /** Canonical fields of a known role without its name, for spotting a rename; undefined when unknown or invalid. */
 function fingerprint(role: ObjectValue): string | undefined {

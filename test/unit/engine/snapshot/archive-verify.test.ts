@@ -5,26 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
 import { verifyArchive, verifyingTee } from '../../../../src/engine/snapshot/archive-verify';
 import { openArchiveStream } from '../../../../src/engine/snapshot/archive-writer';
 import { AesSeal } from '../../../../src/engine/seal/aes-seal';
 import { MemoryStorage } from '../../../../src/engine/storage/memory';
+import { obtainGc } from '../../../../src/engine/storage/young-garbage';
 import { raftSnapshot } from '../../../support/vault-contract/community';
-
-/** V8's full collection, asked for from a context made while --expose-gc is set for that moment. */
-function fullGc(): () => void {
-  setFlagsFromString('--expose-gc');
-  try {
-    const gc = runInNewContext('gc') as (o: { type: 'major' }) => void;
-    return () => gc({ type: 'major' });
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
-}
 
 const verify = (b: Buffer) => verifyArchive(Readable.from([b]));
 const failed = async (b: Buffer) => {
@@ -129,7 +117,8 @@ test('memory stays flat: a 256 MiB archive is verified as it streams (state.bin 
   // What is measured is memory still held, not garbage V8 has yet to collect: how soon it collects
   // depends on timing (CI once measured 66.7 MiB of mostly garbage), so a full collection runs
   // before each sample and the bound is on what the verifier keeps.
-  const gc = fullGc();
+  const collect = obtainGc();
+  const gc = () => collect({ type: 'major' });
   gc();
   const baseline = process.memoryUsage();
   let peak = 0;
